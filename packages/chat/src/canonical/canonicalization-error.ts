@@ -6,7 +6,7 @@ const marker = Symbol.for("relax.error.CanonicalizationError");
  * protocol parameter (e.g. `messages`) for OpenAI-style error bodies. Protocol layers turn it into a 400.
  */
 export class CanonicalizationError extends Error {
-  private readonly [marker] = true;
+  readonly [marker] = true;
   override readonly name = "CanonicalizationError";
   /** Field path of the offending value, e.g. `messages[1].tool_calls[0].function.arguments`. */
   readonly path: string;
