@@ -1,0 +1,32 @@
+import type { Protocol } from "../shared/protocol";
+
+/** What a request path addresses. */
+export type Route = { kind: "generate"; protocol: Protocol } | { kind: "models" };
+
+const ROUTES: Readonly<Record<string, Route>> = {
+  "/chat/completions": { kind: "generate", protocol: "chat-completions" },
+  "/responses": { kind: "generate", protocol: "responses" },
+  "/messages": { kind: "generate", protocol: "anthropic-messages" },
+  "/models": { kind: "models" },
+};
+
+/**
+ * Matches a path (query string already removed) against the Relax routes, with and without `/v1`,
+ * below an optional `basePath` (e.g. `/agentic_api`). A trailing slash is tolerated.
+ *
+ * @returns the route, or `undefined` for any other path.
+ */
+export function matchRoute(pathname: string, basePath = ""): Route | undefined {
+  const base = basePath.replace(/\/+$/, "");
+  if (base !== "" && pathname !== base && !pathname.startsWith(`${base}/`)) return undefined;
+  let path = pathname.slice(base.length).replace(/\/+$/, "");
+  if (path.startsWith("/v1/")) path = path.slice(3);
+  return Object.hasOwn(ROUTES, path) ? ROUTES[path] : undefined;
+}
+
+/** The protocol whose error format suits a path, even one that matched no route. */
+export function guessProtocol(pathname: string): Protocol {
+  if (/\/messages\/?$/.test(pathname)) return "anthropic-messages";
+  if (/\/responses\/?$/.test(pathname)) return "responses";
+  return "chat-completions";
+}

@@ -1,0 +1,9 @@
+/**
+ * Headers of every buffered-SSE reply (Python Relax: `text/event-stream`, `Cache-Control: no-cache`,
+ * `X-Accel-Buffering: no` so nginx-style proxies do not hold the heartbeat frames back).
+ */
+export const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache",
+  "x-accel-buffering": "no",
+});
