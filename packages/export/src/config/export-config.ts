@@ -1,0 +1,60 @@
+import { z } from "zod";
+import type { AdvantageFunction } from "../credit/advantage-function";
+import type { GroupRewardFunction, RewardFunction } from "../reward/reward-function";
+
+const functionOrSpec = z.custom<string | RewardFunction | GroupRewardFunction | AdvantageFunction>(
+  (value) => (typeof value === "string" && value.trim() !== "") || typeof value === "function",
+  { message: 'must be a "module#export" string or a function' },
+);
+
+/**
+ * The export configuration, as the `relax` CLI assembles it from its flags (Python Relax flag names in
+ * brackets). Every field is camelCase; defaults follow slime / the Python Relax.
+ */
+export const exportConfigSchema = z.strictObject({
+  /** `--n-samples-per-prompt`: sessions per Group; each Group must have exactly this many. */
+  nSamplesPerPrompt: z.number().int().min(1),
+  /** `--n-samples-per-eval-prompt`: when set, eval Groups are checked against it. */
+  nSamplesPerEvalPrompt: z.number().int().min(1).optional(),
+  /** `--advantage-estimator`. @default "grpo" */
+  advantageEstimator: z.enum(["grpo", "rloo", "reinforce_plus_plus_baseline"]).default("grpo"),
+  /** `--rewards-normalization` (slime's default on); off → advantage = raw primary reward. @default true */
+  rewardsNormalization: z.boolean().default(true),
+  /** GRPO divides by `std + 1e-6` (`--disable-grpo-std-normalization` turns it off). @default true */
+  grpoStdNormalization: z.boolean().default(true),
+  /** Which std GRPO divides by; slime uses torch's default, the unbiased one. @default "unbiased" */
+  stdEstimator: z.enum(["unbiased", "population"]).default("unbiased"),
+  /** `--reward-key`: primary field of a reward object. */
+  rewardKey: z.string().min(1).optional(),
+  /** `--eval-reward-key`: primary field in eval (falls back to `rewardKey`). */
+  evalRewardKey: z.string().min(1).optional(),
+  /**
+   * Declares that the agent writes `reward` into its output. There is no such flag in the Python Relax
+   * (it finds a missing reward only after the agent ran); Relax asks for it so that "no reward source"
+   * is caught before any agent starts. @default false
+   */
+  agentWritesReward: z.boolean().default(false),
+  /** `--custom-rm-path`: a `module#export` string or the function itself. */
+  customRm: functionOrSpec.optional(),
+  /** `--group-rm`: call `customRm` once per Group with every context. @default false */
+  groupRm: z.boolean().default(false),
+  /** `--agentic-custom-advantage-path`: a `module#export` string or the function itself. */
+  customAdvantage: functionOrSpec.optional(),
+  /** The recipe may export more than one context per session (multi-agent, explicit branches). @default false */
+  multiContext: z.boolean().default(false),
+  /** `--use-dynamic-batch-size`; required for multi-context training. @default false */
+  useDynamicBatchSize: z.boolean().default(false),
+  /** `--max-tokens-per-gpu`; required with dynamic batching. */
+  maxTokensPerGpu: z.number().int().min(1).optional(),
+  /** `--log-passrate`: log `passrate/pass@k` (primary reward `== 1` is a success). @default false */
+  logPassrate: z.boolean().default(false),
+  /** `--apply-chat-template-kwargs`: defaults under each record's own kwargs when matching. @default {} */
+  chatTemplateKwargs: z.record(z.string(), z.unknown()).default({}),
+  /** `--save-debug-rollout-data`: dump path, `{rollout_id}` replaced by the step id. */
+  saveDebugRolloutData: z.string().min(1).optional(),
+});
+
+/** A parsed, defaulted export configuration. */
+export type ExportConfig = z.output<typeof exportConfigSchema>;
+/** What callers write: defaults may be omitted. */
+export type ExportConfigInput = z.input<typeof exportConfigSchema>;

@@ -1,0 +1,138 @@
+import type { TurnTrace, WeightVersionSpan } from "@relax/forest";
+import type { ExportedContext, ExportMode, GroupExportOutcome } from "../group/group-export-outcome";
+
+/** One sample in the debug dump: everything needed to read back what was (or would have been) trained. */
+export interface DebugDumpSample {
+  session_id: string;
+  rollout_id: string;
+  group_index: number;
+  /** Position of the session in the sampled Group. */
+  slot: number;
+  context_name: string | null;
+  state_hash: string;
+  /** Terminal status of the exported node. */
+  status: string;
+  prompt_text: string;
+  response_text: string;
+  tokens: number[];
+  prompt_length: number;
+  response_length: number;
+  loss_mask: number[];
+  rollout_log_probs: number[];
+  weight_versions: string[];
+  weight_version_spans: WeightVersionSpan[];
+  /** The full export metadata. */
+  metadata: Record<string, unknown>;
+  /** The reward exactly as exported (`null` when absent). */
+  exported_reward: unknown;
+  reward: number | null;
+  reward_details: Record<string, number>;
+  /** `null` when the Group was dropped or filtered before credit was assigned. */
+  advantage: number | null;
+  turn_count: number;
+  /** Per-turn trace from the forest: state hashes, transition class, finish reason, spans, timings. */
+  turns: TurnTrace[];
+}
+
+/** One Group in the debug dump. */
+export interface DebugDumpGroup {
+  group_index: number;
+  outcome: GroupExportOutcome["kind"];
+  /** Drop / filter reason, absent for exported Groups. */
+  reason?: string;
+  message?: string;
+  /** Non-finalizable sessions of a dropped Group. */
+  dropped_sessions?: { session_id: string; reason: string; message: string }[];
+  samples: DebugDumpSample[];
+}
+
+/** The JSON document written by {@link writeDebugDump}. */
+export interface DebugDump {
+  /** The step id substituted for `{rollout_id}` (with the `eval_` prefix in eval). */
+  rollout_id: string;
+  mode: ExportMode;
+  groups: DebugDumpGroup[];
+}
+
+/** Options of {@link buildDebugDump}. */
+export interface BuildDebugDumpOptions {
+  /** The training step (the Python Relax `rollout_id` of the step, not a session's `rollout_id`). */
+  rolloutStep: number | string;
+  /** @default "train" */
+  mode?: ExportMode;
+  outcomes: readonly GroupExportOutcome[];
+  /** Detokeniser for `prompt_text` / `response_text` (special tokens kept, as the Python Relax dumps). */
+  decode: (ids: number[]) => string;
+}
+
+/**
+ * Builds the debug dump of a step (`--save-debug-rollout-data`): every sample of every Group —
+ * exported, filtered, or dropped after planning — with decoded text, full metadata, the per-turn trace,
+ * state hashes and terminal status. Dropped Groups also list their non-finalizable sessions.
+ */
+export function buildDebugDump(options: BuildDebugDumpOptions): DebugDump {
+  const { rolloutStep, mode = "train", outcomes, decode } = options;
+  return {
+    rollout_id: debugRolloutId({ rolloutStep, mode }),
+    mode,
+    groups: outcomes.map((outcome): DebugDumpGroup => {
+      const group: DebugDumpGroup = {
+        group_index: outcome.groupIndex,
+        outcome: outcome.kind,
+        samples: outcome.contexts.map((context) => dumpSample(context, decode)),
+      };
+      if (outcome.kind !== "exported") {
+        group.reason = outcome.reason;
+        group.message = outcome.message;
+      }
+      if (outcome.kind === "dropped" && outcome.sessions.length > 0) {
+        group.dropped_sessions = outcome.sessions.map((session) => ({
+          session_id: session.sessionId,
+          reason: session.reason,
+          message: session.message,
+        }));
+      }
+      return group;
+    }),
+  };
+}
+
+/** The id written into the dump and its path: the step, with an `eval_` prefix in eval (as the Python Relax). */
+export function debugRolloutId({
+  rolloutStep,
+  mode,
+}: {
+  rolloutStep: number | string;
+  mode: ExportMode;
+}): string {
+  return mode === "eval" ? `eval_${rolloutStep}` : String(rolloutStep);
+}
+
+function dumpSample(context: ExportedContext, decode: (ids: number[]) => string): DebugDumpSample {
+  const { sample } = context;
+  return {
+    session_id: context.sessionId,
+    rollout_id: sample.rolloutId,
+    group_index: context.groupIndex,
+    slot: context.slot,
+    context_name: context.name,
+    state_hash: context.stateHash,
+    status: sample.status,
+    prompt_text: decode(sample.tokens.slice(0, sample.promptLength)),
+    response_text: decode(sample.tokens.slice(sample.promptLength)),
+    tokens: sample.tokens,
+    prompt_length: sample.promptLength,
+    response_length: sample.responseLength,
+    loss_mask: sample.lossMask,
+    rollout_log_probs: sample.rolloutLogProbs,
+    weight_versions: sample.weightVersions,
+    weight_version_spans: sample.weightVersionSpans,
+    metadata: context.metadata,
+    exported_reward: context.exportedReward ?? null,
+    reward: context.reward,
+    reward_details: context.rewardDetails,
+    advantage: context.advantage,
+    turn_count: sample.turnCount,
+    turns: sample.turns,
+  };
+}

@@ -1,0 +1,29 @@
+import type { ExportConfigIssue } from "../config/validate-export-config";
+
+const marker = Symbol.for("relax.error.ExportConfigError");
+
+/**
+ * The export configuration cannot work: a reward source is missing, several contexts are configured
+ * without a custom advantage function, a `module#export` path is malformed, and so on. Raised before any
+ * agent runs (by {@link assertExportConfig} / {@link createExportPipeline}). `issues` lists every error
+ * found, each with the field path and the Python Relax flag it corresponds to.
+ */
+export class ExportConfigError extends Error {
+  readonly [marker] = true;
+  override readonly name = "ExportConfigError";
+  /** Every error-severity issue found (warnings are not included). */
+  readonly issues: ExportConfigIssue[];
+
+  constructor({ issues, cause }: { issues: ExportConfigIssue[]; cause?: unknown }) {
+    super(
+      `invalid export configuration:\n${issues.map((issue) => `  - ${issue.path}: ${issue.message}`).join("\n")}`,
+      cause === undefined ? undefined : { cause },
+    );
+    this.issues = issues;
+  }
+
+  /** True for any `ExportConfigError`, including one from another copy of this package. */
+  static isInstance(error: unknown): error is ExportConfigError {
+    return typeof error === "object" && error !== null && marker in error;
+  }
+}

@@ -1,0 +1,110 @@
+import type { TrainingSample } from "@relax/forest";
+import type { ExportableForest } from "../plan/exportable-forest";
+import type { NonFinalizableReason } from "../plan/plan-session-export";
+import type { RewardValue, SessionOutputLike } from "../plan/session-output-like";
+import type { TrainingRow } from "../rows/training-row";
+
+/** `train` runs credit assignment; `eval` resolves rewards only (advantages are 0, custom advantage is not called). */
+export type ExportMode = "train" | "eval";
+
+/** One finished session handed to the export step. */
+export interface SessionExportInput {
+  sessionId: string;
+  /** The parsed agent output (`@relax/launcher`); `null`/`undefined` is an implicit export. */
+  output: SessionOutputLike | null | undefined;
+  /** The session's committed states. */
+  forest: ExportableForest;
+  /** The dataset sample the session was created from, passed to reward functions. */
+  datasetSample?: unknown;
+}
+
+/** One sampled Group: `n_samples_per_prompt` sessions of the same prompt, in sampled order. */
+export interface GroupExportInput {
+  /** Index of the Group (prompt) within the step; becomes `group_index` on every row. */
+  groupIndex: number;
+  sessions: SessionExportInput[];
+}
+
+/** One exported context, as the pipeline holds it (rows, metrics and the debug dump derive from it). */
+export interface ExportedContext {
+  sessionId: string;
+  /** Position of the session in the sampled Group. */
+  slot: number;
+  groupIndex: number;
+  /** Record name, `null` for an implicit export. */
+  name: string | null;
+  /** Key in the custom advantage mapping (`name`, or `"null"` for an implicit export). */
+  key: string;
+  stateHash: string;
+  sample: TrainingSample;
+  /** Export metadata. */
+  metadata: Record<string, unknown>;
+  /** The reward as exported by the agent. */
+  exportedReward: RewardValue;
+  /** Primary reward after resolution and reward functions; `null` when none. */
+  reward: number | null;
+  /** Helper fields of the reward object. */
+  rewardDetails: Record<string, number>;
+  /** Base credit; `null` when the Group was dropped or filtered before credit was assigned. */
+  advantage: number | null;
+}
+
+/**
+ * Why a whole Group was dropped: a non-finalizable session ({@link NonFinalizableReason}), or
+ * - `multiple_contexts_without_custom_advantage`: a session exported several contexts and no custom
+ *   advantage function is configured;
+ * - `invalid_reward`: an exported reward has no usable primary value;
+ * - `missing_reward`: standard normalisation needs a reward for every context, and one has none;
+ * - `reward_function_error`: a reward function threw or returned an unusable value;
+ * - `advantage_function_error`: the custom advantage function threw or returned a malformed value.
+ */
+export type GroupDropReason =
+  | NonFinalizableReason
+  | "multiple_contexts_without_custom_advantage"
+  | "invalid_reward"
+  | "missing_reward"
+  | "reward_function_error"
+  | "advantage_function_error";
+
+/** Why a Group was filtered: the custom advantage function returned `null` (its documented way to skip a Group). */
+export type GroupFilterReason = "advantage_function_returned_null";
+
+/** A session that could not be finalised. */
+export interface SessionDrop {
+  sessionId: string;
+  reason: NonFinalizableReason;
+  message: string;
+}
+
+/**
+ * The result of exporting one Group: all of its rows, or none (dropped / filtered) with the reason.
+ * A Group is never partially exported.
+ */
+export type GroupExportOutcome =
+  | {
+      kind: "exported";
+      groupIndex: number;
+      mode: ExportMode;
+      rows: TrainingRow[];
+      contexts: ExportedContext[];
+    }
+  | {
+      kind: "dropped";
+      groupIndex: number;
+      mode: ExportMode;
+      reason: GroupDropReason;
+      message: string;
+      /** Every non-finalizable session (empty for drops that are not about one session's export). */
+      sessions: SessionDrop[];
+      /** The contexts that were planned before the drop (for the debug dump). */
+      contexts: ExportedContext[];
+      cause?: unknown;
+    }
+  | {
+      kind: "filtered";
+      groupIndex: number;
+      mode: ExportMode;
+      reason: GroupFilterReason;
+      message: string;
+      contexts: ExportedContext[];
+    };

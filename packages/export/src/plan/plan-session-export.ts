@@ -1,0 +1,186 @@
+import { CanonicalizationError, type ConversationState, canonicalizeState } from "@relax/chat";
+import type { TrainingSample } from "@relax/forest";
+import { IMPLICIT_CONTEXT_KEY } from "./context-name";
+import { type ExportableForest, isExportMatchError } from "./exportable-forest";
+import { type RewardValue, type SessionOutputLike, sessionOutputLikeSchema } from "./session-output-like";
+
+/**
+ * Why a session cannot be finalised. Any of these drops the whole Group (never a partial export).
+ * - `invalid_output`: the output does not have the {@link SessionOutputLike} shape;
+ * - `empty_export`: a records output with no records;
+ * - `duplicate_context_name`: two records share a `name`;
+ * - `reserved_context_name`: a record is named `"null"` (the implicit-context key);
+ * - `invalid_record`: a record's messages / tools / kwargs cannot be canonicalised;
+ * - `unmatched_record`: a record matches no committed state with a response on its lineage;
+ * - `duplicate_context_state`: two records name the same committed state (its tokens would train twice);
+ * - `ambiguous_implicit_export`: implicit export, but the forest has zero or several exportable leaves,
+ *   or the history is not strictly linear.
+ */
+export type NonFinalizableReason =
+  | "invalid_output"
+  | "empty_export"
+  | "duplicate_context_name"
+  | "reserved_context_name"
+  | "invalid_record"
+  | "unmatched_record"
+  | "duplicate_context_state"
+  | "ambiguous_implicit_export";
+
+/** One context chosen for training, with its sample built from the forest. */
+export interface PlannedContext {
+  /** The record name, or `null` for an implicit export. */
+  name: string | null;
+  /** State hash of the exported node. */
+  stateHash: string;
+  /** The export metadata (the record's, or the implicit output's); `{}` when none. Not shared with the input. */
+  metadata: Record<string, unknown>;
+  /** The reward exactly as the agent wrote it (resolved later). */
+  reward: RewardValue;
+  /** Where the reward came from, for error messages: `output.reward` or `records[i].reward`. */
+  rewardPath: string;
+  sample: TrainingSample;
+}
+
+/** The export plan of one session: the contexts to train, or why the session cannot be finalised. */
+export type SessionExportPlan =
+  | { ok: true; sessionId: string; kind: "implicit" | "explicit"; contexts: PlannedContext[] }
+  | { ok: false; sessionId: string; reason: NonFinalizableReason; message: string; cause?: unknown };
+
+/** Options of {@link planSessionExport}. */
+export interface PlanSessionExportOptions {
+  sessionId: string;
+  /** The parsed agent output; `null` / `undefined` is an implicit export without metadata or reward. */
+  output: SessionOutputLike | null | undefined;
+  forest: ExportableForest;
+  /**
+   * Configured template kwargs (`--apply-chat-template-kwargs`); a record's own kwargs are merged over
+   * them (`{...defaults, ...record.chat_template_kwargs}`) before matching, as the Python Relax does.
+   * @default {}
+   */
+  defaultTemplateKwargs?: Record<string, unknown>;
+}
+
+/**
+ * Decides which committed states of one session become training contexts (seed 000 "选择训练 Context 与
+ * Credit"; Python Relax `_build_session_export_transport`):
+ * - implicit output → `forest.implicitExportLeaf()`, context name `null`;
+ * - records → each record is canonicalised (`canonicalizeState` from `@relax/chat`) and matched with
+ *   `forest.matchExportState`; every record must match.
+ *
+ * A failure never throws for agent-caused problems: it returns `{ ok: false, reason }`, and the caller
+ * drops the whole Group. Errors that are not export-match errors (a bug in the forest) are rethrown.
+ */
+export function planSessionExport(options: PlanSessionExportOptions): SessionExportPlan {
+  const { sessionId, forest, defaultTemplateKwargs = {} } = options;
+  const fail = (reason: NonFinalizableReason, message: string, cause?: unknown): SessionExportPlan => ({
+    ok: false,
+    sessionId,
+    reason,
+    message: `session ${sessionId}: ${message}`,
+    ...(cause === undefined ? {} : { cause }),
+  });
+
+  const parsed = sessionOutputLikeSchema.safeParse(options.output ?? { kind: "implicit" });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const path = ["output", ...issue.path].map(String).join(".");
+    return fail("invalid_output", `${path}: ${issue.message}`, parsed.error);
+  }
+  const output = parsed.data;
+
+  if (output.kind === "implicit") {
+    let stateHash: string;
+    try {
+      stateHash = forest.implicitExportLeaf().stateHash;
+    } catch (error) {
+      if (!isExportMatchError(error)) throw error;
+      return fail(
+        "ambiguous_implicit_export",
+        `implicit export needs exactly one exportable leaf of a strictly linear history (${error.message}); ` +
+          "export the intended contexts explicitly",
+        error,
+      );
+    }
+    return {
+      ok: true,
+      sessionId,
+      kind: "implicit",
+      contexts: [
+        {
+          name: null,
+          stateHash,
+          metadata: structuredClone(output.metadata ?? {}),
+          reward: output.reward,
+          rewardPath: "output.reward",
+          sample: forest.buildSample(stateHash),
+        },
+      ],
+    };
+  }
+
+  const records = output.records;
+  if (records.length === 0) return fail("empty_export", "the output holds no export records");
+  const seen = new Map<string, number>();
+  for (const [i, record] of records.entries()) {
+    if (record.name === IMPLICIT_CONTEXT_KEY) {
+      return fail(
+        "reserved_context_name",
+        `records[${i}].name: "${IMPLICIT_CONTEXT_KEY}" is reserved for the implicit context in the custom advantage mapping`,
+      );
+    }
+    const first = seen.get(record.name);
+    if (first !== undefined) {
+      return fail(
+        "duplicate_context_name",
+        `records[${i}].name: "${record.name}" is already used by records[${first}]; names must be unique in a session`,
+      );
+    }
+    seen.set(record.name, i);
+  }
+
+  const contexts: PlannedContext[] = [];
+  const byState = new Map<string, number>();
+  for (const [i, record] of records.entries()) {
+    let state: ConversationState;
+    try {
+      state = canonicalizeState({
+        messages: record.messages,
+        tools: record.tools ?? [],
+        chat_template_kwargs: record.chat_template_kwargs ?? {},
+        defaultTemplateKwargs,
+      });
+    } catch (error) {
+      if (!CanonicalizationError.isInstance(error)) throw error;
+      return fail("invalid_record", `records[${i}] ("${record.name}").${error.message}`, error);
+    }
+    let stateHash: string;
+    try {
+      stateHash = forest.matchExportState(state).stateHash;
+    } catch (error) {
+      if (!isExportMatchError(error)) throw error;
+      return fail(
+        "unmatched_record",
+        `records[${i}] ("${record.name}") matches no committed state with a response on its lineage (${error.message}); ` +
+          "export the exact messages, reasoning, tool calls, tools and template kwargs the generation used",
+        error,
+      );
+    }
+    const twin = byState.get(stateHash);
+    if (twin !== undefined) {
+      return fail(
+        "duplicate_context_state",
+        `records[${i}] ("${record.name}") names the same committed state as records[${twin}] ("${records[twin]!.name}"); its tokens would be trained twice`,
+      );
+    }
+    byState.set(stateHash, i);
+    contexts.push({
+      name: record.name,
+      stateHash,
+      metadata: structuredClone(record.metadata ?? {}),
+      reward: record.reward,
+      rewardPath: `records[${i}].reward`,
+      sample: forest.buildSample(stateHash),
+    });
+  }
+  return { ok: true, sessionId, kind: "explicit", contexts };
+}

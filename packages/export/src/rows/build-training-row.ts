@@ -1,0 +1,83 @@
+import type { TrainingSample } from "@relax/forest";
+import type { TrainingRow } from "./training-row";
+
+/** Options of {@link buildTrainingRow}. */
+export interface BuildTrainingRowOptions {
+  sample: TrainingSample;
+  groupIndex: number;
+  /** Record name, `null` for an implicit export. */
+  contextName: string | null;
+  /** Export metadata (copied into the row by reference; pass a copy you do not mutate). */
+  metadata: Record<string, unknown>;
+  /** Primary reward, `null` when the context has none. */
+  reward: number | null;
+  /** Helper fields of a reward object. @default {} */
+  rewardDetails?: Record<string, number>;
+  /** Scalar base credit; broadcast over the loss mask. */
+  advantage: number;
+}
+
+/**
+ * Builds the wire row of one exported context from its forest sample. The per-token `advantages` are
+ * `advantage` where `loss_mask` is 1 and 0 elsewhere (observation tokens get no credit). The sample's
+ * arrays are shared, not copied.
+ *
+ * @throws RangeError when the sample breaks its own invariants (array lengths) or `advantage` is not finite.
+ */
+export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow {
+  const { sample, groupIndex, contextName, metadata, reward, rewardDetails = {}, advantage } = options;
+  const { tokens, lossMask, rolloutLogProbs, promptLength, responseLength } = sample;
+  if (!Number.isFinite(advantage)) throw new RangeError(`advantage must be finite, got ${advantage}`);
+  if (tokens.length !== promptLength + responseLength) {
+    throw new RangeError(
+      `sample ${sample.stateHash}: tokens has ${tokens.length} entries, expected ${promptLength} + ${responseLength}`,
+    );
+  }
+  if (lossMask.length !== responseLength || rolloutLogProbs.length !== responseLength) {
+    throw new RangeError(
+      `sample ${sample.stateHash}: loss_mask (${lossMask.length}) and rollout_log_probs (${rolloutLogProbs.length}) ` +
+        `must have response_length = ${responseLength} entries`,
+    );
+  }
+  const advantages = new Array<number>(responseLength);
+  for (let i = 0; i < responseLength; i++) advantages[i] = lossMask[i] === 1 ? advantage : 0;
+  return {
+    tokens,
+    loss_mask: lossMask as (0 | 1)[],
+    rollout_log_probs: rolloutLogProbs,
+    advantage,
+    advantages,
+    reward,
+    reward_details: rewardDetails,
+    response_length: responseLength,
+    prompt_length: promptLength,
+    status: sample.status,
+    weight_versions: sample.weightVersions,
+    rollout_id: sample.rolloutId,
+    group_index: groupIndex,
+    session_id: sample.sessionId,
+    context_name: contextName,
+    state_hash: sample.stateHash,
+    num_turns: sample.turnCount,
+    stop_reason: stopReasonOf({ sample, metadata }),
+    metadata,
+  };
+}
+
+/**
+ * The stop reason logged for a context: a string `stop_reason` or `rollout_stop_reason` in the export
+ * metadata (as the Python Relax reads it), else the last turn's finish reason, else the sample status.
+ */
+export function stopReasonOf({
+  sample,
+  metadata,
+}: {
+  sample: TrainingSample;
+  metadata: Record<string, unknown>;
+}): string {
+  for (const key of ["stop_reason", "rollout_stop_reason"]) {
+    const value = metadata[key];
+    if (typeof value === "string" && value !== "") return value;
+  }
+  return sample.turns.at(-1)?.finishReason ?? sample.status;
+}

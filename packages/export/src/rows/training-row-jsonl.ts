@@ -1,0 +1,116 @@
+import { createReadStream } from "node:fs";
+import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { dirname } from "node:path";
+import { createInterface } from "node:readline";
+import { RowParseError } from "../errors/row-parse-error";
+import { type TrainingRow, trainingRowSchema } from "./training-row";
+
+/**
+ * Serialises rows as JSONL: one compact JSON object per line, each line ending in `\n`, UTF-8.
+ * Numbers use JavaScript's shortest round-trip form, so Python's `json.loads` reads back the same
+ * float64 values.
+ */
+export function formatTrainingRowsJsonl(rows: Iterable<TrainingRow>): string {
+  let text = "";
+  for (const row of rows) text += `${JSON.stringify(row)}\n`;
+  return text;
+}
+
+/** Options of {@link parseTrainingRowsJsonl}. */
+export interface ParseTrainingRowsOptions {
+  /** Validate each row against {@link trainingRowSchema} (shape and invariants). @default true */
+  validate?: boolean;
+  /** Line number of the first line, for messages when parsing a slice. @default 1 */
+  firstLine?: number;
+}
+
+/**
+ * Parses JSONL rows. Blank lines (including the one after the final `\n`) are skipped.
+ * @throws RowParseError with the 1-based line and the field path of the first problem.
+ */
+export function parseTrainingRowsJsonl(text: string, options: ParseTrainingRowsOptions = {}): TrainingRow[] {
+  const { validate = true, firstLine = 1 } = options;
+  const rows: TrainingRow[] = [];
+  const lines = text.split("\n");
+  for (const [i, line] of lines.entries()) {
+    const row = parseTrainingRowLine({ line, lineNumber: firstLine + i, validate });
+    if (row !== undefined) rows.push(row);
+  }
+  return rows;
+}
+
+/**
+ * Parses one JSONL line; `undefined` for a blank line.
+ * @throws RowParseError
+ */
+export function parseTrainingRowLine({
+  line,
+  lineNumber,
+  validate = true,
+}: {
+  line: string;
+  lineNumber: number;
+  validate?: boolean;
+}): TrainingRow | undefined {
+  if (line.trim() === "") return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch (error) {
+    throw new RowParseError({ line: lineNumber, path: "", reason: (error as Error).message, cause: error });
+  }
+  if (!validate) return value as TrainingRow;
+  const parsed = trainingRowSchema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  throw new RowParseError({
+    line: lineNumber,
+    path: formatPath(issue.path),
+    reason: issue.message,
+    cause: parsed.error,
+  });
+}
+
+/** Writes (or appends) rows as JSONL, creating parent directories. */
+export async function writeTrainingRowsFile({
+  path,
+  rows,
+  append = false,
+}: {
+  path: string;
+  rows: Iterable<TrainingRow>;
+  append?: boolean;
+}): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  const text = formatTrainingRowsJsonl(rows);
+  if (append) await appendFile(path, text, "utf8");
+  else await writeFile(path, text, "utf8");
+}
+
+/**
+ * Streams rows from a JSONL file, line by line (memory bounded by the longest line).
+ * @throws RowParseError for a bad line.
+ */
+export async function* readTrainingRowsFile(
+  path: string,
+  { validate = true }: { validate?: boolean } = {},
+): AsyncGenerator<TrainingRow> {
+  const lines = createInterface({
+    input: createReadStream(path, "utf8"),
+    crlfDelay: Number.POSITIVE_INFINITY,
+  });
+  let lineNumber = 0;
+  for await (const line of lines) {
+    lineNumber++;
+    const row = parseTrainingRowLine({ line, lineNumber, validate });
+    if (row !== undefined) yield row;
+  }
+}
+
+function formatPath(path: readonly PropertyKey[]): string {
+  let text = "";
+  for (const key of path) {
+    text += typeof key === "number" ? `[${key}]` : text === "" ? String(key) : `.${String(key)}`;
+  }
+  return text;
+}
