@@ -8,4 +8,6 @@ export default defineConfig({
   clean: true,
   target: "node20",
   platform: "node",
+  // The relax-reaper supervisor (child subreaper) is C: compile it next to the bundle.
+  onSuccess: "node scripts/build-reaper.mjs",
 });

@@ -1,0 +1,314 @@
+/*
+ * relax-reaper: a tiny supervisor for one agent process tree (Linux only).
+ *
+ *   relax-reaper [--grace-ms N] [--status-fd FD] -- PROGRAM [ARGS...]
+ *
+ * It makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every orphaned descendant of the
+ * agent (double-forked, setsid'd, daemonised) is re-parented to it instead of to PID 1. It forks PROGRAM
+ * in a new session (so a new process group, pgid = pid), waits for it, and before exiting makes sure no
+ * descendant is left: SIGTERM (+ SIGCONT) to the agent's group and to every descendant found under
+ * /proc, a grace period, then SIGKILL until none remains, reaping every zombie on the way.
+ *
+ * Termination is requested with SIGTERM, SIGINT, SIGHUP or SIGQUIT (a second one skips the rest of the
+ * grace period); SIGUSR1 requests it without any grace period (SIGKILL at once). The parent's death
+ * does the same as SIGTERM (PR_SET_PDEATHSIG), so agents never outlive the launcher. When the agent
+ * exits by itself, leftover descendants get the same SIGTERM / grace / SIGKILL treatment.
+ *
+ * Status lines are written to --status-fd (close-on-exec, never inherited by the agent):
+ *   started <pid>                 the agent was exec'd
+ *   error <stage> <errno>         fork/exec failed (the reaper then exits 127)
+ *   exit <code> <signal>          the agent exited (code -1 when killed by <signal>, signal 0 otherwise)
+ *   done <leftover> <reaped>      no descendant remains; <leftover> descendants were alive when the agent
+ *                                 exited, <reaped> zombies were reaped in total
+ * The reaper's own exit status is the agent's code, or 128 + signal number.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define POLL_NS 20000000L /* 20 ms between /proc scans while descendants are draining */
+
+static int status_fd = -1;
+
+static void report(const char *format, ...) {
+  if (status_fd < 0) return;
+  char line[128];
+  va_list args;
+  va_start(args, format);
+  int length = vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  if (length <= 0) return;
+  if ((size_t)length >= sizeof line) length = sizeof line - 1;
+  const char *cursor = line;
+  while (length > 0) {
+    ssize_t written = write(status_fd, cursor, (size_t)length);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      status_fd = -1; /* the launcher went away: keep supervising, stop reporting */
+      return;
+    }
+    cursor += written;
+    length -= (int)written;
+  }
+}
+
+static long long now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- descendant discovery: /proc/<pid>/stat gives the parent of every process ---- */
+
+typedef struct {
+  pid_t *pids;
+  pid_t *parents;
+  size_t length;
+  size_t capacity;
+} process_table;
+
+static void table_push(process_table *table, pid_t pid, pid_t parent) {
+  if (table->length == table->capacity) {
+    size_t capacity = table->capacity ? table->capacity * 2 : 512;
+    pid_t *pids = realloc(table->pids, capacity * sizeof *pids);
+    if (pids == NULL) return;
+    table->pids = pids;
+    pid_t *parents = realloc(table->parents, capacity * sizeof *parents);
+    if (parents == NULL) return;
+    table->parents = parents;
+    table->capacity = capacity;
+  }
+  table->pids[table->length] = pid;
+  table->parents[table->length] = parent;
+  table->length++;
+}
+
+static void read_process_table(process_table *table) {
+  table->length = 0;
+  DIR *proc = opendir("/proc");
+  if (proc == NULL) return;
+  struct dirent *entry;
+  char path[64];
+  char buffer[512];
+  while ((entry = readdir(proc)) != NULL) {
+    char *end;
+    long pid = strtol(entry->d_name, &end, 10);
+    if (*end != '\0' || pid <= 0) continue;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    ssize_t length = read(fd, buffer, sizeof buffer - 1);
+    close(fd);
+    if (length <= 0) continue;
+    buffer[length] = '\0';
+    /* "pid (comm) state ppid ...": comm may contain spaces and ')', so parse after the last ')'. */
+    char *close_paren = strrchr(buffer, ')');
+    if (close_paren == NULL) continue;
+    char state;
+    long parent;
+    if (sscanf(close_paren + 1, " %c %ld", &state, &parent) != 2) continue;
+    table_push(table, (pid_t)pid, (pid_t)parent);
+  }
+  closedir(proc);
+}
+
+/* Fills `out` with every descendant of `root` (zombies included); returns the count. */
+static size_t find_descendants(process_table *table, pid_t root, pid_t **out, size_t *out_capacity) {
+  read_process_table(table);
+  size_t count = 0;
+  /* Breadth-first over the parent links: a frontier index walks `out` as it grows. */
+  size_t frontier = 0;
+  pid_t current = root;
+  for (;;) {
+    for (size_t i = 0; i < table->length; i++) {
+      if (table->parents[i] != current) continue;
+      if (count == *out_capacity) {
+        size_t capacity = *out_capacity ? *out_capacity * 2 : 64;
+        pid_t *grown = realloc(*out, capacity * sizeof **out);
+        if (grown == NULL) return count;
+        *out = grown;
+        *out_capacity = capacity;
+      }
+      (*out)[count++] = table->pids[i];
+    }
+    if (frontier == count) break;
+    current = (*out)[frontier++];
+  }
+  return count;
+}
+
+static void signal_all(const pid_t *pids, size_t count, int signal) {
+  for (size_t i = 0; i < count; i++) kill(pids[i], signal);
+}
+
+int main(int argc, char **argv) {
+  long grace_ms = 5000;
+  int arg = 1;
+  for (; arg < argc; arg++) {
+    if (strcmp(argv[arg], "--") == 0) {
+      arg++;
+      break;
+    } else if (strcmp(argv[arg], "--grace-ms") == 0 && arg + 1 < argc) {
+      grace_ms = strtol(argv[++arg], NULL, 10);
+      if (grace_ms < 0) grace_ms = 0;
+    } else if (strcmp(argv[arg], "--status-fd") == 0 && arg + 1 < argc) {
+      status_fd = (int)strtol(argv[++arg], NULL, 10);
+    } else if (strcmp(argv[arg], "--version") == 0) {
+      printf("relax-reaper 1\n");
+      return 0;
+    } else {
+      fprintf(stderr, "relax-reaper: unknown argument %s\n", argv[arg]);
+      return 2;
+    }
+  }
+  if (arg >= argc) {
+    fprintf(stderr, "usage: relax-reaper [--grace-ms N] [--status-fd FD] -- PROGRAM [ARGS...]\n");
+    return 2;
+  }
+  if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) status_fd = -1;
+
+  pid_t launcher = getppid();
+  if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+    report("error subreaper %d\n", errno);
+    fprintf(stderr, "relax-reaper: prctl(PR_SET_CHILD_SUBREAPER) failed: %s\n", strerror(errno));
+    return 127;
+  }
+  prctl(PR_SET_PDEATHSIG, SIGTERM);
+
+  /* Every signal we act on is blocked and consumed synchronously with sigtimedwait. */
+  sigset_t handled, original;
+  sigemptyset(&handled);
+  sigaddset(&handled, SIGCHLD);
+  sigaddset(&handled, SIGTERM);
+  sigaddset(&handled, SIGINT);
+  sigaddset(&handled, SIGHUP);
+  sigaddset(&handled, SIGQUIT);
+  sigaddset(&handled, SIGUSR1);
+  sigprocmask(SIG_BLOCK, &handled, &original);
+  signal(SIGPIPE, SIG_IGN);
+
+  int exec_pipe[2];
+  if (pipe2(exec_pipe, O_CLOEXEC) != 0) {
+    report("error pipe %d\n", errno);
+    return 127;
+  }
+  pid_t agent = fork();
+  if (agent < 0) {
+    report("error fork %d\n", errno);
+    fprintf(stderr, "relax-reaper: fork failed: %s\n", strerror(errno));
+    return 127;
+  }
+  if (agent == 0) {
+    /* The agent: new session (pgid = sid = pid), default signal state, then exec. */
+    close(exec_pipe[0]);
+    setsid();
+    signal(SIGPIPE, SIG_DFL);
+    sigset_t empty;
+    sigemptyset(&empty);
+    sigprocmask(SIG_SETMASK, &empty, NULL);
+    execvp(argv[arg], &argv[arg]);
+    int error = errno;
+    ssize_t ignored = write(exec_pipe[1], &error, sizeof error);
+    (void)ignored;
+    _exit(127);
+  }
+  close(exec_pipe[1]);
+  int exec_error = 0;
+  ssize_t got;
+  do {
+    got = read(exec_pipe[0], &exec_error, sizeof exec_error);
+  } while (got < 0 && errno == EINTR);
+  close(exec_pipe[0]);
+  if (got == (ssize_t)sizeof exec_error) {
+    report("error exec %d\n", exec_error);
+    fprintf(stderr, "relax-reaper: cannot exec %s: %s\n", argv[arg], strerror(exec_error));
+    waitpid(agent, NULL, 0);
+    return 127;
+  }
+  report("started %d\n", (int)agent);
+
+  enum { RUNNING, TERMINATING, KILLING } phase = RUNNING;
+  int termination_requests = getppid() != launcher ? 1 : 0; /* the launcher died before PDEATHSIG */
+  int agent_exited = 0;
+  int agent_code = 0, agent_signal = 0;
+  long leftover = -1;
+  long reaped = 0;
+  long long deadline = 0;
+  process_table table = {0};
+  pid_t *descendants = NULL;
+  size_t descendants_capacity = 0;
+
+  for (;;) {
+    int status;
+    pid_t child;
+    while ((child = waitpid(-1, &status, WNOHANG)) > 0) {
+      reaped++;
+      if (child == agent && !agent_exited) {
+        agent_exited = 1;
+        if (WIFSIGNALED(status)) {
+          agent_code = -1;
+          agent_signal = WTERMSIG(status);
+        } else {
+          agent_code = WEXITSTATUS(status);
+        }
+        report("exit %d %d\n", agent_code, agent_signal);
+      }
+    }
+
+    size_t remaining = 0;
+    if (agent_exited || phase != RUNNING || termination_requests > 0) {
+      remaining = find_descendants(&table, getpid(), &descendants, &descendants_capacity);
+      if (agent_exited && leftover < 0) leftover = (long)remaining;
+      if (agent_exited && remaining == 0) break;
+    }
+
+    if (phase == RUNNING && (termination_requests > 0 || agent_exited)) {
+      if (!agent_exited) kill(-agent, SIGTERM);
+      signal_all(descendants, remaining, SIGTERM);
+      if (!agent_exited) kill(-agent, SIGCONT);
+      signal_all(descendants, remaining, SIGCONT);
+      phase = TERMINATING;
+      deadline = now_ns() + grace_ms * 1000000LL;
+    }
+    if (phase == TERMINATING && (now_ns() >= deadline || termination_requests > 1)) phase = KILLING;
+    if (phase == KILLING) {
+      if (!agent_exited) kill(-agent, SIGKILL);
+      signal_all(descendants, remaining, SIGKILL);
+    }
+
+    siginfo_t info;
+    int signal_number;
+    if (phase == RUNNING) {
+      signal_number = sigwaitinfo(&handled, &info);
+    } else {
+      struct timespec timeout = {0, POLL_NS};
+      if (phase == TERMINATING) {
+        long long left = deadline - now_ns();
+        if (left < POLL_NS) timeout.tv_nsec = left > 0 ? (long)left : 0;
+      }
+      signal_number = sigtimedwait(&handled, &info, &timeout);
+    }
+    if (signal_number == SIGUSR1) {
+      termination_requests += 2;
+    } else if (signal_number > 0 && signal_number != SIGCHLD) {
+      termination_requests++;
+    }
+  }
+
+  report("done %ld %ld\n", leftover < 0 ? 0 : leftover, reaped);
+  free(table.pids);
+  free(table.parents);
+  free(descendants);
+  return agent_code >= 0 ? agent_code : 128 + agent_signal;
+}

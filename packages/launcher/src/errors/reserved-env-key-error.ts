@@ -1,0 +1,25 @@
+import { AgentConfigError } from "./agent-config-error";
+import { hasMarker } from "./launcher-error";
+
+const marker: unique symbol = Symbol.for("relax.error.ReservedEnvKeyError");
+
+/**
+ * A user setting tried to define an environment variable in the reserved `RELAX_` namespace
+ * (seed 000, "Agent Process Contract": the `RELAX_` prefix is reserved by Relax). Raised at
+ * configuration time, before any process starts.
+ */
+export class ReservedEnvKeyError extends AgentConfigError {
+  protected readonly [marker] = true;
+  /** The rejected variable name, e.g. `RELAX_BASE_URL`. */
+  readonly key: string;
+
+  constructor({ path, key }: { path: string; key: string }) {
+    super({ path, message: `${key} uses the reserved RELAX_ prefix; Relax sets these variables itself` });
+    this.name = "ReservedEnvKeyError";
+    this.key = key;
+  }
+
+  static override isInstance(error: unknown): error is ReservedEnvKeyError {
+    return hasMarker(error, marker);
+  }
+}

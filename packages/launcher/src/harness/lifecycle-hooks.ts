@@ -1,0 +1,23 @@
+import type { AgentOutcome } from "../session/agent-outcome";
+import type { HarnessContext } from "./agent-harness";
+
+/**
+ * Pluggable steps around an agent run (collect framework logs, score in the sandbox, report metrics...).
+ * Hooks run one after another in the configured order.
+ * - `beforeRun`: after `harness.prepare`, before the process starts; a throw aborts the launch.
+ * - `afterRun`: after a successful run and output parsing; a throw turns into an infrastructure error.
+ * - `onError`: after a failure (agent failure, timeout, invalid output, or an infrastructure error);
+ *   a throwing `onError` hook is reported as a warning and never hides the original error.
+ * A session terminated by its controller runs neither `afterRun` nor `onError`, only cleanup.
+ * @see seed 002 §5 "Hook 机制"
+ */
+export interface LifecycleHooks {
+  /** Name for warnings. */
+  readonly name?: string;
+  beforeRun?(context: HarnessContext): void | Promise<void>;
+  afterRun?(
+    context: HarnessContext,
+    outcome: Extract<AgentOutcome, { status: "succeeded" }>,
+  ): void | Promise<void>;
+  onError?(context: HarnessContext, error: unknown): void | Promise<void>;
+}

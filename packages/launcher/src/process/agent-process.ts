@@ -1,0 +1,48 @@
+/** How an agent process ended, as observed by its supervisor. */
+export interface ProcessExit {
+  /** Exit code of the agent (`bash -lc`), or `null` when a signal killed it. */
+  exitCode: number | null;
+  /** Signal that killed the agent, or `null`. */
+  signal: NodeJS.Signals | null;
+  /** Descendants still alive when the agent exited, terminated afterwards (daemons, stray children). */
+  leftoverProcesses: number;
+  /**
+   * `true` when the supervisor confirmed that no descendant remains and every zombie was reaped;
+   * `false` when that could not be established (the supervisor itself died, or the process-group
+   * fallback ran, which cannot reap orphans).
+   */
+  reaped: boolean;
+}
+
+/** Options common to the ways of starting an agent process on this machine. */
+export interface SpawnAgentProcessOptions {
+  /** Shell command, run as `<shell> -lc <command>`. */
+  command: string;
+  /** Login shell used to run the command. @default "/bin/bash" */
+  shell?: string;
+  /** Working directory (must exist). */
+  cwd: string;
+  /** Complete environment of the agent. */
+  env: Readonly<Record<string, string>>;
+  /** File receiving stdout and stderr (appended; created when missing). */
+  logPath: string;
+  /** Milliseconds between SIGTERM and SIGKILL during termination and leftover cleanup. */
+  graceMs: number;
+  /** Environment entries identifying the session's processes for the `/proc` safety-net sweep. */
+  markers: Readonly<Record<string, string>>;
+}
+
+/** A running agent process on this machine. */
+export interface AgentProcess {
+  /** Pid of the agent (`bash -lc`), which is also its process group id and session id. */
+  readonly pid: number;
+  /** Pid of the `relax-reaper` supervisor, or `null` in process-group fallback mode. */
+  readonly supervisorPid: number | null;
+  /** Settles when the agent and all its descendants are gone; never rejects. */
+  readonly exited: Promise<ProcessExit>;
+  /**
+   * Starts termination: SIGTERM to the whole tree, the grace period, then SIGKILL and reaping.
+   * `force` skips the grace period. Idempotent; a second graceful call escalates like `force`.
+   */
+  terminate(options?: { force?: boolean }): void;
+}

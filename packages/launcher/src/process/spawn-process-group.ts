@@ -1,0 +1,74 @@
+import { spawn } from "node:child_process";
+import { open } from "node:fs/promises";
+import type { AgentProcess, ProcessExit, SpawnAgentProcessOptions } from "./agent-process";
+import { SpawnFailure } from "./spawn-supervised-process";
+import { sweepSessionProcesses } from "./sweep-session-processes";
+
+/**
+ * Fallback for machines without `relax-reaper`: starts `<shell> -lc <command>` in a new session / process
+ * group directly from Node and terminates by signalling the group plus a `/proc` sweep for the session
+ * markers (which also finds descendants that left the group with `setsid`). Limitation: orphaned
+ * descendants are re-parented to PID 1, so their zombies are only reaped if PID 1 reaps; `reaped` is
+ * therefore always `false`. Prefer {@link spawnSupervisedProcess}.
+ *
+ * @throws {SpawnFailure} when the shell cannot be started.
+ */
+export async function spawnProcessGroup({
+  command,
+  shell = "/bin/bash",
+  cwd,
+  env,
+  logPath,
+  graceMs,
+  markers,
+}: SpawnAgentProcessOptions): Promise<AgentProcess> {
+  const log = await open(logPath, "a");
+  let child: ReturnType<typeof spawn>;
+  try {
+    child = spawn(shell, ["-lc", command], {
+      cwd,
+      env,
+      stdio: ["ignore", log.fd, log.fd],
+      detached: true,
+      windowsHide: true,
+    });
+  } finally {
+    await log.close();
+  }
+  const spawned = await new Promise<Error | null>((resolve) => {
+    child.once("spawn", () => resolve(null));
+    child.once("error", (error) => resolve(error));
+  });
+  if (spawned !== null || child.pid === undefined) {
+    throw new SpawnFailure(`cannot start ${shell}: ${spawned?.message ?? "no pid"}`, null);
+  }
+  const pid = child.pid;
+  const exitedRaw = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+  });
+
+  let terminating: Promise<number> | null = null;
+  const sweep = (grace: number) => sweepSessionProcesses({ markers, processGroupId: pid, graceMs: grace });
+
+  const exited: Promise<ProcessExit> = exitedRaw.then(async ({ code, signal }) => {
+    // Whatever is left of the session once the agent is gone (daemons, setsid'd children).
+    let leftover = 0;
+    if (terminating) await terminating;
+    else leftover = await sweep(graceMs);
+    await sweep(0);
+    return { exitCode: code, signal, leftoverProcesses: leftover, reaped: false };
+  });
+
+  let requests = 0;
+  return {
+    pid,
+    supervisorPid: null,
+    exited,
+    terminate({ force = false } = {}) {
+      requests++;
+      const grace = force || requests > 1 ? 0 : graceMs;
+      if (terminating && grace > 0) return;
+      terminating = sweep(grace);
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import { listProcesses, readProcessEnviron } from "./list-processes";
+
+/** Which processes belong to a session. */
+export interface SessionProcessMatch {
+  /** Environment entries that all must be present (e.g. `RELAX_SESSION_ID` and `RELAX_SESSION_IO_DIR`). */
+  markers: Readonly<Record<string, string>>;
+  /** Also match every member of this process group (the agent's pgid). */
+  processGroupId?: number;
+}
+
+/**
+ * Finds live processes of a session by scanning `/proc`: members of its process group, and processes
+ * whose environment carries every marker (inherited by every descendant that did not clear its
+ * environment, even after `setsid` or a double fork). The launcher's own process is never matched.
+ *
+ * @returns matching pids, zombies excluded (they cannot be killed, only reaped by their parent).
+ */
+export async function findSessionProcesses({
+  markers,
+  processGroupId,
+}: SessionProcessMatch): Promise<number[]> {
+  const entries = (await listProcesses()).filter((entry) => entry.pid !== process.pid && entry.state !== "Z");
+  const markerEntries = Object.entries(markers);
+  const matches = await Promise.all(
+    entries.map(async (entry) => {
+      if (processGroupId !== undefined && entry.pgid === processGroupId) return entry.pid;
+      if (markerEntries.length === 0) return null;
+      const environ = await readProcessEnviron(entry.pid);
+      if (environ === null) return null;
+      return markerEntries.every(([key, value]) => environ.get(key) === value) ? entry.pid : null;
+    }),
+  );
+  return matches.filter((pid): pid is number => pid !== null);
+}
+
+/**
+ * Terminates every live process of a session: SIGTERM (+ SIGCONT), then SIGKILL to whatever is still
+ * there after `graceMs`, repeating until none is found. This is the launcher-side safety net; it cannot
+ * reap orphans (only a subreaper or PID 1 can), which is why `relax-reaper` is the primary mechanism.
+ *
+ * @param options.graceMs milliseconds between SIGTERM and SIGKILL (0 = SIGKILL at once). @default 0
+ * @returns how many distinct processes were signalled.
+ */
+export async function sweepSessionProcesses({
+  graceMs = 0,
+  ...match
+}: SessionProcessMatch & { graceMs?: number }): Promise<number> {
+  const signalled = new Set<number>();
+  let pids = await findSessionProcesses(match);
+  if (pids.length === 0) return 0;
+  if (graceMs > 0) {
+    for (const pid of pids) {
+      signal(pid, "SIGTERM");
+      signal(pid, "SIGCONT");
+      signalled.add(pid);
+    }
+    const deadline = Date.now() + graceMs;
+    while (Date.now() < deadline) {
+      await delay(20);
+      pids = await findSessionProcesses(match);
+      if (pids.length === 0) return signalled.size;
+    }
+  }
+  for (let round = 0; round < 100 && pids.length > 0; round++) {
+    for (const pid of pids) {
+      signal(pid, "SIGKILL");
+      signalled.add(pid);
+    }
+    await delay(10);
+    pids = await findSessionProcesses(match);
+  }
+  return signalled.size;
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+function delay(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}

@@ -1,0 +1,392 @@
+import { join, resolve } from "node:path";
+import { type AgentEnvInput, parseAgentEnv } from "../config/parse-agent-env";
+import {
+  DEFAULT_AGENT_TIMEOUT_MS,
+  DEFAULT_TERMINATION_GRACE_MS,
+} from "../config/resolve-agent-process-config";
+import { buildAgentEnv, type RolloutMode, sessionIoPaths } from "../contract/agent-process-contract";
+import { AgentConfigError } from "../errors/agent-config-error";
+import { AgentExecutionError } from "../errors/agent-execution-error";
+import { AgentTerminatedError } from "../errors/agent-terminated-error";
+import { AgentTimeoutError } from "../errors/agent-timeout-error";
+import { SessionInputError } from "../errors/session-input-error";
+import { SessionOutputError } from "../errors/session-output-error";
+import type { AgentHarness, HarnessContext } from "../harness/agent-harness";
+import { createCommandHarness } from "../harness/create-command-harness";
+import type { LifecycleHooks } from "../harness/lifecycle-hooks";
+import { type SessionInput, sessionInputSchema } from "../input/session-input";
+import { readSessionOutput } from "../output/read-session-output";
+import type { ParsedSessionOutput } from "../output/session-output";
+import type { ProcessExit } from "../process/agent-process";
+import { readLogTail } from "../process/read-log-tail";
+import { SpawnFailure } from "../process/spawn-supervised-process";
+import { LocalProcessBackend } from "../sandbox/local-process-backend";
+import type { SandboxBackend, SandboxProcess } from "../sandbox/sandbox-backend";
+import { ActiveTimer } from "./active-timer";
+import type { AgentOutcome, AgentOutcomeBase } from "./agent-outcome";
+import type { AgentSessionHandle, AgentSessionState } from "./agent-session-handle";
+
+/** Options of {@link launchAgentSession}. */
+export interface LaunchAgentSessionOptions {
+  /** `RELAX_SESSION_ID`: unique per session, also the API credential. */
+  sessionId: string;
+  /** `RELAX_GROUP_ID`. */
+  groupId: string;
+  /** `RELAX_ROLLOUT_MODE`. */
+  rolloutMode: RolloutMode;
+  /** `RELAX_BASE_URL`. */
+  baseUrl: string;
+  /** `--agent-command` (run as `bash -lc`); required unless `harness` is given. */
+  command?: string;
+  /** `--agent-cwd`. @default the sandbox's default (the launcher's cwd for local processes) */
+  cwd?: string;
+  /** `--agent-env` (`KEY=VALUE` strings or a record; `RELAX_*` rejected). */
+  agentEnv?: AgentEnvInput;
+  /** `--agent-timeout` active-time budget in ms. @default 1_800_000 */
+  timeoutMs?: number;
+  /** SIGTERM → SIGKILL grace in ms. @default 5_000 */
+  graceMs?: number;
+  /** Content of `RELAX_INPUT_JSON` (see `buildSessionInput`). @default {} */
+  input?: SessionInput;
+  /** How to prepare, start and read the agent. @default the contract command harness for `command` */
+  harness?: AgentHarness;
+  /** Lifecycle hooks, run in this order. @default [] */
+  hooks?: readonly LifecycleHooks[];
+  /** Where the session runs. @default a shared `LocalProcessBackend` */
+  backend?: SandboxBackend;
+  /** Keep the IO directory after the session (debugging). @default false */
+  keepIoDir?: boolean;
+  /** Write the log to `<logDir>/<sessionId>.log` (kept) instead of inside the IO directory. */
+  logDir?: string;
+  /** Start with the budget running (no prelaunch wait). @default false */
+  active?: boolean;
+  /** Aborting it terminates the session (reason `aborted`). */
+  signal?: AbortSignal;
+  /** Receives non-fatal problems (a throwing `onError` hook or `cleanup`). @default console.warn */
+  onWarning?: (message: string, cause?: unknown) => void;
+}
+
+let defaultBackend: LocalProcessBackend | undefined;
+
+function sharedLocalBackend(): LocalProcessBackend {
+  if (defaultBackend === undefined) defaultBackend = new LocalProcessBackend();
+  return defaultBackend;
+}
+
+/**
+ * Launches one agent session: creates the sandbox and IO directory, writes `RELAX_INPUT_JSON`, runs the
+ * harness's `prepare` and the `beforeRun` hooks, then starts `bash -lc <command>` in a new process group
+ * with the `RELAX_*` contract environment and stdout+stderr to the session log. Resolves once the process
+ * runs; `handle.done` reports how it ended. Cleanup (harness `cleanup`, sandbox `destroy`, IO directory
+ * removal unless `keepIoDir`) always runs, on every path.
+ *
+ * @example
+ * const session = await launchAgentSession({ sessionId, groupId, rolloutMode: "train", baseUrl,
+ *   command: "python -m my_agent", cwd: "/srv/agent", input: { messages } });
+ * session.activate(); // the Group got its Runtime lease
+ * const outcome = await session.done; // status: succeeded | failed | terminated
+ *
+ * @throws {AgentConfigError} bad options (`ReservedEnvKeyError` for `RELAX_*` keys), before anything runs.
+ * @throws {SessionInputError} `input` is not `{messages?, metadata?}`.
+ * @throws {AgentExecutionError} (`kind: "launch"`) the shell could not be started.
+ * @throws {ReaperUnavailableError} no `relax-reaper` binary and no fallback allowed.
+ * Errors from the backend, harness or `beforeRun` hooks propagate unchanged (after `onError` and cleanup).
+ * @see seed 000 "Agent Process Contract"; reference §4 "Process launch"
+ */
+export async function launchAgentSession(options: LaunchAgentSessionOptions): Promise<AgentSessionHandle> {
+  const identity = validateIdentity(options);
+  const agentEnv = parseAgentEnv(options.agentEnv ?? [], { path: "agentEnv" });
+  const timeoutMs = checkNumber(options.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS, "timeoutMs", {
+    positive: true,
+  });
+  const graceMs = checkNumber(options.graceMs ?? DEFAULT_TERMINATION_GRACE_MS, "graceMs", {
+    positive: false,
+  });
+  if (
+    options.harness === undefined &&
+    (typeof options.command !== "string" || options.command.trim() === "")
+  ) {
+    throw new AgentConfigError({
+      path: "command",
+      message: "a non-empty command (or a harness) is required",
+    });
+  }
+  const harness = options.harness ?? createCommandHarness({ command: (options.command as string).trim() });
+  const input = validateInput(options.input ?? {});
+  const hooks = options.hooks ?? [];
+  const warn =
+    options.onWarning ?? ((message: string, cause?: unknown) => console.warn(message, cause ?? ""));
+  options.signal?.throwIfAborted();
+
+  const backend = options.backend ?? sharedLocalBackend();
+  const sandbox = await backend.create({ sessionId: identity.sessionId, signal: options.signal });
+  const paths = sessionIoPaths(sandbox.ioDir);
+  const controller = new AbortController();
+  const context: HarnessContext = { ...identity, sandbox, paths, input, agentEnv, signal: controller.signal };
+
+  const runOnError = async (error: unknown) => {
+    for (const hook of hooks) {
+      try {
+        await hook.onError?.(context, error);
+      } catch (hookError) {
+        warn(
+          `@relax/launcher: onError hook ${hook.name ?? "(anonymous)"} failed for session ${identity.sessionId}`,
+          hookError,
+        );
+      }
+    }
+  };
+  const cleanup = async () => {
+    try {
+      await harness.cleanup?.(context);
+    } catch (error) {
+      warn(
+        `@relax/launcher: harness ${harness.name} cleanup failed for session ${identity.sessionId}`,
+        error,
+      );
+    } finally {
+      await sandbox.destroy({ keepIoDir: options.keepIoDir ?? false });
+    }
+  };
+
+  let logPath = sandbox.logPath;
+  let agentProcess: SandboxProcess;
+  let startedAt: number;
+  try {
+    await sandbox.writeFile(paths.inputJson, `${JSON.stringify(input)}\n`);
+    await harness.prepare?.(context);
+    for (const hook of hooks) await hook.beforeRun?.(context);
+    const agentCommand = await harness.command(context);
+    if (typeof agentCommand.command !== "string" || agentCommand.command.trim() === "") {
+      throw new AgentConfigError({
+        path: "harness.command",
+        message: `${harness.name} returned an empty command`,
+      });
+    }
+    const env = buildAgentEnv({ agentEnv, harnessEnv: agentCommand.env, identity, paths });
+    if (options.logDir !== undefined)
+      logPath = join(resolve(options.logDir), `${safeFileName(identity.sessionId)}.log`);
+    options.signal?.throwIfAborted();
+    startedAt = performance.now();
+    agentProcess = await sandbox.spawn({
+      command: agentCommand.command,
+      cwd: agentCommand.cwd ?? options.cwd ?? sandbox.defaultCwd,
+      env,
+      logPath,
+      graceMs,
+    });
+  } catch (error) {
+    const failure =
+      error instanceof SpawnFailure
+        ? new AgentExecutionError({
+            sessionId: identity.sessionId,
+            kind: "launch",
+            summary: `could not be started (${error.message})`,
+            logTail: await readLogTail(logPath),
+            cause: error,
+          })
+        : error;
+    await runOnError(failure);
+    await cleanup();
+    throw failure;
+  }
+
+  let state: AgentSessionState = "running";
+  let end: { kind: "timeout" } | { kind: "terminate"; reason: string } | null = null;
+  const requestEnd = (request: NonNullable<typeof end>, force: boolean) => {
+    if (end === null) {
+      end = request;
+      state = "terminating";
+      timer.stop();
+      controller.abort(request.kind === "timeout" ? "timeout" : request.reason);
+    }
+    sandbox.kill(agentProcess, { force });
+  };
+  const timer = new ActiveTimer({
+    budgetMs: timeoutMs,
+    onExpire: () => requestEnd({ kind: "timeout" }, false),
+  });
+  const onAbort = () =>
+    requestEnd(
+      {
+        kind: "terminate",
+        reason: `aborted${options.signal?.reason ? `: ${String(options.signal.reason)}` : ""}`,
+      },
+      false,
+    );
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.active) timer.resume();
+
+  const finish = async (exit: ProcessExit): Promise<AgentOutcome> => {
+    timer.stop();
+    options.signal?.removeEventListener("abort", onAbort);
+    const base: AgentOutcomeBase = {
+      sessionId: identity.sessionId,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      durationMs: performance.now() - startedAt,
+      activeMs: timer.activeMs,
+      logPath,
+      leftoverProcesses: exit.leftoverProcesses,
+      reaped: exit.reaped,
+    };
+    const failed = async (
+      kind: "exit" | "signal" | "invalid-output",
+      summary: string,
+      cause?: unknown,
+    ): Promise<AgentOutcome> => ({
+      ...base,
+      status: "failed",
+      error: new AgentExecutionError({
+        sessionId: identity.sessionId,
+        kind,
+        summary,
+        exitCode: exit.exitCode,
+        signal: exit.signal,
+        durationMs: base.durationMs,
+        logTail: await readLogTail(logPath),
+        cause,
+      }),
+    });
+    const ended = end as typeof end;
+    if (ended?.kind === "terminate") return { ...base, status: "terminated", reason: ended.reason };
+    if (ended?.kind === "timeout") {
+      return {
+        ...base,
+        status: "failed",
+        error: new AgentTimeoutError({
+          sessionId: identity.sessionId,
+          timeoutMs,
+          activeMs: base.activeMs,
+          exitCode: exit.exitCode,
+          signal: exit.signal,
+          durationMs: base.durationMs,
+          logTail: await readLogTail(logPath),
+        }),
+      };
+    }
+    if (exit.exitCode === null) return failed("signal", `was killed by ${exit.signal ?? "a signal"}`);
+    if (exit.exitCode !== 0) return failed("exit", `exited with code ${exit.exitCode}`);
+    let parsed: ParsedSessionOutput;
+    try {
+      parsed = harness.parseResult
+        ? await harness.parseResult(context, exit)
+        : await readSessionOutput({ sandbox, path: paths.outputJson });
+    } catch (error) {
+      if (!SessionOutputError.isInstance(error)) throw error;
+      return failed("invalid-output", `produced invalid output: ${error.message}`, error);
+    }
+    return { ...base, status: "succeeded", output: parsed.output, warnings: parsed.warnings };
+  };
+
+  const done = (async (): Promise<AgentOutcome> => {
+    const exit = await agentProcess.exited;
+    state = "exited";
+    try {
+      const outcome = await finish(exit);
+      if (outcome.status === "succeeded") for (const hook of hooks) await hook.afterRun?.(context, outcome);
+      else if (outcome.status === "failed") await runOnError(outcome.error);
+      return outcome;
+    } catch (error) {
+      await runOnError(error);
+      throw error;
+    } finally {
+      await cleanup();
+    }
+  })();
+  done.catch(() => {}); // infrastructure errors surface to whoever awaits `done`; never unhandled
+
+  return {
+    sessionId: identity.sessionId,
+    pid: agentProcess.pid,
+    logPath,
+    ioDir: sandbox.ioDir,
+    get state() {
+      return state;
+    },
+    get active() {
+      return timer.active;
+    },
+    get activeMs() {
+      return timer.activeMs;
+    },
+    get remainingMs() {
+      return timer.remainingMs;
+    },
+    activate: () => timer.resume(),
+    pause: () => timer.pause(),
+    resume: () => timer.resume(),
+    terminate(reason = "terminated", { force = false } = {}) {
+      if (state !== "exited") requestEnd({ kind: "terminate", reason }, force);
+      return done;
+    },
+    done,
+    async readOutput() {
+      const outcome = await done;
+      if (outcome.status === "succeeded") return { output: outcome.output, warnings: outcome.warnings };
+      if (outcome.status === "failed") throw outcome.error;
+      throw new AgentTerminatedError({ sessionId: outcome.sessionId, reason: outcome.reason });
+    },
+  };
+}
+
+/**
+ * Launches a session with its budget active from the start and waits for it: the one-shot runner
+ * (seed 002's `setup → before_run → run → after_run / on_error → cleanup`).
+ *
+ * @returns the outcome (`succeeded`, `failed` or `terminated`).
+ * @throws as {@link launchAgentSession}, plus infrastructure errors from hooks and harness.
+ */
+export async function runAgentTask(options: LaunchAgentSessionOptions): Promise<AgentOutcome> {
+  const handle = await launchAgentSession({ ...options, active: options.active ?? true });
+  return handle.done;
+}
+
+function validateIdentity(options: LaunchAgentSessionOptions) {
+  const { sessionId, groupId, rolloutMode, baseUrl } = options;
+  if (typeof sessionId !== "string" || !/^[\x21-\x7e]+$/.test(sessionId)) {
+    throw new AgentConfigError({
+      path: "sessionId",
+      message: "must be a non-empty printable ASCII string without spaces",
+    });
+  }
+  if (typeof groupId !== "string" || groupId === "" || /[\0\n\r]/.test(groupId)) {
+    throw new AgentConfigError({ path: "groupId", message: "must be a non-empty single-line string" });
+  }
+  if (rolloutMode !== "train" && rolloutMode !== "eval") {
+    throw new AgentConfigError({
+      path: "rolloutMode",
+      message: `must be "train" or "eval", got ${JSON.stringify(rolloutMode)}`,
+    });
+  }
+  if (typeof baseUrl !== "string" || baseUrl.trim() === "" || /[\0\n\r]/.test(baseUrl)) {
+    throw new AgentConfigError({ path: "baseUrl", message: "must be a non-empty URL string" });
+  }
+  return { sessionId, groupId, rolloutMode, baseUrl };
+}
+
+function validateInput(input: unknown): SessionInput {
+  const result = sessionInputSchema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const path = ["input", ...(issue?.path ?? []).map(String)].join(".");
+  throw new SessionInputError({
+    path,
+    message: issue?.message ?? "invalid session input",
+    cause: result.error,
+  });
+}
+
+function checkNumber(value: number, path: string, { positive }: { positive: boolean }): number {
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
+    throw new AgentConfigError({
+      path,
+      message: `must be a ${positive ? "positive" : "non-negative"} number, got ${value}`,
+    });
+  }
+  return value;
+}
+
+function safeFileName(name: string): string {
+  return name.replace(/[^A-Za-z0-9_.-]/g, "_");
+}
