@@ -36,6 +36,10 @@ export interface TurnTrace {
   /** Wall time of the request in seconds, and the part spent in the engine. */
   wallSeconds?: number;
   generationSeconds?: number;
+  /** Session-wide turn id (`TurnRecord.turnId`) of the request that generated this response. */
+  turnId?: number;
+  /** Free-form JSON given with the response at commit (engine counters, routing info). */
+  metadata?: Record<string, unknown>;
 }
 
 /**
@@ -64,4 +68,13 @@ export interface TrainingSample {
   weightVersionSpans: WeightVersionSpan[];
   turnCount: number;
   turns: TurnTrace[];
+  /**
+   * State hash of the subtree's first observation (the segment's root). Samples of one context share it.
+   */
+  segmentStateHash?: string;
+  /**
+   * When this segment began with a `reset` inside the session (compaction: history replaced by a summary),
+   * the state the session had reached before it, linking the segment to the history it replaced.
+   */
+  resetFrom?: string;
 }

@@ -1,0 +1,49 @@
+const marker = Symbol.for("relax.error.ExportMatchError");
+
+/**
+ * Why an export could not be resolved to a committed state:
+ * - `no_match`: the record's state (messages, tools, kwargs) is not a committed node;
+ * - `no_response`: it names a committed node whose lineage holds no response, so it cannot train;
+ * - `leaf_count`: implicit export found zero or several exportable leaves;
+ * - `nonlinear`: implicit export found one leaf but the history was not strictly linear.
+ */
+export type ExportMatchFailure = "no_match" | "no_response" | "leaf_count" | "nonlinear";
+
+/**
+ * An export record (or the implicit export rule) does not name exactly one trainable committed state.
+ * Messages follow the Python Relax contract, e.g. `implicit export requires one committed leaf, found 2`.
+ * The Python Relax drops the whole group on this error.
+ */
+export class ExportMatchError extends Error {
+  readonly [marker] = true;
+  override readonly name = "ExportMatchError";
+  readonly reason: ExportMatchFailure;
+  readonly sessionId: string;
+  /** State hash of the record (for `no_match`, `no_response`). */
+  readonly stateHash?: string;
+  /** Number of exportable leaves found (for `leaf_count`, `nonlinear`). */
+  readonly leafCount?: number;
+  /** How many leading record messages matched committed history (for `no_match`). */
+  readonly matchedMessages?: number;
+
+  constructor(options: {
+    reason: ExportMatchFailure;
+    message: string;
+    sessionId: string;
+    stateHash?: string;
+    leafCount?: number;
+    matchedMessages?: number;
+  }) {
+    super(options.message);
+    this.reason = options.reason;
+    this.sessionId = options.sessionId;
+    this.stateHash = options.stateHash;
+    this.leafCount = options.leafCount;
+    this.matchedMessages = options.matchedMessages;
+  }
+
+  /** True for any `ExportMatchError`, including one from another copy of this package. */
+  static isInstance(error: unknown): error is ExportMatchError {
+    return typeof error === "object" && error !== null && marker in error;
+  }
+}

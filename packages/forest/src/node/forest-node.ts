@@ -1,0 +1,99 @@
+import type { AssistantMessage, ChatMessage, ChatTemplateKwargs, FunctionTool } from "@relax/chat";
+import type { WeightVersionSpan } from "../sample/training-sample";
+
+/** Engine finish reason of a committed response (SGLang `meta_info.finish_reason.type`). */
+export type ResponseFinishReason = "stop" | "length" | "abort";
+
+/** Wall-clock timing of one turn, in seconds. */
+export interface TurnTiming {
+  /** Whole request, as the gateway measured it. */
+  wallSeconds?: number;
+  /** Part spent waiting for the engine. */
+  generationSeconds?: number;
+}
+
+/** Fields every node has. Nodes are immutable once committed, except the bookkeeping noted per kind. */
+interface ForestNodeBase {
+  /** Chained state hash of the full state this node represents (64 hex digits). */
+  readonly stateHash: string;
+  /** The node this one extends; `null` only for the technical root. */
+  readonly parentStateHash: string | null;
+  /** Commit order within the session (root 0); snapshots preserve it. */
+  readonly order: number;
+  /** Messages in the full state (root 0). */
+  readonly messageCount: number;
+  /**
+   * Token ids this node adds to its lineage (its delta). Shared storage: never mutate it.
+   */
+  readonly tokens: Int32Array;
+  /** Tokens on the lineage before this node (sum of the ancestors' deltas). */
+  readonly prefixTokens: number;
+  /** State hashes of the children, in commit order. */
+  readonly children: readonly string[];
+}
+
+/** The technical root: the empty state every subtree hangs under. Holds no messages and no tokens. */
+export interface RootNode extends ForestNodeBase {
+  readonly kind: "root";
+  readonly parentStateHash: null;
+}
+
+/**
+ * New system / user / tool messages and their rendered token delta (loss 0). Its parent is the root (a
+ * subtree's first observation, rendered with the full chat template) or a response (rendered as an
+ * observation delta after it); an observation never follows an observation.
+ */
+export interface ObservationNode extends ForestNodeBase {
+  readonly kind: "observation";
+  /** Messages this node adds (its delta), canonical. */
+  readonly messages: readonly ChatMessage[];
+  /** Canonical tools of the subtree; set only on a subtree's first observation (child of the root). */
+  readonly tools?: readonly FunctionTool[];
+  /** Canonical chat-template kwargs of the subtree; set only on a subtree's first observation. */
+  readonly chatTemplateKwargs?: ChatTemplateKwargs;
+  /**
+   * For a subtree that began with a `reset` (e.g. compaction): the state the session had reached before
+   * it (its latest committed response), linking the two segments.
+   */
+  readonly resetFrom?: string;
+  /** Turn that created it. */
+  readonly turnId: number;
+  /**
+   * Set when a later request extended this observation's messages before any response was committed to
+   * it (its generation failed): the sibling observation that replaced it. Superseded leaves are not
+   * implicit-export candidates.
+   */
+  readonly supersededBy?: string;
+  /** Why the last generation from this observation failed (`failTurn`), if it did. */
+  readonly failure?: string;
+}
+
+/**
+ * One generation: the token ids exactly as the engine returned them (stop token included), their rollout
+ * logprobs, and the parsed canonical assistant message. Its state is the parent's messages plus `message`.
+ */
+export interface ResponseNode extends ForestNodeBase {
+  readonly kind: "response";
+  /** The canonical assistant message parsed from `tokens`. */
+  readonly message: AssistantMessage;
+  /** Rollout logprob (natural log) of each token in `tokens`, 1:1. Never mutate. */
+  readonly logprobs: Float64Array;
+  readonly finishReason: ResponseFinishReason;
+  /** Weight versions over this node's tokens, `[start, end)` in node-local token coordinates. */
+  readonly weightVersionSpans: readonly WeightVersionSpan[];
+  /** Turn that committed it. */
+  readonly turnId: number;
+  readonly timing?: TurnTiming;
+  /** Free-form JSON metadata given at commit (engine counters, routing info). */
+  readonly metadata?: Readonly<Record<string, unknown>>;
+}
+
+/** Any node of a {@link SessionForest}. */
+export type ForestNode = RootNode | ObservationNode | ResponseNode;
+
+/** Mutable shapes used inside the package; the public types are their read-only views. */
+export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+export type InternalRoot = Mutable<RootNode> & { children: string[] };
+export type InternalObservation = Mutable<ObservationNode> & { children: string[] };
+export type InternalResponse = Mutable<ResponseNode> & { children: string[] };
+export type InternalNode = InternalRoot | InternalObservation | InternalResponse;

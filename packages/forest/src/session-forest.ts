@@ -1,0 +1,846 @@
+import type {
+  AssistantMessage,
+  ChatMessage,
+  ConversationState,
+  FunctionTool,
+  TokenRenderer,
+} from "@relax/chat";
+import { chatMessageSchema, chatTemplateKwargsSchema, functionToolSchema } from "@relax/chat";
+import { redactionPattern } from "./drift/compare-text";
+import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
+import { ContextLimitError } from "./errors/context-limit-error";
+import { ExportMatchError } from "./errors/export-match-error";
+import { ForestInputError } from "./errors/forest-input-error";
+import { StateConflictError } from "./errors/state-conflict-error";
+import { UnknownStateError } from "./errors/unknown-state-error";
+import type {
+  ForestNode,
+  InternalNode,
+  InternalObservation,
+  InternalResponse,
+  InternalRoot,
+  Mutable,
+  ObservationNode,
+  ResponseFinishReason,
+  ResponseNode,
+  TurnTiming,
+} from "./node/forest-node";
+import { buildTrainingSample } from "./sample/build-sample";
+import type { TrainingSample, TransitionClass, WeightVersionSpan } from "./sample/training-sample";
+import { type ForestSnapshot, readSnapshot, writeSnapshot } from "./snapshot/forest-snapshot";
+import { type MatchContext, matchState } from "./state/match-state";
+import { chainStateHash, hashConversationState, ROOT_STATE_HASH, seedStateHash } from "./state/state-hash";
+import type { TurnPlan, TurnRecord } from "./turn/turn-record";
+import {
+  checkAssistantMessage,
+  checkFinishReason,
+  checkMetadata,
+  checkTiming,
+  resolveWeightSpans,
+  toLogprobArray,
+  toTokenArray,
+} from "./turn/validate-response";
+
+/**
+ * How edits of committed responses in a request are treated:
+ * - `tolerant` (default): benign edits (dropped reasoning, re-serialised arguments, whitespace, redaction,
+ *   empty-content swaps, re-identified tool calls) are mapped back onto the committed response, so the
+ *   context stays one trajectory and its tokens stay exactly those generated; each edit is recorded;
+ * - `exact`: any difference forks, as in the Python Relax (the edited message becomes observation).
+ */
+export type MatchPolicy = "tolerant" | "exact";
+
+/** Options of {@link SessionForest}. */
+export interface SessionForestOptions {
+  /** The session this forest records (one dataset sample, one agent process). */
+  sessionId: string;
+  /** Renders first prompts and observation deltas (`createChatRenderer` from `@relax/chat`). */
+  renderer: TokenRenderer;
+  /** @default "tolerant" */
+  policy?: MatchPolicy;
+  /** Maximum context in tokens (prompt plus generation). No limit when absent. */
+  maxContextTokens?: number;
+  /** Rollout id shared by every sample of the session. @default sessionId */
+  rolloutId?: string;
+  /** Free-form JSON metadata kept with the forest (and its snapshots). */
+  metadata?: Record<string, unknown>;
+  /**
+   * Strings an agent uses to redact values, for the tolerant policy. Runs of 3+ `*` always count.
+   * @default DEFAULT_REDACTION_MARKERS
+   */
+  redactionMarkers?: readonly string[];
+}
+
+/** Options of {@link SessionForest.beginTurn}. */
+export interface BeginTurnOptions {
+  /** The caller's id for the request, kept in the turn trace. */
+  requestId?: string;
+  /** Requested generation budget; clamped to the room left in the context. */
+  maxNewTokens?: number;
+}
+
+/** What the engine returned for a turn, given to {@link SessionForest.commitResponse}. */
+export interface CommitResponseInput {
+  /** Generated token ids exactly as the engine returned them (SGLang `output_ids`), stop token included. */
+  outputIds: ArrayLike<number>;
+  /** Rollout logprob (natural log) of each generated token, 1:1 with `outputIds`. */
+  logprobs: ArrayLike<number>;
+  /** Engine finish reason; `abort` commits a partial generation (sample status `aborted`). */
+  finishReason: ResponseFinishReason;
+  /** The canonical assistant message parsed from `outputIds` (reasoning and tool calls included). */
+  message: AssistantMessage;
+  /** Weight version that generated every token (when one version did). */
+  weightVersion?: string;
+  /** Weight versions per token span (`[start, end)` over `outputIds`, tiling it), e.g. across a partial-rollout resume. */
+  weightVersionSpans?: readonly WeightVersionSpan[];
+  timing?: TurnTiming;
+  /** Free-form JSON kept on the response node. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Result of {@link SessionForest.commitResponse}. */
+export interface CommitResult {
+  node: ResponseNode;
+  /** `false` when the same state was already committed (an identical re-commit is idempotent). */
+  created: boolean;
+  /** The turn's final transition class (`append` becomes `branch` when a sibling response already existed). */
+  transition: TransitionClass;
+}
+
+/** Result of {@link SessionForest.matchExportState}. */
+export interface ExportMatch {
+  stateHash: string;
+  node: ObservationNode | ResponseNode;
+  /** Benign edits mapped onto committed responses to find the node (tolerant policy). */
+  toleratedEdits: string[];
+}
+
+/** Counts and sizes of a forest, for metrics and the bench. */
+export interface ForestStats {
+  nodes: number;
+  observations: number;
+  responses: number;
+  leaves: number;
+  exportableLeaves: number;
+  /** Subtrees under the root (distinct initial histories, tools or kwargs; resets). */
+  subtrees: number;
+  turns: number;
+  pendingTurns: number;
+  failedTurns: number;
+  transitions: Record<TransitionClass, number>;
+  toleratedEdits: number;
+  observationTokens: number;
+  responseTokens: number;
+  /** Bytes of token and logprob storage (typed arrays): 4 per token, plus 8 per generated token. */
+  tokenBytes: number;
+}
+
+type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: HistoryEdit[] };
+
+/**
+ * The committed conversation states of one session (seed 000 "SessionForest"): a technical root, one
+ * subtree per distinct (initial history, tools, chat_template_kwargs), observation nodes (loss 0) and
+ * response nodes (generated tokens, logprobs), identified by chained state hashes.
+ *
+ * Each request is matched to its longest committed prefix ({@link SessionForest.beginTurn}), its new
+ * messages are committed as an observation before generation, and the engine's tokens are committed as a
+ * response ({@link SessionForest.commitResponse}). Any node whose lineage holds a response can be turned
+ * into a training sample ({@link SessionForest.buildSample}).
+ *
+ * All methods are synchronous, so on JavaScript's single thread every call is atomic: concurrent
+ * requests of one session interleave only between calls, and each call either commits completely or
+ * throws having committed nothing.
+ *
+ * @example
+ * ```ts
+ * const forest = new SessionForest({ sessionId: "s1", renderer, maxContextTokens: 32768 });
+ * const plan = forest.beginTurn(state, { maxNewTokens: 1024 });
+ * const out = await engine.generate({ input_ids: plan.inputIds, max_new_tokens: plan.maxNewTokens });
+ * forest.commitResponse(plan, { outputIds: out.ids, logprobs: out.logprobs, finishReason: "stop", message });
+ * const sample = forest.buildSample(forest.implicitExportLeaf().stateHash);
+ * ```
+ */
+export class SessionForest {
+  readonly sessionId: string;
+  readonly rolloutId: string;
+  readonly policy: MatchPolicy;
+  readonly maxContextTokens?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly redactionMarkers: readonly string[];
+  readonly #renderer: TokenRenderer;
+  readonly #nodes = new Map<string, InternalNode>();
+  readonly #root: InternalRoot;
+  readonly #turns: MutableTurn[] = [];
+  readonly #context: MatchContext;
+  #latestResponse: string | undefined;
+
+  constructor(options: SessionForestOptions) {
+    const { sessionId, renderer, policy = "tolerant", maxContextTokens, rolloutId, metadata } = options;
+    if (typeof sessionId !== "string" || sessionId === "") {
+      throw new ForestInputError({ path: "sessionId", reason: "must be a non-empty string" });
+    }
+    if (renderer === null || typeof renderer !== "object") {
+      throw new ForestInputError({ path: "renderer", reason: "must implement TokenRenderer" });
+    }
+    if (policy !== "tolerant" && policy !== "exact") {
+      throw new ForestInputError({ path: "policy", reason: `must be "tolerant" or "exact", got ${JSON.stringify(policy)}` });
+    }
+    if (maxContextTokens !== undefined && (!Number.isInteger(maxContextTokens) || maxContextTokens < 1)) {
+      throw new ForestInputError({ path: "maxContextTokens", reason: `must be a positive integer, got ${maxContextTokens}` });
+    }
+    this.sessionId = sessionId;
+    this.rolloutId = rolloutId ?? sessionId;
+    this.policy = policy;
+    this.maxContextTokens = maxContextTokens;
+    this.metadata = checkMetadata(metadata, "metadata");
+    this.redactionMarkers = [...(options.redactionMarkers ?? DEFAULT_REDACTION_MARKERS)];
+    this.#renderer = renderer;
+    this.#root = {
+      kind: "root",
+      stateHash: ROOT_STATE_HASH,
+      parentStateHash: null,
+      order: 0,
+      messageCount: 0,
+      tokens: new Int32Array(0),
+      prefixTokens: 0,
+      children: [],
+    };
+    this.#nodes.set(ROOT_STATE_HASH, this.#root);
+    this.#context = { nodes: this.#nodes, root: this.#root, redaction: redactionPattern(this.redactionMarkers) };
+  }
+
+  /** State hash of the technical root (the same for every forest). */
+  get rootStateHash(): string {
+    return ROOT_STATE_HASH;
+  }
+
+  /**
+   * Matches a request state and commits its new messages as an observation, before generation (the
+   * observation persists even if generation then fails, as in the Python Relax).
+   *
+   * The longest committed prefix with identical tools and kwargs is found in O(n) hashes; under the
+   * tolerant policy benign edits of committed responses are mapped back onto them. The unmatched suffix
+   * becomes an observation node, rendered with the full template under the root, or as an observation
+   * delta after a response. When the match ends on an observation whose generation never committed, the
+   * new observation replaces it as a sibling (its messages plus the suffix), so an observation never
+   * follows an observation and the token stream stays the template's. A request equal to a committed
+   * observation generates from it directly.
+   *
+   * @param state - a canonical state (`canonicalizeState` / the protocol layer's output).
+   * @returns the plan: token prefix to send, clamped `maxNewTokens`, transition class and edits.
+   * @throws ForestInputError for an empty message list, a request ending on a committed response, or bad
+   *   options.
+   * @throws ContextLimitError when the prompt leaves no room to generate (nothing committed).
+   * @throws whatever the renderer throws (e.g. `ObservationDeltaError`; nothing committed).
+   */
+  beginTurn(state: ConversationState, options: BeginTurnOptions = {}): TurnPlan {
+    const { requestId, maxNewTokens } = options;
+    const { messages, tools, chatTemplateKwargs } = this.#checkState(state);
+    if (maxNewTokens !== undefined && (!Number.isInteger(maxNewTokens) || maxNewTokens < 1)) {
+      throw new ForestInputError({ path: "maxNewTokens", reason: `must be a positive integer, got ${maxNewTokens}` });
+    }
+    const seed = this.#seed(tools, chatTemplateKwargs);
+    const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
+    const matched = match.node;
+    const suffix = messages.slice(match.depth);
+
+    let target: InternalObservation | undefined;
+    let attachTo: InternalRoot | InternalResponse | undefined;
+    let observationMessages: ChatMessage[] = [];
+    let supersede: InternalObservation | undefined;
+    let transition: TransitionClass;
+    let linear: boolean;
+    if (matched.kind === "response") {
+      if (suffix.length === 0) {
+        throw new ForestInputError({
+          path: "state.messages",
+          reason: `ends with the committed response ${matched.stateHash}; a request must add a message after a response`,
+        });
+      }
+      attachTo = matched;
+      observationMessages = suffix;
+      linear = matched.children.length === 0;
+      transition = linear ? "append" : "branch";
+    } else if (matched.kind === "observation") {
+      const answered = this.#hasResponseChild(matched);
+      if (suffix.length === 0) {
+        target = matched;
+        linear = !answered;
+      } else {
+        attachTo = this.#parentOf(matched) as InternalRoot | InternalResponse;
+        observationMessages = [...matched.messages, ...suffix];
+        if (!answered) supersede = matched;
+        linear = !answered;
+      }
+      transition = linear ? "append" : "branch";
+    } else {
+      attachTo = this.#root;
+      observationMessages = suffix;
+      linear = this.#nodes.size === 1;
+      transition = linear ? "append" : "reset";
+    }
+
+    const edits: HistoryEdit[] = [...match.toleratedEdits, ...match.forkedEdits];
+    if (match.forkedEdits.length === 0 && match.rewrittenAt !== undefined) {
+      edits.push({ kind: "rewritten", path: `messages[${match.rewrittenAt}]` });
+    }
+    if (match.forkedEdits.length > 0 || match.rewrittenAt !== undefined) {
+      transition = "drift";
+      linear = false;
+    } else if (match.toleratedEdits.length > 0 && transition === "append") {
+      transition = "drift";
+    }
+
+    if (target === undefined) {
+      checkNewMessages(messages, match.depth);
+      if (attachTo!.kind === "root") checkSubtreeOptions(tools, chatTemplateKwargs);
+    }
+
+    let tokens: Int32Array | undefined;
+    let base: InternalNode;
+    if (target !== undefined) {
+      base = target;
+    } else {
+      const parent = attachTo!;
+      const rendered =
+        parent.kind === "root"
+          ? this.#renderer.renderPrompt({ messages: observationMessages, tools, chatTemplateKwargs })
+          : this.#renderer.renderObservationDelta({
+              messages: observationMessages,
+              tools,
+              chatTemplateKwargs,
+              previousResponseIds: parent.tokens,
+            });
+      tokens = toTokenArray(rendered, "renderer output");
+      base = parent;
+    }
+    const promptTokens = base.prefixTokens + base.tokens.length + (tokens?.length ?? 0);
+    let budget = maxNewTokens;
+    if (this.maxContextTokens !== undefined) {
+      if (promptTokens >= this.maxContextTokens) {
+        throw new ContextLimitError({
+          limit: this.maxContextTokens,
+          requested: promptTokens,
+          promptTokens,
+          stage: "observation",
+          sessionId: this.sessionId,
+        });
+      }
+      budget = Math.min(maxNewTokens ?? Number.POSITIVE_INFINITY, this.maxContextTokens - promptTokens);
+    }
+
+    // Everything below commits; nothing after this point can throw on valid state.
+    const turnId = this.#turns.length;
+    if (target === undefined) {
+      const parent = attachTo!;
+      const node: InternalObservation = {
+        kind: "observation",
+        stateHash: match.stateHash,
+        parentStateHash: parent.stateHash,
+        order: this.#nodes.size,
+        messageCount: messages.length,
+        tokens: tokens!,
+        prefixTokens: parent.prefixTokens + parent.tokens.length,
+        children: [],
+        messages: structuredClone(observationMessages),
+        turnId,
+      };
+      if (parent.kind === "root") {
+        node.tools = structuredClone(tools);
+        node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
+        if (transition === "reset" && this.#latestResponse !== undefined) node.resetFrom = this.#latestResponse;
+      }
+      this.#nodes.set(node.stateHash, node);
+      parent.children.push(node.stateHash);
+      if (supersede !== undefined) supersede.supersededBy = node.stateHash;
+      target = node;
+    }
+    const record: MutableTurn = {
+      turnId,
+      parentStateHash: matched.stateHash,
+      observationStateHash: target.stateHash,
+      observationCreated: tokens !== undefined,
+      requestMessages: messages.length,
+      matchedMessages: match.depth,
+      transition,
+      linear,
+      toleratedEdits: match.toleratedEdits.map(formatHistoryEdit),
+      edits,
+      promptTokens,
+      observationTokens: tokens?.length ?? 0,
+      status: "pending",
+    };
+    if (requestId !== undefined) record.requestId = requestId;
+    if (budget !== undefined) record.maxNewTokens = budget;
+    this.#turns.push(record);
+    return this.#plan(record);
+  }
+
+  /**
+   * Commits the engine's output for a turn as a response node under the turn's observation. The state of
+   * the node is the observation's messages plus the canonical `message`; token ids and logprobs are stored
+   * exactly as given (typed arrays). Re-committing the same state is idempotent (`created: false`); a
+   * different generation from the same observation becomes a sibling branch.
+   *
+   * @throws ForestInputError for a plan not from this forest, a turn already committed to another state or
+   *   marked failed, empty or invalid `outputIds`, misaligned or non-finite `logprobs`, bad weight spans.
+   * @throws ContextLimitError when prompt plus generated tokens exceed `maxContextTokens` (nothing committed).
+   * @throws StateConflictError when the state is already committed as an observation.
+   */
+  commitResponse(plan: TurnPlan | TurnRecord, input: CommitResponseInput): CommitResult {
+    const record = this.#turnOf(plan);
+    const observation = this.#nodes.get(record.observationStateHash) as InternalObservation;
+    if (record.status === "failed") {
+      throw new ForestInputError({ path: "plan", reason: `turn ${record.turnId} was marked failed` });
+    }
+    if (input === null || typeof input !== "object") {
+      throw new ForestInputError({ path: "input", reason: "must be an object" });
+    }
+    const message = checkAssistantMessage(input.message);
+    const finishReason = checkFinishReason(input.finishReason);
+    if (input.outputIds === undefined || input.outputIds === null || input.outputIds.length === 0) {
+      throw new ForestInputError({ path: "outputIds", reason: "must hold at least one generated token" });
+    }
+    const tokens = toTokenArray(input.outputIds, "outputIds");
+    if (input.logprobs === undefined || input.logprobs === null) {
+      throw new ForestInputError({ path: "logprobs", reason: "is required (one rollout logprob per generated token)" });
+    }
+    const logprobs = toLogprobArray(input.logprobs, tokens.length, "logprobs");
+    const weightVersionSpans = resolveWeightSpans({
+      weightVersion: input.weightVersion,
+      weightVersionSpans: input.weightVersionSpans,
+      length: tokens.length,
+    });
+    const timing = checkTiming(input.timing);
+    const metadata = checkMetadata(input.metadata, "metadata");
+    const promptTokens = observation.prefixTokens + observation.tokens.length;
+    if (this.maxContextTokens !== undefined && promptTokens + tokens.length > this.maxContextTokens) {
+      throw new ContextLimitError({
+        limit: this.maxContextTokens,
+        requested: promptTokens + tokens.length,
+        promptTokens,
+        stage: "generation",
+        sessionId: this.sessionId,
+      });
+    }
+    const stateHash = chainStateHash(observation.stateHash, message);
+    if (record.status === "committed" && record.responseStateHash !== stateHash) {
+      throw new ForestInputError({
+        path: "plan",
+        reason: `turn ${record.turnId} already committed response ${record.responseStateHash}`,
+      });
+    }
+    const existing = this.#nodes.get(stateHash);
+    if (existing !== undefined) {
+      if (existing.kind !== "response") {
+        throw new StateConflictError({ stateHash, existingKind: existing.kind, attemptedKind: "response" });
+      }
+      record.status = "committed";
+      record.responseStateHash = stateHash;
+      return { node: existing, created: false, transition: record.transition };
+    }
+
+    const hadResponse = this.#hasResponseChild(observation);
+    const node: InternalResponse = {
+      kind: "response",
+      stateHash,
+      parentStateHash: observation.stateHash,
+      order: this.#nodes.size,
+      messageCount: observation.messageCount + 1,
+      tokens,
+      prefixTokens: promptTokens,
+      children: [],
+      message,
+      logprobs,
+      finishReason,
+      weightVersionSpans,
+      turnId: record.turnId,
+    };
+    if (timing !== undefined) node.timing = timing;
+    if (metadata !== undefined) node.metadata = metadata;
+    this.#nodes.set(stateHash, node);
+    observation.children.push(stateHash);
+    delete observation.failure;
+    this.#latestResponse = stateHash;
+    record.status = "committed";
+    record.responseStateHash = stateHash;
+    if (hadResponse && record.linear) {
+      record.linear = false;
+      if (record.transition === "append") record.transition = "branch";
+    }
+    return { node, created: true, transition: record.transition };
+  }
+
+  /**
+   * Records that a turn's generation failed (engine error, client disconnect, context error from the
+   * engine). Its observation stays committed; a sample exported from it gets status `failed`.
+   *
+   * @throws ForestInputError for a plan not from this forest or a turn already committed.
+   */
+  failTurn(plan: TurnPlan | TurnRecord, options: { reason?: string } = {}): void {
+    const record = this.#turnOf(plan);
+    if (record.status === "committed") {
+      throw new ForestInputError({ path: "plan", reason: `turn ${record.turnId} already committed a response` });
+    }
+    const reason = options.reason ?? "failed";
+    record.status = "failed";
+    record.failure = reason;
+    const observation = this.#nodes.get(record.observationStateHash) as InternalObservation;
+    if (!this.#hasResponseChild(observation)) observation.failure = reason;
+  }
+
+  /**
+   * Builds the training sample of a committed node: lineage tokens from the root, the prompt (observations
+   * before the first response), and `lossMask` / `rolloutLogProbs` over everything from the first response
+   * on (1 and the rollout logprob on generated tokens, 0 on later observations). See {@link TrainingSample}.
+   *
+   * @throws UnknownStateError for a hash that is not committed.
+   * @throws NoResponseError when the lineage holds no response.
+   */
+  buildSample(stateHash: string): TrainingSample {
+    return buildTrainingSample({
+      sessionId: this.sessionId,
+      rolloutId: this.rolloutId,
+      lineage: this.#lineage(stateHash),
+      turns: this.#turns,
+    });
+  }
+
+  /**
+   * Finds the committed node an explicit export record names (its canonical messages, tools and kwargs),
+   * applying the forest's policy: under `tolerant`, a record whose copies of responses carry benign edits
+   * still names the committed state. The node may be an observation or a response, but its lineage must
+   * hold a response.
+   *
+   * @throws ExportMatchError `no_match` when no committed state equals the record, `no_response` when it
+   *   names a state with nothing to train.
+   */
+  matchExportState(state: ConversationState): ExportMatch {
+    const { messages, tools, chatTemplateKwargs } = this.#checkState(state);
+    const seed = this.#seed(tools, chatTemplateKwargs);
+    const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
+    const node = match.node;
+    if (match.depth !== messages.length || node.kind === "root") {
+      const stateHash = hashConversationState({ messages, tools, chatTemplateKwargs });
+      throw new ExportMatchError({
+        reason: "no_match",
+        message: `export state ${stateHash} is not committed in session ${this.sessionId} (the longest committed prefix covers ${match.depth} of ${messages.length} messages)`,
+        sessionId: this.sessionId,
+        stateHash,
+        matchedMessages: match.depth,
+      });
+    }
+    if (!this.#hasResponseLineage(node)) {
+      throw new ExportMatchError({
+        reason: "no_response",
+        message: `export state ${node.stateHash} has no committed response on its lineage`,
+        sessionId: this.sessionId,
+        stateHash: node.stateHash,
+      });
+    }
+    return { stateHash: node.stateHash, node, toleratedEdits: match.toleratedEdits.map(formatHistoryEdit) };
+  }
+
+  /**
+   * The leaf an implicit export (no records) trains: there must be exactly one exportable leaf and every
+   * turn of the session must have been linear (`append`, or `drift` with only tolerated edits). Seed 000:
+   * implicit export is reserved for audited linear history; anything else needs explicit records.
+   *
+   * @throws ExportMatchError `leaf_count` ("implicit export requires one committed leaf, found N") or
+   *   `nonlinear`.
+   */
+  implicitExportLeaf(): ObservationNode | ResponseNode {
+    const leaves = this.exportableLeaves();
+    if (leaves.length !== 1) {
+      throw new ExportMatchError({
+        reason: "leaf_count",
+        message: `implicit export requires one committed leaf, found ${leaves.length}`,
+        sessionId: this.sessionId,
+        leafCount: leaves.length,
+      });
+    }
+    const nonlinear = this.#turns.find((turn) => !turn.linear);
+    if (nonlinear !== undefined) {
+      const edits = nonlinear.edits.length > 0 ? ` (${nonlinear.edits.map(formatHistoryEdit).join(", ")})` : "";
+      throw new ExportMatchError({
+        reason: "nonlinear",
+        message: `implicit export requires strictly linear history, but turn ${nonlinear.turnId} was a ${nonlinear.transition}${edits}; write explicit export records`,
+        sessionId: this.sessionId,
+        leafCount: 1,
+      });
+    }
+    return leaves[0]!;
+  }
+
+  /** Every leaf (node without children, root excluded), in commit order. */
+  leaves(): Array<ObservationNode | ResponseNode> {
+    const out: Array<ObservationNode | ResponseNode> = [];
+    for (const node of this.#nodes.values()) {
+      if (node.kind !== "root" && node.children.length === 0) out.push(node);
+    }
+    return out;
+  }
+
+  /** Leaves that could be exported: lineage holds a response, and not superseded by a retried observation. */
+  exportableLeaves(): Array<ObservationNode | ResponseNode> {
+    return this.leaves().filter(
+      (node) =>
+        this.#hasResponseLineage(node as InternalNode) &&
+        !(node.kind === "observation" && node.supersededBy !== undefined),
+    );
+  }
+
+  /** The committed node with this state hash, or `undefined`. */
+  node(stateHash: string): ForestNode | undefined {
+    return this.#nodes.get(stateHash);
+  }
+
+  /** Every node in commit order, the root first. */
+  nodes(): ForestNode[] {
+    return [...this.#nodes.values()];
+  }
+
+  /**
+   * The nodes from the root to `stateHash`, inclusive.
+   * @throws UnknownStateError for a hash that is not committed.
+   */
+  lineage(stateHash: string): ForestNode[] {
+    return this.#lineage(stateHash);
+  }
+
+  /**
+   * The committed canonical state of a node: full message history (responses as generated, not as an
+   * agent later echoed them), tools and kwargs of its subtree.
+   * @throws UnknownStateError for a hash that is not committed or the root.
+   */
+  conversationState(stateHash: string): ConversationState {
+    const lineage = this.#lineage(stateHash);
+    const first = lineage[1];
+    if (first === undefined || first.kind !== "observation") {
+      throw new UnknownStateError({ stateHash, sessionId: this.sessionId });
+    }
+    const messages: ChatMessage[] = [];
+    for (const node of lineage) {
+      if (node.kind === "observation") messages.push(...node.messages);
+      else if (node.kind === "response") messages.push(node.message);
+    }
+    return structuredClone({
+      messages,
+      tools: [...(first.tools ?? [])],
+      chatTemplateKwargs: { ...(first.chatTemplateKwargs ?? {}) },
+    });
+  }
+
+  /** The turn log: every `beginTurn`, in order, with its outcome. */
+  turns(): TurnRecord[] {
+    return this.#turns.map((turn) => ({ ...turn, toleratedEdits: [...turn.toleratedEdits], edits: [...turn.edits] }));
+  }
+
+  /** Counts and storage sizes. O(nodes). */
+  stats(): ForestStats {
+    const transitions: Record<TransitionClass, number> = { append: 0, branch: 0, drift: 0, reset: 0 };
+    let toleratedEdits = 0;
+    let pendingTurns = 0;
+    let failedTurns = 0;
+    for (const turn of this.#turns) {
+      transitions[turn.transition]++;
+      toleratedEdits += turn.toleratedEdits.length;
+      if (turn.status === "pending") pendingTurns++;
+      if (turn.status === "failed") failedTurns++;
+    }
+    let observations = 0;
+    let responses = 0;
+    let observationTokens = 0;
+    let responseTokens = 0;
+    let tokenBytes = 0;
+    for (const node of this.#nodes.values()) {
+      tokenBytes += node.tokens.byteLength;
+      if (node.kind === "observation") {
+        observations++;
+        observationTokens += node.tokens.length;
+      } else if (node.kind === "response") {
+        responses++;
+        responseTokens += node.tokens.length;
+        tokenBytes += node.logprobs.byteLength;
+      }
+    }
+    return {
+      nodes: this.#nodes.size,
+      observations,
+      responses,
+      leaves: this.leaves().length,
+      exportableLeaves: this.exportableLeaves().length,
+      subtrees: this.#root.children.length,
+      turns: this.#turns.length,
+      pendingTurns,
+      failedTurns,
+      transitions,
+      toleratedEdits,
+      observationTokens,
+      responseTokens,
+      tokenBytes,
+    };
+  }
+
+  /**
+   * A lossless JSON-serialisable snapshot (debug dumps, durability): options, every node in commit order
+   * with its tokens and logprobs as plain arrays, and the turn log. `fromSnapshot(toSnapshot())` restores
+   * an identical forest.
+   */
+  toSnapshot(): ForestSnapshot {
+    return writeSnapshot({
+      sessionId: this.sessionId,
+      rolloutId: this.rolloutId,
+      policy: this.policy,
+      maxContextTokens: this.maxContextTokens,
+      metadata: this.metadata,
+      redactionMarkers: this.redactionMarkers,
+      latestResponse: this.#latestResponse,
+      nodes: [...this.#nodes.values()],
+      turns: this.#turns,
+    });
+  }
+
+  /**
+   * Restores a forest from {@link SessionForest.toSnapshot} output (an object or its JSON text),
+   * validating its shape and recomputing every state hash.
+   *
+   * @throws SnapshotError naming the offending path.
+   */
+  static fromSnapshot(snapshot: unknown, options: { renderer: TokenRenderer }): SessionForest {
+    const { snapshot: data, nodes, turns } = readSnapshot(snapshot);
+    const forest = new SessionForest({
+      sessionId: data.sessionId,
+      renderer: options.renderer,
+      policy: data.policy,
+      maxContextTokens: data.maxContextTokens,
+      rolloutId: data.rolloutId,
+      metadata: data.metadata,
+      redactionMarkers: data.redactionMarkers,
+    });
+    for (const node of nodes) {
+      forest.#nodes.get(node.parentStateHash as string)!.children.push(node.stateHash);
+      forest.#nodes.set(node.stateHash, node);
+    }
+    forest.#turns.push(...(turns as MutableTurn[]));
+    forest.#latestResponse = data.latestResponse;
+    return forest;
+  }
+
+  #checkState(state: ConversationState): ConversationState {
+    if (state === null || typeof state !== "object") {
+      throw new ForestInputError({ path: "state", reason: "must be a conversation state object" });
+    }
+    const { messages, tools, chatTemplateKwargs } = state;
+    if (!Array.isArray(messages) || messages.length === 0) {
+      throw new ForestInputError({ path: "state.messages", reason: "must be a non-empty list of canonical messages" });
+    }
+    if (!Array.isArray(tools)) {
+      throw new ForestInputError({ path: "state.tools", reason: "must be a list of canonical tools" });
+    }
+    if (chatTemplateKwargs === null || typeof chatTemplateKwargs !== "object" || Array.isArray(chatTemplateKwargs)) {
+      throw new ForestInputError({ path: "state.chatTemplateKwargs", reason: "must be an object" });
+    }
+    return { messages, tools, chatTemplateKwargs };
+  }
+
+  #seed(tools: readonly FunctionTool[], chatTemplateKwargs: ConversationState["chatTemplateKwargs"]): string {
+    try {
+      return seedStateHash(tools, chatTemplateKwargs);
+    } catch (error) {
+      throw new ForestInputError({ path: "state", reason: (error as Error).message });
+    }
+  }
+
+  #turnOf(plan: TurnPlan | TurnRecord): MutableTurn {
+    const record = plan !== null && typeof plan === "object" ? this.#turns[plan.turnId] : undefined;
+    if (record === undefined || record.observationStateHash !== plan.observationStateHash) {
+      throw new ForestInputError({ path: "plan", reason: "is not a turn of this session forest" });
+    }
+    return record;
+  }
+
+  #plan(record: MutableTurn): TurnPlan {
+    const nodes = this.#nodes;
+    const snapshot = { ...record, toleratedEdits: [...record.toleratedEdits], edits: [...record.edits] };
+    let cached: number[] | undefined;
+    return Object.defineProperty(snapshot as unknown as TurnPlan, "inputIds", {
+      enumerable: false,
+      get: () => {
+        cached ??= collectPrefix(nodes, record.observationStateHash, record.promptTokens);
+        return cached;
+      },
+    });
+  }
+
+  #parentOf(node: InternalNode): InternalNode {
+    return this.#nodes.get(node.parentStateHash as string)!;
+  }
+
+  #hasResponseChild(node: InternalNode): boolean {
+    return node.children.some((hash) => this.#nodes.get(hash)?.kind === "response");
+  }
+
+  /** A response's lineage has one; an observation's does when it follows a response (its parent). */
+  #hasResponseLineage(node: InternalNode): boolean {
+    if (node.kind === "response") return true;
+    if (node.kind === "root") return false;
+    return this.#parentOf(node).kind === "response";
+  }
+
+  #lineage(stateHash: string): InternalNode[] {
+    let node = this.#nodes.get(stateHash);
+    if (node === undefined) throw new UnknownStateError({ stateHash, sessionId: this.sessionId });
+    const out: InternalNode[] = [];
+    while (node !== undefined) {
+      out.push(node);
+      node = node.parentStateHash === null ? undefined : this.#nodes.get(node.parentStateHash);
+    }
+    return out.reverse();
+  }
+}
+
+function issuePath(prefix: string, path: readonly PropertyKey[]): string {
+  return path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), prefix);
+}
+
+/** Validates the messages a new observation will store (the unmatched suffix) against the canonical schema. */
+function checkNewMessages(messages: readonly ChatMessage[], from: number): void {
+  for (let i = from; i < messages.length; i++) {
+    const parsed = chatMessageSchema.safeParse(messages[i]);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new ForestInputError({ path: issuePath(`state.messages[${i}]`, issue.path), reason: issue.message });
+    }
+  }
+}
+
+/** Validates the tools and kwargs a new subtree will store. */
+function checkSubtreeOptions(tools: readonly FunctionTool[], chatTemplateKwargs: unknown): void {
+  tools.forEach((tool, i) => {
+    const parsed = functionToolSchema.safeParse(tool);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0]!;
+      throw new ForestInputError({ path: issuePath(`state.tools[${i}]`, issue.path), reason: issue.message });
+    }
+  });
+  const parsed = chatTemplateKwargsSchema.safeParse(chatTemplateKwargs);
+  if (!parsed.success) {
+    throw new ForestInputError({ path: "state.chatTemplateKwargs", reason: parsed.error.issues[0]!.message });
+  }
+}
+
+/** Concatenates the lineage tokens of `stateHash` into a `number[]` of known length. */
+function collectPrefix(nodes: ReadonlyMap<string, InternalNode>, stateHash: string, length: number): number[] {
+  const out = new Array<number>(length);
+  let node = nodes.get(stateHash);
+  let end = length;
+  while (node !== undefined) {
+    const tokens = node.tokens;
+    end -= tokens.length;
+    for (let i = 0; i < tokens.length; i++) out[end + i] = tokens[i]!;
+    node = node.parentStateHash === null ? undefined : nodes.get(node.parentStateHash);
+  }
+  return out;
+}
+

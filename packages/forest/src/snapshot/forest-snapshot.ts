@@ -1,0 +1,279 @@
+import {
+  assistantMessageSchema,
+  chatMessageSchema,
+  chatTemplateKwargsSchema,
+  functionToolSchema,
+} from "@relax/chat";
+import { z } from "zod";
+import { SnapshotError } from "../errors/snapshot-error";
+import type { InternalNode, InternalObservation, InternalResponse } from "../node/forest-node";
+import { chainStateHash, ROOT_STATE_HASH, seedStateHash } from "../state/state-hash";
+import type { TurnRecord } from "../turn/turn-record";
+
+/** Format tag of version 1 snapshots. */
+export const FOREST_SNAPSHOT_FORMAT = "relax.forest.snapshot.v1";
+
+const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits");
+const tokenId = z.number().int().min(0).max(0x7fffffff);
+const jsonObject = z.record(z.string(), z.unknown());
+const span = z.object({ version: z.string().min(1), start: z.number().int().min(0), end: z.number().int().min(1) });
+const edit = z.object({
+  kind: z.enum([
+    "reasoning_dropped",
+    "reasoning_inlined",
+    "tool_arguments_reserialized",
+    "tool_call_id_changed",
+    "whitespace_changed",
+    "value_redacted",
+    "empty_content_replaced",
+    "rewritten",
+  ]),
+  path: z.string(),
+});
+
+const observationSchema = z.object({
+  kind: z.literal("observation"),
+  stateHash: hash,
+  parentStateHash: hash,
+  turnId: z.number().int().min(0),
+  messages: z.array(chatMessageSchema).min(1),
+  tokens: z.array(tokenId),
+  tools: z.array(functionToolSchema).optional(),
+  chatTemplateKwargs: chatTemplateKwargsSchema.optional(),
+  resetFrom: hash.optional(),
+  supersededBy: hash.optional(),
+  failure: z.string().optional(),
+});
+
+const responseSchema = z.object({
+  kind: z.literal("response"),
+  stateHash: hash,
+  parentStateHash: hash,
+  turnId: z.number().int().min(0),
+  message: assistantMessageSchema,
+  tokens: z.array(tokenId).min(1),
+  logprobs: z.array(z.number()),
+  finishReason: z.enum(["stop", "length", "abort"]),
+  weightVersionSpans: z.array(span),
+  timing: z
+    .object({ wallSeconds: z.number().min(0).optional(), generationSeconds: z.number().min(0).optional() })
+    .optional(),
+  metadata: jsonObject.optional(),
+});
+
+const turnSchema = z.object({
+  turnId: z.number().int().min(0),
+  requestId: z.string().optional(),
+  parentStateHash: hash,
+  observationStateHash: hash,
+  observationCreated: z.boolean(),
+  requestMessages: z.number().int().min(1),
+  matchedMessages: z.number().int().min(0),
+  transition: z.enum(["append", "branch", "drift", "reset"]),
+  linear: z.boolean(),
+  toleratedEdits: z.array(z.string()),
+  edits: z.array(edit),
+  promptTokens: z.number().int().min(0),
+  observationTokens: z.number().int().min(0),
+  maxNewTokens: z.number().int().min(1).optional(),
+  status: z.enum(["pending", "committed", "failed"]),
+  responseStateHash: hash.optional(),
+  failure: z.string().optional(),
+});
+
+/** zod schema of a {@link ForestSnapshot}. */
+export const forestSnapshotSchema = z.object({
+  format: z.literal(FOREST_SNAPSHOT_FORMAT),
+  sessionId: z.string().min(1),
+  rolloutId: z.string(),
+  policy: z.enum(["tolerant", "exact"]),
+  maxContextTokens: z.number().int().min(1).optional(),
+  metadata: jsonObject.optional(),
+  redactionMarkers: z.array(z.string()),
+  latestResponse: hash.optional(),
+  nodes: z.array(z.discriminatedUnion("kind", [observationSchema, responseSchema])),
+  turns: z.array(turnSchema),
+});
+
+/**
+ * A forest as plain JSON (`SessionForest.toSnapshot`): options, every node except the technical root in
+ * commit order (parents first; token ids and logprobs as number arrays), and the turn log.
+ */
+export type ForestSnapshot = z.infer<typeof forestSnapshotSchema>;
+type SnapshotNode = ForestSnapshot["nodes"][number];
+
+/** Writes a snapshot of forest internals (nodes in commit order, root first). */
+export function writeSnapshot(input: {
+  sessionId: string;
+  rolloutId: string;
+  policy: "tolerant" | "exact";
+  maxContextTokens?: number;
+  metadata?: Readonly<Record<string, unknown>>;
+  redactionMarkers: readonly string[];
+  latestResponse?: string;
+  nodes: readonly InternalNode[];
+  turns: readonly TurnRecord[];
+}): ForestSnapshot {
+  const nodes: SnapshotNode[] = [];
+  for (const node of input.nodes) {
+    if (node.kind === "root") continue;
+    const base = {
+      stateHash: node.stateHash,
+      parentStateHash: node.parentStateHash as string,
+      turnId: node.turnId,
+      tokens: Array.from(node.tokens),
+    };
+    if (node.kind === "observation") {
+      nodes.push(
+        structuredClone({
+          kind: "observation",
+          ...base,
+          messages: node.messages,
+          ...(node.tools !== undefined && { tools: node.tools }),
+          ...(node.chatTemplateKwargs !== undefined && { chatTemplateKwargs: node.chatTemplateKwargs }),
+          ...(node.resetFrom !== undefined && { resetFrom: node.resetFrom }),
+          ...(node.supersededBy !== undefined && { supersededBy: node.supersededBy }),
+          ...(node.failure !== undefined && { failure: node.failure }),
+        }) as SnapshotNode,
+      );
+    } else {
+      nodes.push(
+        structuredClone({
+          kind: "response",
+          ...base,
+          message: node.message,
+          logprobs: Array.from(node.logprobs),
+          finishReason: node.finishReason,
+          weightVersionSpans: node.weightVersionSpans,
+          ...(node.timing !== undefined && { timing: node.timing }),
+          ...(node.metadata !== undefined && { metadata: node.metadata }),
+        }) as SnapshotNode,
+      );
+    }
+  }
+  const snapshot: ForestSnapshot = {
+    format: FOREST_SNAPSHOT_FORMAT,
+    sessionId: input.sessionId,
+    rolloutId: input.rolloutId,
+    policy: input.policy,
+    redactionMarkers: [...input.redactionMarkers],
+    nodes,
+    turns: input.turns.map((turn) => structuredClone({ ...turn }) as ForestSnapshot["turns"][number]),
+  };
+  if (input.maxContextTokens !== undefined) snapshot.maxContextTokens = input.maxContextTokens;
+  if (input.metadata !== undefined) snapshot.metadata = structuredClone(input.metadata) as Record<string, unknown>;
+  if (input.latestResponse !== undefined) snapshot.latestResponse = input.latestResponse;
+  return snapshot;
+}
+
+function fail(path: string, reason: string): never {
+  throw new SnapshotError({ path, reason });
+}
+
+/**
+ * Validates a snapshot (object or JSON text) and rebuilds its nodes (root excluded, children empty),
+ * recomputing every state hash from its parent and messages.
+ *
+ * @throws SnapshotError naming the offending path.
+ */
+export function readSnapshot(input: unknown): {
+  snapshot: ForestSnapshot;
+  nodes: Array<InternalObservation | InternalResponse>;
+  turns: TurnRecord[];
+} {
+  let raw = input;
+  if (typeof raw === "string") {
+    try {
+      raw = JSON.parse(raw);
+    } catch (error) {
+      throw new SnapshotError({ path: "$", reason: "is not valid JSON", cause: error });
+    }
+  }
+  const parsed = forestSnapshotSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    fail(issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") || "$", issue.message);
+  }
+  const snapshot = parsed.data;
+  const known = new Map<string, { kind: string; prefix: number; messages: number }>([
+    [ROOT_STATE_HASH, { kind: "root", prefix: 0, messages: 0 }],
+  ]);
+  const nodes: Array<InternalObservation | InternalResponse> = [];
+  snapshot.nodes.forEach((node, i) => {
+    const path = `nodes[${i}]`;
+    const parent = known.get(node.parentStateHash) ?? fail(`${path}.parentStateHash`, "does not name an earlier node");
+    if (known.has(node.stateHash)) fail(`${path}.stateHash`, "is duplicated");
+    if (node.turnId >= snapshot.turns.length) fail(`${path}.turnId`, "does not name a recorded turn");
+    const order = i + 1;
+    const prefixTokens = parent.prefix;
+    if (node.kind === "observation") {
+      if (parent.kind === "observation") fail(`${path}.parentStateHash`, "an observation cannot follow an observation");
+      const isSubtreeRoot = parent.kind === "root";
+      if (isSubtreeRoot !== (node.tools !== undefined && node.chatTemplateKwargs !== undefined)) {
+        fail(path, "tools and chatTemplateKwargs are required on, and only on, a subtree's first observation");
+      }
+      let chain = isSubtreeRoot ? seedStateHash(node.tools!, node.chatTemplateKwargs!) : node.parentStateHash;
+      for (const message of node.messages) chain = chainStateHash(chain, message);
+      if (chain !== node.stateHash) fail(`${path}.stateHash`, `does not match its messages (recomputed ${chain})`);
+      const restored: InternalObservation = {
+        kind: "observation",
+        stateHash: node.stateHash,
+        parentStateHash: node.parentStateHash,
+        order,
+        messageCount: parent.messages + node.messages.length,
+        tokens: Int32Array.from(node.tokens),
+        prefixTokens,
+        children: [],
+        messages: node.messages,
+        turnId: node.turnId,
+      };
+      if (node.tools !== undefined) restored.tools = node.tools;
+      if (node.chatTemplateKwargs !== undefined) restored.chatTemplateKwargs = node.chatTemplateKwargs;
+      if (node.resetFrom !== undefined) restored.resetFrom = node.resetFrom;
+      if (node.supersededBy !== undefined) restored.supersededBy = node.supersededBy;
+      if (node.failure !== undefined) restored.failure = node.failure;
+      nodes.push(restored);
+    } else {
+      if (parent.kind !== "observation") fail(`${path}.parentStateHash`, "a response must follow an observation");
+      const chain = chainStateHash(node.parentStateHash, node.message);
+      if (chain !== node.stateHash) fail(`${path}.stateHash`, `does not match its message (recomputed ${chain})`);
+      if (node.logprobs.length !== node.tokens.length) fail(`${path}.logprobs`, "must align 1:1 with tokens");
+      let end = 0;
+      node.weightVersionSpans.forEach((item, j) => {
+        if (item.start !== end || item.end <= item.start) fail(`${path}.weightVersionSpans[${j}]`, "spans must tile the tokens");
+        end = item.end;
+      });
+      if (node.weightVersionSpans.length > 0 && end !== node.tokens.length) {
+        fail(`${path}.weightVersionSpans`, "spans must cover every token");
+      }
+      const restored: InternalResponse = {
+        kind: "response",
+        stateHash: node.stateHash,
+        parentStateHash: node.parentStateHash,
+        order,
+        messageCount: parent.messages + 1,
+        tokens: Int32Array.from(node.tokens),
+        prefixTokens,
+        children: [],
+        message: node.message,
+        logprobs: Float64Array.from(node.logprobs),
+        finishReason: node.finishReason,
+        weightVersionSpans: node.weightVersionSpans,
+        turnId: node.turnId,
+      };
+      if (node.timing !== undefined) restored.timing = node.timing;
+      if (node.metadata !== undefined) restored.metadata = node.metadata;
+      nodes.push(restored);
+    }
+    known.set(node.stateHash, {
+      kind: node.kind,
+      prefix: prefixTokens + node.tokens.length,
+      messages: parent.messages + (node.kind === "observation" ? node.messages.length : 1),
+    });
+  });
+  snapshot.turns.forEach((turn, i) => {
+    if (turn.turnId !== i) fail(`turns[${i}].turnId`, `must be ${i}`);
+    if (!known.has(turn.observationStateHash)) fail(`turns[${i}].observationStateHash`, "does not name a node");
+  });
+  return { snapshot, nodes, turns: snapshot.turns as TurnRecord[] };
+}
