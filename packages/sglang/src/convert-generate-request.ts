@@ -1,0 +1,121 @@
+import { SglangInvalidArgumentError } from "./errors/sglang-invalid-argument-error";
+import { convertSamplingParams, type SamplingParams } from "./sampling-params";
+import type { GenerateRequestWire } from "./sglang-api";
+
+/**
+ * Builds the body of `POST /generate` for one request: `rid`, `input_ids`, `sampling_params` (with
+ * `skip_special_tokens: false`, `no_stop_trim: true`) and `return_logprob`. Never `text`: the ids are
+ * used by SGLang as given (no BOS, no chat template).
+ *
+ * Validates the arguments with a plain loop rather than zod, because `inputIds` may hold 100k+ ids.
+ *
+ * @throws SglangInvalidArgumentError naming the field (`inputIds[12]`, `sampling.maxNewTokens`, ...).
+ */
+export function convertGenerateRequest({
+  rid,
+  inputIds,
+  sampling,
+  returnLogprob = true,
+}: {
+  rid: string;
+  inputIds: ArrayLike<number>;
+  sampling?: SamplingParams;
+  returnLogprob?: boolean;
+}): GenerateRequestWire {
+  validateInputIds(inputIds);
+  validateSampling(sampling);
+  return {
+    rid,
+    input_ids: Array.isArray(inputIds) ? (inputIds as number[]) : Array.from(inputIds),
+    sampling_params: convertSamplingParams(sampling),
+    return_logprob: returnLogprob,
+  };
+}
+
+function validateInputIds(inputIds: ArrayLike<number>): void {
+  if (inputIds == null || typeof inputIds.length !== "number") {
+    throw new SglangInvalidArgumentError({ field: "inputIds", reason: "must be an array of token ids" });
+  }
+  if (inputIds.length === 0) {
+    throw new SglangInvalidArgumentError({ field: "inputIds", reason: "must not be empty" });
+  }
+  for (let index = 0; index < inputIds.length; index++) {
+    const id = inputIds[index]!;
+    if (!Number.isInteger(id) || id < 0) {
+      throw new SglangInvalidArgumentError({
+        field: `inputIds[${index}]`,
+        reason: `must be a non-negative integer token id, got ${JSON.stringify(id)}`,
+      });
+    }
+  }
+}
+
+function checkNumber(
+  value: number | undefined,
+  field: string,
+  {
+    integer = false,
+    min,
+    max,
+    minExclusive = false,
+  }: { integer?: boolean; min?: number; max?: number; minExclusive?: boolean },
+): void {
+  if (value == null) return;
+  const bad =
+    typeof value !== "number" ||
+    Number.isNaN(value) ||
+    (integer && !Number.isInteger(value)) ||
+    (min !== undefined && (minExclusive ? value <= min : value < min)) ||
+    (max !== undefined && value > max);
+  if (bad) {
+    const range = [
+      integer ? "an integer" : "a number",
+      min !== undefined ? `${minExclusive ? ">" : ">="} ${min}` : "",
+      max !== undefined ? `<= ${max}` : "",
+    ]
+      .filter(Boolean)
+      .join(" ");
+    throw new SglangInvalidArgumentError({
+      field: `sampling.${field}`,
+      reason: `must be ${range}, got ${JSON.stringify(value)}`,
+    });
+  }
+}
+
+function validateSampling(sampling: SamplingParams | undefined): void {
+  if (sampling == null) return;
+  checkNumber(sampling.maxNewTokens, "maxNewTokens", { integer: true, min: 0 });
+  checkNumber(sampling.temperature, "temperature", { min: 0 });
+  checkNumber(sampling.topP, "topP", { min: 0, max: 1, minExclusive: true });
+  checkNumber(sampling.topK, "topK", { integer: true, min: -1 });
+  checkNumber(sampling.minP, "minP", { min: 0, max: 1 });
+  checkNumber(sampling.seed, "seed", { integer: true });
+  checkNumber(sampling.minNewTokens, "minNewTokens", { integer: true, min: 0 });
+  checkNumber(sampling.frequencyPenalty, "frequencyPenalty", { min: -2, max: 2 });
+  checkNumber(sampling.presencePenalty, "presencePenalty", { min: -2, max: 2 });
+  checkNumber(sampling.repetitionPenalty, "repetitionPenalty", { min: 0, max: 2, minExclusive: true });
+  if (sampling.stopTokenIds != null) {
+    if (!Array.isArray(sampling.stopTokenIds)) {
+      throw new SglangInvalidArgumentError({ field: "sampling.stopTokenIds", reason: "must be an array" });
+    }
+    sampling.stopTokenIds.forEach((id, index) => {
+      if (!Number.isInteger(id) || id < 0) {
+        throw new SglangInvalidArgumentError({
+          field: `sampling.stopTokenIds[${index}]`,
+          reason: `must be a non-negative integer token id, got ${JSON.stringify(id)}`,
+        });
+      }
+    });
+  }
+  if (sampling.stop != null) {
+    const stops = Array.isArray(sampling.stop) ? sampling.stop : [sampling.stop];
+    stops.forEach((stop, index) => {
+      if (typeof stop !== "string" || stop.length === 0) {
+        throw new SglangInvalidArgumentError({
+          field: Array.isArray(sampling.stop) ? `sampling.stop[${index}]` : "sampling.stop",
+          reason: "must be a non-empty string",
+        });
+      }
+    });
+  }
+}

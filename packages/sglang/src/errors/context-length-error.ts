@@ -1,0 +1,67 @@
+import { hasMarker } from "./has-marker";
+import { SglangApiError } from "./sglang-api-error";
+
+const marker = Symbol.for("relax.error.ContextLengthError");
+
+/** Numbers parsed from SGLang's context-length messages; any of them may be missing. */
+export interface ContextLengthNumbers {
+  /** Prompt tokens as SGLang counted them (`len(input_ids)`, plus any reserved tokens). */
+  promptTokens?: number;
+  /** The server's context length in tokens. */
+  maxContextLength?: number;
+  /** Completion tokens requested (`max_new_tokens`). */
+  requestedTokens?: number;
+  /** `promptTokens + requestedTokens` as SGLang reported it. */
+  totalTokens?: number;
+}
+
+/**
+ * SGLang refused a request because the prompt, or prompt plus `max_new_tokens`, does not fit the context
+ * length (HTTP 400). The numbers are parsed from either of SGLang's wordings:
+ * - "The input (N tokens) is longer than the model's context length (M tokens)." (`len(input_ids) >= M`)
+ * - "Requested token count exceeds the model's maximum context length of M tokens. You requested a total
+ *   of T tokens: N tokens from the input messages and K tokens for the completion. ..."
+ *   (`N + max_new_tokens >= M`)
+ *
+ * @see SGLang `TokenizerManager._validate_one_request`; the Python Relax maps both to
+ *   `context_length_exceeded` (400).
+ */
+export class ContextLengthError extends SglangApiError {
+  readonly [marker] = true;
+  override readonly name: string = "ContextLengthError";
+  readonly promptTokens?: number;
+  readonly maxContextLength?: number;
+  readonly requestedTokens?: number;
+  readonly totalTokens?: number;
+
+  constructor({
+    status,
+    body,
+    url,
+    serverMessage,
+    numbers,
+    cause,
+  }: {
+    status: number;
+    body: unknown;
+    url: string;
+    serverMessage?: string;
+    numbers: ContextLengthNumbers;
+    cause?: unknown;
+  }) {
+    super({ status, body, url, serverMessage, cause });
+    this.promptTokens = numbers.promptTokens;
+    this.maxContextLength = numbers.maxContextLength;
+    this.requestedTokens = numbers.requestedTokens;
+    this.totalTokens = numbers.totalTokens;
+  }
+
+  override get isRetryable(): boolean {
+    return false;
+  }
+
+  /** True for any `ContextLengthError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is ContextLengthError {
+    return hasMarker(error, marker);
+  }
+}

@@ -1,0 +1,11 @@
+export { ContextLengthError, type ContextLengthNumbers } from "./context-length-error";
+export { createSglangError } from "./create-sglang-error";
+export { parseContextLengthMessage } from "./parse-context-length-message";
+export { SglangAbortError } from "./sglang-abort-error";
+export { extractServerMessage, SglangApiError } from "./sglang-api-error";
+export { SglangConnectionError } from "./sglang-connection-error";
+export { SglangError } from "./sglang-error";
+export { SglangInvalidArgumentError } from "./sglang-invalid-argument-error";
+export { SglangResponseError } from "./sglang-response-error";
+export { SglangServerError } from "./sglang-server-error";
+export { SglangTimeoutError } from "./sglang-timeout-error";

@@ -1,0 +1,39 @@
+import { hasMarker } from "./has-marker";
+import { SglangError } from "./sglang-error";
+
+const marker = Symbol.for("relax.error.SglangTimeoutError");
+
+/**
+ * A call ran past its time limit. For `/generate` the client has already sent `/abort_request` for the
+ * rid (best effort), so the server stops spending tokens on it.
+ */
+export class SglangTimeoutError extends SglangError {
+  readonly [marker] = true;
+  override readonly name: string = "SglangTimeoutError";
+  readonly url: string;
+  /** The limit that was exceeded, in milliseconds. */
+  readonly timeoutMs: number;
+  /** The request id, for `/generate`. */
+  readonly rid?: string;
+
+  constructor({
+    url,
+    timeoutMs,
+    rid,
+    cause,
+  }: { url: string; timeoutMs: number; rid?: string; cause?: unknown }) {
+    super({ message: `${url} did not answer within ${timeoutMs} ms`, cause });
+    this.url = url;
+    this.timeoutMs = timeoutMs;
+    this.rid = rid;
+  }
+
+  override get isRetryable(): boolean {
+    return true;
+  }
+
+  /** True for any `SglangTimeoutError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is SglangTimeoutError {
+    return hasMarker(error, marker);
+  }
+}

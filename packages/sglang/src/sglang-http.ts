@@ -1,0 +1,112 @@
+import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from "ky";
+import { createSglangError } from "./errors/create-sglang-error";
+import { SglangAbortError } from "./errors/sglang-abort-error";
+import { SglangConnectionError } from "./errors/sglang-connection-error";
+import type { SglangError } from "./errors/sglang-error";
+import { SglangTimeoutError } from "./errors/sglang-timeout-error";
+
+/** Retry policy of control calls (never used for `/generate`). */
+export interface ControlRetryOptions {
+  /** Retries after the first attempt. @default 3 */
+  limit?: number;
+  /** Delay before the first retry, in ms; doubles each retry. @default 200 */
+  backoffMs?: number;
+  /** Upper bound of one delay, in ms. @default 5000 */
+  maxBackoffMs?: number;
+}
+
+/** Statuses a control call is retried on (the router's own retry set). */
+export const RETRY_STATUS_CODES = [408, 429, 500, 502, 503, 504] as const;
+
+/** Creates the ky instance shared by a client. */
+export function createKy({
+  fetch,
+  headers,
+}: {
+  fetch?: typeof globalThis.fetch;
+  headers?: Record<string, string>;
+}): KyInstance {
+  return ky.create({
+    ...(fetch ? { fetch: fetch as (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> } : {}),
+    headers,
+  });
+}
+
+/** Parses a body as JSON when it looks like JSON, else returns the text (possibly empty). */
+export function parseBodyText(text: string): unknown {
+  const trimmed = text.trimStart();
+  if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+/**
+ * One control call (`/abort_request`, `/pause_generation`, `/get_model_info`, ...): retried with
+ * exponential backoff on connection errors, timeouts and 408/429/5xx, since these calls are idempotent.
+ * Returns the parsed body (JSON, or text for routes that answer text or nothing).
+ *
+ * @throws SglangConnectionError | SglangTimeoutError | SglangApiError (and subclasses) | SglangAbortError
+ */
+export async function sendControl({
+  kyInstance,
+  url,
+  method,
+  json,
+  timeoutMs,
+  retry,
+  signal,
+}: {
+  kyInstance: KyInstance;
+  url: string;
+  method: "get" | "post";
+  json?: unknown;
+  timeoutMs: number;
+  retry: ControlRetryOptions | false;
+  signal?: AbortSignal;
+}): Promise<unknown> {
+  const limit = retry === false ? 0 : (retry.limit ?? 3);
+  const backoffMs = retry === false ? 0 : (retry.backoffMs ?? 200);
+  const maxBackoffMs = retry === false ? 0 : (retry.maxBackoffMs ?? 5000);
+  try {
+    const response = await kyInstance(url, {
+      method,
+      ...(json === undefined ? {} : { json }),
+      timeout: timeoutMs,
+      signal,
+      retry: {
+        limit,
+        methods: ["get", "post"],
+        statusCodes: [...RETRY_STATUS_CODES],
+        afterStatusCodes: [429, 503],
+        maxRetryAfter: maxBackoffMs,
+        backoffLimit: maxBackoffMs,
+        delay: (attempt) => backoffMs * 2 ** (attempt - 1),
+        retryOnTimeout: true,
+      },
+    });
+    return parseBodyText(await response.text());
+  } catch (error) {
+    throw mapTransportError(error, { url, timeoutMs, signal });
+  }
+}
+
+/** Maps a ky / fetch failure to the client's typed errors. */
+export function mapTransportError(
+  error: unknown,
+  { url, timeoutMs, rid, signal }: { url: string; timeoutMs?: number; rid?: string; signal?: AbortSignal },
+): SglangError {
+  if (isHTTPError(error)) {
+    const body = error.data ?? "";
+    return createSglangError({ url, status: error.response.status, body, rid, cause: error });
+  }
+  if (isTimeoutError(error))
+    return new SglangTimeoutError({ url, timeoutMs: timeoutMs ?? 0, rid, cause: error });
+  if (signal?.aborted) return new SglangAbortError({ url, rid, sent: true, cause: error });
+  if (isNetworkError(error)) return new SglangConnectionError({ url, rid, cause: error.cause ?? error });
+  return new SglangConnectionError({ url, rid, cause: error });
+}
