@@ -11,9 +11,9 @@ export const chatCompletionsRequestSchema = z.object({
   /** Echoed back only; it does not select the backend. */
   model: z.string().nullish(),
   /** Full history of one conversation branch. */
-  messages: z.unknown(),
-  tools: z.unknown(),
-  chat_template_kwargs: z.unknown(),
+  messages: z.unknown().optional(),
+  tools: z.unknown().optional(),
+  chat_template_kwargs: z.unknown().optional(),
   /** Turn limit in tokens; wins over `max_tokens`. */
   max_completion_tokens: z.number().int().positive().nullish(),
   /** Legacy alias of `max_completion_tokens`. */

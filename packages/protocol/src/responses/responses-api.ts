@@ -30,9 +30,9 @@ export const responsesRequestSchema = z.object({
   reasoning: z.object({ effort: z.enum(RESPONSES_REASONING_EFFORTS).nullish() }).nullish(),
   stream: z.boolean().nullish(),
   /** Rejected when set: Relax needs the full history in `input`. */
-  previous_response_id: z.unknown(),
+  previous_response_id: z.unknown().optional(),
   /** Rejected when set, for the same reason. */
-  conversation: z.unknown(),
+  conversation: z.unknown().optional(),
 });
 
 /** Fields read from a Responses body; any other key produces an `ignored-field` warning. */
