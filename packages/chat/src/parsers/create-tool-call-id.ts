@@ -1,0 +1,29 @@
+import { createHash } from "node:crypto";
+import { stableStringify } from "../canonical/stable-stringify";
+
+/**
+ * A deterministic tool-call id: `"call_"` + the first 24 hex digits of
+ * `sha256(stableStringify({ arguments, call_index, name, seed }))` (keys sorted, compact JSON, UTF-8).
+ * The same seed (the caller passes the parent state hash and/or the generated token ids), position,
+ * name and canonical arguments always give the same id, so a replayed history matches the stored one.
+ * Follows the Python Relax's `"call_" + sha256(json{call_index, parent_state_hash, token_ids})[:24]`
+ * scheme, with the call's content folded in.
+ *
+ * @param callIndex - position of the call in the message's `tool_calls` (0-based).
+ * @param seed - the per-turn seed, e.g. the parent state hash.
+ * @param arguments - the canonical arguments JSON text.
+ */
+export function createToolCallId({
+  callIndex,
+  seed,
+  name,
+  arguments: args,
+}: {
+  callIndex: number;
+  seed: string;
+  name: string;
+  arguments: string;
+}): string {
+  const payload = stableStringify({ arguments: args, call_index: callIndex, name, seed });
+  return `call_${createHash("sha256").update(payload, "utf8").digest("hex").slice(0, 24)}`;
+}
