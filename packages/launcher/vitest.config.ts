@@ -1,3 +1,4 @@
+import { mergeConfig } from "vitest/config";
 import { relaxVitestConfig } from "../../vitest.shared";
 
-export default relaxVitestConfig();
+export default mergeConfig(relaxVitestConfig(), { test: { setupFiles: ["test/setup.ts"] } });

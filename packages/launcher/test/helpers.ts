@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { copyFile, mkdir, mkdtemp, readdir } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -49,7 +49,7 @@ export interface MarkerKit {
 
 export async function createMarkerKit(): Promise<MarkerKit> {
   const tag = randomBytes(4).toString("hex");
-  const dir = await mkdtemp(join(tmpdir(), "relax-launcher-marker-"));
+  const dir = await tempDir("marker");
   const names = [`rlx${tag}s`, `rlx${tag}b`];
   const sleep = join(dir, names[0]!);
   const bash = join(dir, names[1]!);
@@ -80,9 +80,19 @@ export async function waitFor<T>(
   }
 }
 
-/** A temporary directory. */
-export function tempDir(prefix: string): Promise<string> {
-  return mkdtemp(join(tmpdir(), `relax-launcher-${prefix}-`));
+const createdDirs: string[] = [];
+
+/** A temporary directory, removed by {@link removeTempDirs} (registered in `test/setup.ts`). */
+export async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), `relax-launcher-${prefix}-`));
+  createdDirs.push(dir);
+  return dir;
+}
+
+/** Removes every directory made by {@link tempDir} in this test file. */
+export async function removeTempDirs(): Promise<void> {
+  const dirs = createdDirs.splice(0);
+  await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
 /**

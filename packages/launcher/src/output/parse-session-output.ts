@@ -127,10 +127,8 @@ function validate<Schema extends z.ZodType>(schema: Schema, value: unknown, line
   if (result.success) return result.data;
   const issue = result.error.issues[0];
   const path = issue ? formatPath(issue.path) : null;
-  const message =
-    issue?.code === "invalid_type" && issue.input === undefined
-      ? "is required"
-      : (issue?.message ?? "invalid");
+  const missing = issue?.code === "invalid_type" && valueAt(value, issue.path) === undefined;
+  const message = missing ? "is required" : describeIssue(issue, issue ? valueAt(value, issue.path) : value);
   throw new SessionOutputError({ line, path: path || null, message, cause: result.error });
 }
 
@@ -150,6 +148,33 @@ function warnUnknownKeys(
   }
 }
 
+function describeIssue(issue: z.core.$ZodIssue | undefined, actual: unknown): string {
+  if (issue === undefined) return "invalid";
+  const got = jsonTypeOf(actual);
+  if (issue.code === "invalid_type") {
+    const expected =
+      issue.expected === "record"
+        ? "an object"
+        : issue.expected === "array"
+          ? "an array"
+          : `a ${issue.expected}`;
+    return `expected ${expected}, got ${got}`;
+  }
+  if (issue.code === "invalid_union" && issue.path.at(-1) === "reward") {
+    return `expected a number, an object or null, got ${got}`;
+  }
+  return issue.message;
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (typeof current !== "object" || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
+}
+
 function formatPath(path: readonly PropertyKey[]): string {
   return path
     .map((segment, index) =>
@@ -165,6 +190,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function jsonTypeOf(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
   return `a ${typeof value}`;
 }
 

@@ -24,6 +24,8 @@ export async function spawnProcessGroup({
 }: SpawnAgentProcessOptions): Promise<AgentProcess> {
   const log = await open(logPath, "a");
   let child: ReturnType<typeof spawn>;
+  let spawned: Promise<Error | null>;
+  let exitedRaw: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   try {
     child = spawn(shell, ["-lc", command], {
       cwd,
@@ -32,20 +34,22 @@ export async function spawnProcessGroup({
       detached: true,
       windowsHide: true,
     });
+    // Listen before any await: "spawn" / "error" / "exit" may fire on the next tick.
+    spawned = new Promise<Error | null>((resolve) => {
+      child.once("spawn", () => resolve(null));
+      child.once("error", (error) => resolve(error));
+    });
+    exitedRaw = new Promise((resolve) => {
+      child.once("exit", (code, signal) => resolve({ code, signal }));
+    });
   } finally {
     await log.close();
   }
-  const spawned = await new Promise<Error | null>((resolve) => {
-    child.once("spawn", () => resolve(null));
-    child.once("error", (error) => resolve(error));
-  });
-  if (spawned !== null || child.pid === undefined) {
-    throw new SpawnFailure(`cannot start ${shell}: ${spawned?.message ?? "no pid"}`, null);
+  const spawnError = await spawned;
+  if (spawnError !== null || child.pid === undefined) {
+    throw new SpawnFailure(`cannot start ${shell}: ${spawnError?.message ?? "no pid"}`, null);
   }
   const pid = child.pid;
-  const exitedRaw = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
-    child.once("exit", (code, signal) => resolve({ code, signal }));
-  });
 
   let terminating: Promise<number> | null = null;
   const sweep = (grace: number) => sweepSessionProcesses({ markers, processGroupId: pid, graceMs: grace });

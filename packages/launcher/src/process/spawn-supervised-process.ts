@@ -39,12 +39,18 @@ export async function spawnSupervisedProcess({
 }: SpawnAgentProcessOptions & { reaperPath: string }): Promise<AgentProcess> {
   const log = await open(logPath, "a");
   let child: ReturnType<typeof spawn>;
+  let closed: Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>;
   try {
     child = spawn(
       reaperPath,
       ["--grace-ms", String(Math.round(graceMs)), "--status-fd", "3", "--", shell, "-lc", command],
       { cwd, env, stdio: ["ignore", log.fd, log.fd, "pipe"], windowsHide: true },
     );
+    // Listen before any await: "error" (e.g. ENOENT) may fire on the next tick.
+    closed = new Promise((resolve) => {
+      child.once("error", (error) => resolve({ code: null, signal: null, error }));
+      child.once("close", (code, signal) => resolve({ code, signal }));
+    });
   } finally {
     await log.close();
   }
@@ -78,13 +84,6 @@ export async function spawnSupervisedProcess({
       newline = buffered.indexOf("\n");
     }
   });
-
-  const closed = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
-    (resolve) => {
-      child.once("error", (error) => resolve({ code: null, signal: null, error }));
-      child.once("close", (code, signal) => resolve({ code, signal }));
-    },
-  );
 
   // Wait for "started <pid>", an "error" line, or the supervisor's end, whichever comes first.
   await new Promise<void>((resolve) => {
