@@ -4,8 +4,8 @@ import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { createProtocolHandler } from "../src/index";
-import { serveHandler, type TestServer } from "./support/serve-handler";
 import { counterIds, scriptedGenerate, TEXT_TURN, TOOL_TURN } from "./support/scripted-generate";
+import { serveHandler, type TestServer } from "./support/serve-handler";
 
 let server: TestServer;
 let script: ReturnType<typeof scriptedGenerate>;
@@ -14,7 +14,12 @@ beforeAll(async () => {
   script = scriptedGenerate([]);
   server = await serveHandler(createProtocolHandler({ generate: script.generate, createId: counterIds() }));
   setTracingDisabled(true);
-  const client = new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "session-agents", maxRetries: 0, timeout: 10_000 });
+  const client = new OpenAI({
+    baseURL: `${server.url}/v1`,
+    apiKey: "session-agents",
+    maxRetries: 0,
+    timeout: 10_000,
+  });
   // @openai/agents bundles openai 7; the 6.x client has the same runtime surface it uses.
   setDefaultOpenAIClient(client as unknown as Parameters<typeof setDefaultOpenAIClient>[0]);
 });
@@ -34,7 +39,12 @@ async function runWeatherAgent(stream: boolean) {
       return "18 and sunny";
     },
   });
-  const agent = new Agent({ name: "weather", instructions: "Answer weather questions.", model: "qwen3-8b", tools: [getWeather] });
+  const agent = new Agent({
+    name: "weather",
+    instructions: "Answer weather questions.",
+    model: "qwen3-8b",
+    tools: [getWeather],
+  });
   script.calls.length = 0;
   script.queue.push(TOOL_TURN, TEXT_TURN);
   if (stream) {

@@ -2,8 +2,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createProtocolHandler } from "../src/index";
-import { serveHandler, type TestServer } from "./support/serve-handler";
 import { counterIds, LENGTH_TURN, scriptedGenerate, TEXT_TURN, TOOL_TURN } from "./support/scripted-generate";
+import { serveHandler, type TestServer } from "./support/serve-handler";
 
 const WEATHER_TOOL_CHAT = {
   type: "function" as const,
@@ -37,7 +37,12 @@ afterAll(async () => {
 });
 
 function openai(): OpenAI {
-  return new OpenAI({ baseURL: `${server.url}/v1`, apiKey: "session-openai", maxRetries: 0, timeout: 10_000 });
+  return new OpenAI({
+    baseURL: `${server.url}/v1`,
+    apiKey: "session-openai",
+    maxRetries: 0,
+    timeout: 10_000,
+  });
 }
 
 describe("openai SDK: chat.completions", () => {
@@ -101,7 +106,10 @@ describe("openai SDK: chat.completions", () => {
     for await (const chunk of stream) chunks.push(chunk);
     const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("");
     const reasoning = chunks
-      .map((chunk) => (chunk.choices[0]?.delta as { reasoning_content?: string }).reasoning_content ?? "")
+      .map(
+        (chunk) =>
+          (chunk.choices[0]?.delta as { reasoning_content?: string } | undefined)?.reasoning_content ?? "",
+      )
       .join("");
     expect(text).toBe("It is 18 °C and sunny in Paris.");
     expect(reasoning).toBe("The tool said 18 and sunny.");
@@ -127,7 +135,13 @@ describe("openai SDK: chat.completions", () => {
     const error = await openai()
       .chat.completions.create({
         model: "qwen3-8b",
-        messages: [{ role: "assistant", content: "", tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{}" } }] }],
+        messages: [
+          {
+            role: "assistant",
+            content: "",
+            tool_calls: [{ id: "", type: "function", function: { name: "f", arguments: "{}" } }],
+          },
+        ],
       })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -149,7 +163,14 @@ describe("openai SDK: responses", () => {
     const response = await openai().responses.create({
       model: "qwen3-8b",
       input: "Weather in Paris?",
-      tools: [{ type: "function", name: "get_weather", parameters: WEATHER_TOOL_CHAT.function.parameters, strict: false }],
+      tools: [
+        {
+          type: "function",
+          name: "get_weather",
+          parameters: WEATHER_TOOL_CHAT.function.parameters,
+          strict: false,
+        },
+      ],
     });
     expect(response.status).toBe("completed");
     expect(response.output_text).toBe("Let me check the weather.");
@@ -176,7 +197,10 @@ describe("openai SDK: responses", () => {
     expect(final.status).toBe("completed");
     expect(final.output_text).toBe("Let me check the weather.");
     expect(final.output.map((item) => item.type)).toEqual(["reasoning", "message", "function_call"]);
-    expect(final.output[2]).toMatchObject({ call_id: "call_7f3a9c", arguments: '{"city":"Paris","unit":"celsius"}' });
+    expect(final.output[2]).toMatchObject({
+      call_id: "call_7f3a9c",
+      arguments: '{"city":"Paris","unit":"celsius"}',
+    });
     expect(events[0]).toBe("response.created");
     expect(events).toContain("response.output_text.delta");
     expect(events).toContain("response.reasoning_text.delta");
@@ -240,7 +264,12 @@ describe("@anthropic-ai/sdk: messages", () => {
 
   it("should fold messages.stream into the same message (Bearer auth token)", async () => {
     script.queue.push(TOOL_TURN);
-    const client = new Anthropic({ baseURL: server.url, authToken: "session-bearer", apiKey: null, maxRetries: 0 });
+    const client = new Anthropic({
+      baseURL: server.url,
+      authToken: "session-bearer",
+      apiKey: null,
+      maxRetries: 0,
+    });
     const stream = client.messages.stream({
       model: "qwen3-8b",
       max_tokens: 512,
@@ -268,11 +297,13 @@ describe("@anthropic-ai/sdk: messages", () => {
   it("should report max_tokens for a length cut", async () => {
     script.queue.push(LENGTH_TURN);
     const client = new Anthropic({ baseURL: server.url, apiKey: "s", maxRetries: 0 });
-    const message = await client.messages.stream({
-      model: "qwen3-8b",
-      max_tokens: 5,
-      messages: [{ role: "user", content: "History of Paris" }],
-    }).finalMessage();
+    const message = await client.messages
+      .stream({
+        model: "qwen3-8b",
+        max_tokens: 5,
+        messages: [{ role: "user", content: "History of Paris" }],
+      })
+      .finalMessage();
     expect(message.stop_reason).toBe("max_tokens");
     expect(message.content).toEqual([{ type: "text", text: "The history of Paris begins" }]);
   });
@@ -280,7 +311,9 @@ describe("@anthropic-ai/sdk: messages", () => {
   it("should throw the in-stream error event as an APIError", async () => {
     const client = new Anthropic({ baseURL: server.url, apiKey: "s", maxRetries: 0 });
     await expect(
-      client.messages.stream({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }] }).finalMessage(),
+      client.messages
+        .stream({ model: "m", max_tokens: 5, messages: [{ role: "user", content: "x" }] })
+        .finalMessage(),
     ).rejects.toThrow("internal error: scripted generate: no turn left");
   });
 
@@ -288,13 +321,19 @@ describe("@anthropic-ai/sdk: messages", () => {
     script.queue.push(TEXT_TURN);
     const response = await fetch(`${server.url}/v1/messages?beta=true`, {
       method: "POST",
-      headers: { "content-type": "application/json", "x-api-key": "session-claude-code", "anthropic-version": "2023-06-01" },
+      headers: {
+        "content-type": "application/json",
+        "x-api-key": "session-claude-code",
+        "anthropic-version": "2023-06-01",
+      },
       body: JSON.stringify({
         model: "claude-opus-5-5",
         max_tokens: 32000,
         stream: true,
         system: [{ type: "text", text: "You are Claude Code.", cache_control: { type: "ephemeral" } }],
-        messages: [{ role: "user", content: [{ type: "text", text: "say hi", cache_control: { type: "ephemeral" } }] }],
+        messages: [
+          { role: "user", content: [{ type: "text", text: "say hi", cache_control: { type: "ephemeral" } }] },
+        ],
         metadata: { user_id: "u" },
       }),
     });

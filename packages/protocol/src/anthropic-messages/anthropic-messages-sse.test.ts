@@ -3,7 +3,11 @@ import { accumulateAnthropicMessage } from "../../test/support/accumulate-stream
 import { LENGTH_TURN, TEXT_TURN, TOOL_TURN } from "../../test/support/scripted-generate";
 import { registerSseFixtureCases, StandInContextLengthError } from "../../test/support/sse-fixture-cases";
 
-const body = { model: "qwen3-8b", max_tokens: 1024, messages: [{ role: "user", content: "Weather in Paris?" }] };
+const body = {
+  model: "qwen3-8b",
+  max_tokens: 1024,
+  messages: [{ role: "user", content: "Weather in Paris?" }],
+};
 
 describe("Anthropic Messages buffered SSE", () => {
   registerSseFixtureCases({
@@ -17,7 +21,10 @@ describe("Anthropic Messages buffered SSE", () => {
       {
         name: "anthropic-messages-tool-only-turn",
         body,
-        turn: { ...TOOL_TURN, message: { role: "assistant", content: "", tool_calls: TOOL_TURN.message.tool_calls } },
+        turn: {
+          ...TOOL_TURN,
+          message: { role: "assistant", content: "", tool_calls: TOOL_TURN.message.tool_calls },
+        },
       },
       { name: "anthropic-messages-context-length-error", body, error: new StandInContextLengthError() },
     ],

@@ -29,7 +29,10 @@ describe("Chat Completions buffered SSE", () => {
       {
         name: "chat-completions-tool-only-turn",
         body,
-        turn: { ...TOOL_TURN, message: { role: "assistant", content: "", tool_calls: TOOL_TURN.message.tool_calls } },
+        turn: {
+          ...TOOL_TURN,
+          message: { role: "assistant", content: "", tool_calls: TOOL_TURN.message.tool_calls },
+        },
       },
       { name: "chat-completions-context-length-error", body, error: new StandInContextLengthError() },
     ],

@@ -17,7 +17,10 @@ describe("Responses buffered SSE", () => {
       {
         name: "responses-tool-only-turn",
         body,
-        turn: { ...TOOL_TURN, message: { role: "assistant", content: "", tool_calls: TOOL_TURN.message.tool_calls } },
+        turn: {
+          ...TOOL_TURN,
+          message: { role: "assistant", content: "", tool_calls: TOOL_TURN.message.tool_calls },
+        },
       },
       { name: "responses-context-length-error", body, error: new StandInContextLengthError() },
     ],

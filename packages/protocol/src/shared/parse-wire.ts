@@ -27,9 +27,25 @@ const EXPECTED_NAMES: Record<string, string> = {
 export function parseWire<T extends z.ZodType>(schema: T, value: unknown, base: string): z.output<T> {
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
-  const issue = result.error.issues[0] as Issue;
+  const issue = deepestIssue(result.error.issues[0] as Issue);
   const path = formatFieldPath(base, issue.path) || "body";
   throw new CanonicalizationError({ path, reason: describeIssue(issue), cause: result.error });
+}
+
+/**
+ * For a union that failed, the issue of the branch whose type matched (its issue lies deeper than the
+ * union itself), so `[{type: "input_file"}]` against `string | Part[]` reports the part, not "must be a
+ * string". The nested path is made absolute.
+ */
+function deepestIssue(issue: Issue): Issue {
+  if (issue.code !== "invalid_union" || "discriminator" in issue) return issue;
+  for (const branch of issue.errors) {
+    const nested = branch[0] as Issue | undefined;
+    if (nested !== undefined && nested.path.length > 0) {
+      return deepestIssue({ ...nested, path: [...issue.path, ...nested.path] } as Issue);
+    }
+  }
+  return issue;
 }
 
 function describeIssue(issue: Issue): string {
@@ -74,8 +90,7 @@ function describeIssue(issue: Issue): string {
       if (expected.size > 0 && issue.input !== undefined) {
         return `must be ${[...expected].join(" or ")}, got ${typeName(issue.input)}`;
       }
-      const nested = issue.errors.find((branch) => branch.length > 0)?.[0];
-      return nested ? describeIssue(nested as Issue) : "has an unsupported shape";
+      return "has an unsupported shape";
     }
     default:
       return issue.message;

@@ -26,15 +26,19 @@ export async function* withHeartbeat<T>(
     while (true) {
       pending ??= iterator.next();
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const next = beats
-        ? await Promise.race([
-            pending,
-            new Promise<Heartbeat>((resolve) => {
-              timer = setTimeout(() => resolve(HEARTBEAT), intervalMs);
-            }),
-          ])
-        : await pending;
-      clearTimeout(timer);
+      let next: IteratorResult<T> | Heartbeat;
+      try {
+        next = beats
+          ? await Promise.race([
+              pending,
+              new Promise<Heartbeat>((resolve) => {
+                timer = setTimeout(() => resolve(HEARTBEAT), intervalMs);
+              }),
+            ])
+          : await pending;
+      } finally {
+        clearTimeout(timer);
+      }
       if (next === HEARTBEAT) {
         yield HEARTBEAT;
         continue;

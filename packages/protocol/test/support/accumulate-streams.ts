@@ -1,5 +1,6 @@
 import type { EventSourceMessage } from "eventsource-parser";
 
+// biome-ignore lint/suspicious/noExplicitAny: the folded JSON has any shape; tests compare it with toEqual.
 type Json = Record<string, any>;
 
 /**
@@ -20,11 +21,14 @@ export function accumulateChatCompletion(events: EventSourceMessage[]): Json {
       object: "chat.completion",
       created: chunk.created,
       model: chunk.model,
-      choices: [{ index: 0, message: { role: "assistant", content: null }, logprobs: null, finish_reason: null }],
+      choices: [
+        { index: 0, message: { role: "assistant", content: null }, logprobs: null, finish_reason: null },
+      ],
     };
     const target = completion.choices[0];
     const { delta } = choice;
-    if (typeof delta.content === "string") target.message.content = (target.message.content ?? "") + delta.content;
+    if (typeof delta.content === "string")
+      target.message.content = (target.message.content ?? "") + delta.content;
     for (const key of ["reasoning_content", "reasoning"]) {
       if (typeof delta[key] === "string") target.message[key] = (target.message[key] ?? "") + delta[key];
     }
@@ -83,7 +87,10 @@ export function accumulateResponse(events: EventSourceMessage[]): { response: Js
         break;
       case "response.output_item.done":
         // The streamed pieces must add up to the finished item, except its final status.
-        if (JSON.stringify({ ...output[data.output_index], status: data.item.status }) !== JSON.stringify(data.item)) {
+        if (
+          JSON.stringify({ ...output[data.output_index], status: data.item.status }) !==
+          JSON.stringify(data.item)
+        ) {
           throw new Error(`item ${data.output_index} does not match its deltas`);
         }
         output[data.output_index] = structuredClone(data.item);
@@ -92,7 +99,13 @@ export function accumulateResponse(events: EventSourceMessage[]): { response: Js
       case "response.incomplete":
       case "response.failed":
         terminal = data;
-        snapshot = { ...snapshot, status: data.response.status, incomplete_details: data.response.incomplete_details, error: data.response.error, usage: data.response.usage };
+        snapshot = {
+          ...snapshot,
+          status: data.response.status,
+          incomplete_details: data.response.incomplete_details,
+          error: data.response.error,
+          usage: data.response.usage,
+        };
         break;
     }
   });

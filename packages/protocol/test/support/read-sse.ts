@@ -4,7 +4,10 @@ import { createParser, type EventSourceMessage } from "eventsource-parser";
  * Parses SSE bytes as a client does (eventsource-parser behind a streaming UTF-8 decoder), feeding them
  * in the chunks given by `splits` (byte offsets), so a split can fall inside a UTF-8 character.
  */
-export function readSse(bytes: Uint8Array, splits: readonly number[] = []): {
+export function readSse(
+  bytes: Uint8Array,
+  splits: readonly number[] = [],
+): {
   events: EventSourceMessage[];
   comments: string[];
 } {

@@ -1,15 +1,17 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import type { AssistantTurn } from "@relax/chat";
+import type { EventSourceMessage } from "eventsource-parser";
 import fc from "fast-check";
 import { expect, it } from "vitest";
 import { callHandler } from "./call-handler";
 import { readSse } from "./read-sse";
-import type { EventSourceMessage } from "eventsource-parser";
+
+const contextLengthMarker: unique symbol = Symbol.for("relax.error.ContextLengthError") as never;
 
 /** Stands in for `@relax/sglang`'s `ContextLengthError`: same global marker, same fields. */
 export class StandInContextLengthError extends Error {
-  readonly [Symbol.for("relax.error.ContextLengthError")] = true;
+  readonly [contextLengthMarker] = true;
   override readonly name = "ContextLengthError";
   readonly promptTokens = 40_000;
   readonly maxContextLength = 32_768;
@@ -44,7 +46,12 @@ export function registerSseFixtureCases({
   accumulate: (events: EventSourceMessage[]) => unknown;
 }): void {
   it.each(cases)("should write the $name stream byte for byte", async ({ name, body, turn, error }) => {
-    const { status, headers, text } = await callHandler({ path, body: { ...body, stream: true }, turn, error });
+    const { status, headers, text } = await callHandler({
+      path,
+      body: { ...body, stream: true },
+      turn,
+      error,
+    });
     expect(status).toBe(200);
     expect(headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
     const file = new URL(`${name}.sse.txt`, fixtureDir);
