@@ -4,6 +4,37 @@
  * matching with transition classes and drift tolerance, token deltas, training samples, export matching and
  * snapshots. Depends only on `@relax/chat` (a `TokenRenderer` is injected); no I/O.
  */
+
+export { compareAssistantEcho } from "./drift/compare-assistant-echo";
+export { redactionPattern } from "./drift/compare-text";
+export {
+  DEFAULT_REDACTION_MARKERS,
+  formatHistoryEdit,
+  type HistoryEdit,
+  type HistoryEditKind,
+} from "./drift/history-edit";
+export { ContextLimitError } from "./errors/context-limit-error";
+export { ExportMatchError, type ExportMatchFailure } from "./errors/export-match-error";
+export { ForestInputError } from "./errors/forest-input-error";
+export { NoResponseError } from "./errors/no-response-error";
+export { SnapshotError } from "./errors/snapshot-error";
+export { StateConflictError } from "./errors/state-conflict-error";
+export { UnknownStateError } from "./errors/unknown-state-error";
+export type {
+  ForestNode,
+  ObservationNode,
+  ResponseFinishReason,
+  ResponseNode,
+  RootNode,
+  TurnTiming,
+} from "./node/forest-node";
+export type {
+  SampleStatus,
+  TrainingSample,
+  TransitionClass,
+  TurnTrace,
+  WeightVersionSpan,
+} from "./sample/training-sample";
 export {
   type BeginTurnOptions,
   type CommitResponseInput,
@@ -14,36 +45,10 @@ export {
   SessionForest,
   type SessionForestOptions,
 } from "./session-forest";
-export type {
-  ForestNode,
-  ObservationNode,
-  ResponseFinishReason,
-  ResponseNode,
-  RootNode,
-  TurnTiming,
-} from "./node/forest-node";
-export type { TurnPlan, TurnRecord, TurnStatus } from "./turn/turn-record";
-export type {
-  SampleStatus,
-  TrainingSample,
-  TransitionClass,
-  TurnTrace,
-  WeightVersionSpan,
-} from "./sample/training-sample";
 export {
-  DEFAULT_REDACTION_MARKERS,
-  formatHistoryEdit,
-  type HistoryEdit,
-  type HistoryEditKind,
-} from "./drift/history-edit";
-export { compareAssistantEcho } from "./drift/compare-assistant-echo";
-export { redactionPattern } from "./drift/compare-text";
+  FOREST_SNAPSHOT_FORMAT,
+  type ForestSnapshot,
+  forestSnapshotSchema,
+} from "./snapshot/forest-snapshot";
 export { chainStateHash, hashConversationState, ROOT_STATE_HASH, seedStateHash } from "./state/state-hash";
-export { FOREST_SNAPSHOT_FORMAT, type ForestSnapshot, forestSnapshotSchema } from "./snapshot/forest-snapshot";
-export { ContextLimitError } from "./errors/context-limit-error";
-export { ExportMatchError, type ExportMatchFailure } from "./errors/export-match-error";
-export { ForestInputError } from "./errors/forest-input-error";
-export { NoResponseError } from "./errors/no-response-error";
-export { SnapshotError } from "./errors/snapshot-error";
-export { StateConflictError } from "./errors/state-conflict-error";
-export { UnknownStateError } from "./errors/unknown-state-error";
+export type { TurnPlan, TurnRecord, TurnStatus } from "./turn/turn-record";

@@ -65,14 +65,21 @@ describe("SessionForest: a two-turn tool conversation (character tokenizer)", ()
     expect(plan2.matchedMessages).toBe(3);
     expect(plan2.transition).toBe("append");
     expect(renderer.decode(plan2.inputIds)).toBe(PROMPT + R1_TEXT + OBS_TEXT);
-    expect(plan2.observationTokens).toBe(renderer.encode(OBS_TEXT.replace(/<\|im_(start|end)\|>/g, "#")).length);
+    expect(plan2.observationTokens).toBe(
+      renderer.encode(OBS_TEXT.replace(/<\|im_(start|end)\|>/g, "#")).length,
+    );
   });
 
   it("should build the sample with loss 1 exactly on generated tokens and aligned logprobs", () => {
     const { forest, renderer, c1, c2 } = run();
     const sample = forest.buildSample(c2.node.stateHash);
     const r1 = renderer.renderResponse(R1);
-    const obs = renderer.renderObservationDelta({ messages: [T1], tools: [], chatTemplateKwargs: {}, previousResponseIds: r1 });
+    const obs = renderer.renderObservationDelta({
+      messages: [T1],
+      tools: [],
+      chatTemplateKwargs: {},
+      previousResponseIds: r1,
+    });
     const r2 = renderer.renderResponse(R2);
     expect(renderer.decode(sample.tokens)).toBe(PROMPT + R1_TEXT + OBS_TEXT + R2_TEXT);
     expect(sample.promptLength).toBe(forest.node(c1.node.parentStateHash!)!.tokens.length);
@@ -96,9 +103,25 @@ describe("SessionForest: a two-turn tool conversation (character tokenizer)", ()
         { version: "v2", start: r1.length + obs.length, end: r1.length + obs.length + r2.length },
       ],
     });
-    expect(sample.turns.map((t) => [t.turnIndex, t.transition, t.finishReason, t.responseSpan, t.observationTokens, t.requestId])).toEqual([
+    expect(
+      sample.turns.map((t) => [
+        t.turnIndex,
+        t.transition,
+        t.finishReason,
+        t.responseSpan,
+        t.observationTokens,
+        t.requestId,
+      ]),
+    ).toEqual([
       [0, "append", "stop", [0, r1.length], 0, "req-1"],
-      [1, "append", "stop", [r1.length + obs.length, r1.length + obs.length + r2.length], obs.length, "req-2"],
+      [
+        1,
+        "append",
+        "stop",
+        [r1.length + obs.length, r1.length + obs.length + r2.length],
+        obs.length,
+        "req-2",
+      ],
     ]);
     expect(sample.turns[1]!.parentStateHash).toBe(c1.node.stateHash);
   });
@@ -128,14 +151,19 @@ describe("SessionForest: a two-turn tool conversation (character tokenizer)", ()
       { content: "S", role: "system" },
       { content: "u", role: "user" },
       {
-        tool_calls: [{ function: { arguments: '{"b": 2, "a": 1}', name: "add" }, type: "function", id: "call_1" }],
+        tool_calls: [
+          { function: { arguments: '{"b": 2, "a": 1}', name: "add" }, type: "function", id: "call_1" },
+        ],
         content: null,
         role: "assistant",
       },
       { tool_call_id: "call_1", content: "3", role: "tool" },
       { content: "done", role: "assistant" },
     ]);
-    expect(forest.matchExportState(state(shuffled))).toMatchObject({ stateHash: c2.node.stateHash, toleratedEdits: [] });
+    expect(forest.matchExportState(state(shuffled))).toMatchObject({
+      stateHash: c2.node.stateHash,
+      toleratedEdits: [],
+    });
   });
 
   it("should report storage and transition counts", () => {
@@ -152,7 +180,9 @@ describe("SessionForest: a two-turn tool conversation (character tokenizer)", ()
       pendingTurns: 0,
       transitions: { append: 2, branch: 0, drift: 0, reset: 0 },
     });
-    expect(stats.tokenBytes).toBe(4 * (stats.observationTokens + stats.responseTokens) + 8 * stats.responseTokens);
+    expect(stats.tokenBytes).toBe(
+      4 * (stats.observationTokens + stats.responseTokens) + 8 * stats.responseTokens,
+    );
   });
 });
 
@@ -181,7 +211,11 @@ describe("SessionForest: commits", () => {
     const { forest, renderer } = charForest();
     const a = forest.beginTurn(state([S, U]));
     const b = forest.beginTurn(state([S, U]));
-    expect(b).toMatchObject({ observationStateHash: a.observationStateHash, observationCreated: false, transition: "append" });
+    expect(b).toMatchObject({
+      observationStateHash: a.observationStateHash,
+      observationCreated: false,
+      transition: "append",
+    });
     const ra = generate(forest, renderer, a, assistant("A"));
     const rb = generate(forest, renderer, b, assistant("B"));
     expect(ra.transition).toBe("append");
@@ -190,7 +224,9 @@ describe("SessionForest: commits", () => {
     expect(forest.leaves().map((leaf) => leaf.stateHash)).toEqual([ra.node.stateHash, rb.node.stateHash]);
     const samples = [forest.buildSample(ra.node.stateHash), forest.buildSample(rb.node.stateHash)];
     expect(samples.map((sample) => sample.rolloutId)).toEqual(["s1", "s1"]);
-    expect(() => forest.implicitExportLeaf()).toThrowError("implicit export requires one committed leaf, found 2");
+    expect(() => forest.implicitExportLeaf()).toThrowError(
+      "implicit export requires one committed leaf, found 2",
+    );
   });
 
   it("should classify re-sending an answered state as a branch", () => {
@@ -255,7 +291,11 @@ describe("SessionForest: failed generations", () => {
     forest.failTurn(first, { reason: "engine 503" });
     expect(forest.turns()[0]).toMatchObject({ status: "failed", failure: "engine 503" });
     const retry = forest.beginTurn(state([S, U]));
-    expect(retry).toMatchObject({ observationStateHash: first.observationStateHash, transition: "append", observationCreated: false });
+    expect(retry).toMatchObject({
+      observationStateHash: first.observationStateHash,
+      transition: "append",
+      observationCreated: false,
+    });
     const done = generate(forest, renderer, retry, R2);
     expect(forest.implicitExportLeaf().stateHash).toBe(done.node.stateHash);
   });
@@ -270,7 +310,10 @@ describe("SessionForest: failed generations", () => {
     const node = forest.node(extended.observationStateHash)!;
     expect(node.parentStateHash).toBe(r1.node.stateHash);
     expect(node.kind === "observation" && node.messages).toEqual([T1, user("more")]);
-    expect(forest.node(failed.observationStateHash)).toMatchObject({ supersededBy: extended.observationStateHash, failure: "failed" });
+    expect(forest.node(failed.observationStateHash)).toMatchObject({
+      supersededBy: extended.observationStateHash,
+      failure: "failed",
+    });
     // The delta is rendered once from the response, as the template would, never after a generation prompt.
     expect(renderer.decode(extended.inputIds).slice(PROMPT.length + R1_TEXT.length)).toBe(
       "\n<|im_start|>tool\n3<|im_end|>\n<|im_start|>user\nmore<|im_end|>\n<|im_start|>assistant\n",
@@ -301,7 +344,13 @@ describe("SessionForest: context limit", () => {
       error = caught;
     }
     expect(ContextLimitError.isInstance(error)).toBe(true);
-    expect(error).toMatchObject({ limit: 20, requested: 31, promptTokens: 31, stage: "observation", sessionId: "s1" });
+    expect(error).toMatchObject({
+      limit: 20,
+      requested: 31,
+      promptTokens: 31,
+      stage: "observation",
+      sessionId: "s1",
+    });
     expect(forest.stats()).toMatchObject({ nodes: 1, turns: 0 });
   });
 
@@ -317,7 +366,12 @@ describe("SessionForest: context limit", () => {
     const { forest, renderer } = charForest({ maxContextTokens: 40 });
     const plan = forest.beginTurn(state([S, U]));
     expect(() => generate(forest, renderer, plan, assistant("far too long"))).toThrowError(
-      expect.objectContaining({ name: "ContextLimitError", stage: "generation", requested: 44, promptTokens: 31 }),
+      expect.objectContaining({
+        name: "ContextLimitError",
+        stage: "generation",
+        requested: 44,
+        promptTokens: 31,
+      }),
     );
     expect(forest.stats().responses).toBe(0);
     expect(forest.turns()[0]!.status).toBe("pending");
@@ -334,7 +388,11 @@ describe("SessionForest: resets and subtrees", () => {
     const withKwargs = forest.beginTurn(state([S, U], { chatTemplateKwargs: { enable_thinking: false } }));
     expect([withTools.transition, withKwargs.transition]).toEqual(["reset", "reset"]);
     expect(forest.stats().subtrees).toBe(3);
-    expect(renderer.decode(withKwargs.inputIds).startsWith('<|im_start|>kwargs\n{"enable_thinking":false}<|im_end|>\n')).toBe(true);
+    expect(
+      renderer
+        .decode(withKwargs.inputIds)
+        .startsWith('<|im_start|>kwargs\n{"enable_thinking":false}<|im_end|>\n'),
+    ).toBe(true);
   });
 
   it("should treat compaction as a reset linked to the history it replaced", () => {
@@ -351,8 +409,13 @@ describe("SessionForest: resets and subtrees", () => {
     expect(first.resetFrom).toBeUndefined();
     expect([first.rolloutId, second.rolloutId]).toEqual(["rollout-9", "rollout-9"]);
     expect(first.segmentStateHash).not.toBe(second.segmentStateHash);
-    expect(forest.exportableLeaves().map((leaf) => leaf.stateHash)).toEqual([before.node.stateHash, after.node.stateHash]);
-    expect(() => forest.implicitExportLeaf()).toThrowError("implicit export requires one committed leaf, found 2");
+    expect(forest.exportableLeaves().map((leaf) => leaf.stateHash)).toEqual([
+      before.node.stateHash,
+      after.node.stateHash,
+    ]);
+    expect(() => forest.implicitExportLeaf()).toThrowError(
+      "implicit export requires one committed leaf, found 2",
+    );
   });
 
   it("should refuse implicit export of non-linear history even with one exportable leaf", () => {
@@ -398,8 +461,14 @@ describe("SessionForest: input errors", () => {
     const { forest, renderer } = charForest();
     const cases: Array<[() => unknown, string]> = [
       [() => forest.beginTurn(state([])), "state.messages: must be a non-empty list of canonical messages"],
-      [() => forest.beginTurn(state([S, { role: "user", content: 3 } as never])), "state.messages[1].content"],
-      [() => forest.beginTurn(state([S, U]), { maxNewTokens: 0 }), "maxNewTokens: must be a positive integer, got 0"],
+      [
+        () => forest.beginTurn(state([S, { role: "user", content: 3 } as never])),
+        "state.messages[1].content",
+      ],
+      [
+        () => forest.beginTurn(state([S, U]), { maxNewTokens: 0 }),
+        "maxNewTokens: must be a positive integer, got 0",
+      ],
     ];
     for (const [act, message] of cases) {
       expect(act).toThrowError(expect.objectContaining({ name: "ForestInputError" }));
@@ -407,19 +476,34 @@ describe("SessionForest: input errors", () => {
     }
     const plan = forest.beginTurn(state([S, U]));
     const commit = (input: object) => () =>
-      forest.commitResponse(plan, { outputIds: [1, 2], logprobs: [-1, -1], finishReason: "stop", message: R2, ...input });
+      forest.commitResponse(plan, {
+        outputIds: [1, 2],
+        logprobs: [-1, -1],
+        finishReason: "stop",
+        message: R2,
+        ...input,
+      });
     expect(commit({ outputIds: [] })).toThrowError("outputIds: must hold at least one generated token");
-    expect(commit({ outputIds: [1, -2] })).toThrowError("outputIds[1]: must be a token id in [0, 2^31), got -2");
+    expect(commit({ outputIds: [1, -2] })).toThrowError(
+      "outputIds[1]: must be a token id in [0, 2^31), got -2",
+    );
     expect(commit({ logprobs: [-1] })).toThrowError(/^logprobs: has 1 entries but outputIds has 2/);
-    expect(commit({ logprobs: [-1, Number.NaN] })).toThrowError("logprobs[1]: must be a finite number, got NaN");
-    expect(commit({ finishReason: "tool_calls" })).toThrowError('finishReason: must be "stop", "length" or "abort", got "tool_calls"');
+    expect(commit({ logprobs: [-1, Number.NaN] })).toThrowError(
+      "logprobs[1]: must be a finite number, got NaN",
+    );
+    expect(commit({ finishReason: "tool_calls" })).toThrowError(
+      'finishReason: must be "stop", "length" or "abort", got "tool_calls"',
+    );
     expect(commit({ message: user("x") })).toThrowError("message.role: must be an assistant message");
     expect(commit({ weightVersionSpans: [{ version: "1", start: 0, end: 1 }] })).toThrowError(
       "weightVersionSpans: spans end at 1 but the response has 2 tokens",
     );
-    expect(() => forest.commitResponse({ ...plan, turnId: 9 }, { outputIds: [1], logprobs: [0], finishReason: "stop", message: R2 })).toThrowError(
-      "plan: is not a turn of this session forest",
-    );
+    expect(() =>
+      forest.commitResponse(
+        { ...plan, turnId: 9 },
+        { outputIds: [1], logprobs: [0], finishReason: "stop", message: R2 },
+      ),
+    ).toThrowError("plan: is not a turn of this session forest");
     const done = generate(forest, renderer, plan, R2);
     expect(() => forest.beginTurn(state([S, U, R2]))).toThrowError(
       `state.messages: ends with the committed response ${done.node.stateHash}; a request must add a message after a response`,

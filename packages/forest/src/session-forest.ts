@@ -183,10 +183,16 @@ export class SessionForest {
       throw new ForestInputError({ path: "renderer", reason: "must implement TokenRenderer" });
     }
     if (policy !== "tolerant" && policy !== "exact") {
-      throw new ForestInputError({ path: "policy", reason: `must be "tolerant" or "exact", got ${JSON.stringify(policy)}` });
+      throw new ForestInputError({
+        path: "policy",
+        reason: `must be "tolerant" or "exact", got ${JSON.stringify(policy)}`,
+      });
     }
     if (maxContextTokens !== undefined && (!Number.isInteger(maxContextTokens) || maxContextTokens < 1)) {
-      throw new ForestInputError({ path: "maxContextTokens", reason: `must be a positive integer, got ${maxContextTokens}` });
+      throw new ForestInputError({
+        path: "maxContextTokens",
+        reason: `must be a positive integer, got ${maxContextTokens}`,
+      });
     }
     this.sessionId = sessionId;
     this.rolloutId = rolloutId ?? sessionId;
@@ -206,7 +212,11 @@ export class SessionForest {
       children: [],
     };
     this.#nodes.set(ROOT_STATE_HASH, this.#root);
-    this.#context = { nodes: this.#nodes, root: this.#root, redaction: redactionPattern(this.redactionMarkers) };
+    this.#context = {
+      nodes: this.#nodes,
+      root: this.#root,
+      redaction: redactionPattern(this.redactionMarkers),
+    };
   }
 
   /** State hash of the technical root (the same for every forest). */
@@ -237,7 +247,10 @@ export class SessionForest {
     const { requestId, maxNewTokens } = options;
     const { messages, tools, chatTemplateKwargs } = this.#checkState(state);
     if (maxNewTokens !== undefined && (!Number.isInteger(maxNewTokens) || maxNewTokens < 1)) {
-      throw new ForestInputError({ path: "maxNewTokens", reason: `must be a positive integer, got ${maxNewTokens}` });
+      throw new ForestInputError({
+        path: "maxNewTokens",
+        reason: `must be a positive integer, got ${maxNewTokens}`,
+      });
     }
     const seed = this.#seed(tools, chatTemplateKwargs);
     const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
@@ -348,7 +361,8 @@ export class SessionForest {
       if (parent.kind === "root") {
         node.tools = structuredClone(tools);
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
-        if (transition === "reset" && this.#latestResponse !== undefined) node.resetFrom = this.#latestResponse;
+        if (transition === "reset" && this.#latestResponse !== undefined)
+          node.resetFrom = this.#latestResponse;
       }
       this.#nodes.set(node.stateHash, node);
       parent.children.push(node.stateHash);
@@ -357,6 +371,7 @@ export class SessionForest {
     }
     const record: MutableTurn = {
       turnId,
+      ...(requestId !== undefined && { requestId }),
       parentStateHash: matched.stateHash,
       observationStateHash: target.stateHash,
       observationCreated: tokens !== undefined,
@@ -368,10 +383,9 @@ export class SessionForest {
       edits,
       promptTokens,
       observationTokens: tokens?.length ?? 0,
+      ...(budget !== undefined && { maxNewTokens: budget }),
       status: "pending",
     };
-    if (requestId !== undefined) record.requestId = requestId;
-    if (budget !== undefined) record.maxNewTokens = budget;
     this.#turns.push(record);
     return this.#plan(record);
   }
@@ -403,7 +417,10 @@ export class SessionForest {
     }
     const tokens = toTokenArray(input.outputIds, "outputIds");
     if (input.logprobs === undefined || input.logprobs === null) {
-      throw new ForestInputError({ path: "logprobs", reason: "is required (one rollout logprob per generated token)" });
+      throw new ForestInputError({
+        path: "logprobs",
+        reason: "is required (one rollout logprob per generated token)",
+      });
     }
     const logprobs = toLogprobArray(input.logprobs, tokens.length, "logprobs");
     const weightVersionSpans = resolveWeightSpans({
@@ -480,7 +497,10 @@ export class SessionForest {
   failTurn(plan: TurnPlan | TurnRecord, options: { reason?: string } = {}): void {
     const record = this.#turnOf(plan);
     if (record.status === "committed") {
-      throw new ForestInputError({ path: "plan", reason: `turn ${record.turnId} already committed a response` });
+      throw new ForestInputError({
+        path: "plan",
+        reason: `turn ${record.turnId} already committed a response`,
+      });
     }
     const reason = options.reason ?? "failed";
     record.status = "failed";
@@ -561,7 +581,8 @@ export class SessionForest {
     }
     const nonlinear = this.#turns.find((turn) => !turn.linear);
     if (nonlinear !== undefined) {
-      const edits = nonlinear.edits.length > 0 ? ` (${nonlinear.edits.map(formatHistoryEdit).join(", ")})` : "";
+      const edits =
+        nonlinear.edits.length > 0 ? ` (${nonlinear.edits.map(formatHistoryEdit).join(", ")})` : "";
       throw new ExportMatchError({
         reason: "nonlinear",
         message: `implicit export requires strictly linear history, but turn ${nonlinear.turnId} was a ${nonlinear.transition}${edits}; write explicit export records`,
@@ -633,7 +654,11 @@ export class SessionForest {
 
   /** The turn log: every `beginTurn`, in order, with its outcome. */
   turns(): TurnRecord[] {
-    return this.#turns.map((turn) => ({ ...turn, toleratedEdits: [...turn.toleratedEdits], edits: [...turn.edits] }));
+    return this.#turns.map((turn) => ({
+      ...turn,
+      toleratedEdits: [...turn.toleratedEdits],
+      edits: [...turn.edits],
+    }));
   }
 
   /** Counts and storage sizes. O(nodes). */
@@ -733,12 +758,19 @@ export class SessionForest {
     }
     const { messages, tools, chatTemplateKwargs } = state;
     if (!Array.isArray(messages) || messages.length === 0) {
-      throw new ForestInputError({ path: "state.messages", reason: "must be a non-empty list of canonical messages" });
+      throw new ForestInputError({
+        path: "state.messages",
+        reason: "must be a non-empty list of canonical messages",
+      });
     }
     if (!Array.isArray(tools)) {
       throw new ForestInputError({ path: "state.tools", reason: "must be a list of canonical tools" });
     }
-    if (chatTemplateKwargs === null || typeof chatTemplateKwargs !== "object" || Array.isArray(chatTemplateKwargs)) {
+    if (
+      chatTemplateKwargs === null ||
+      typeof chatTemplateKwargs !== "object" ||
+      Array.isArray(chatTemplateKwargs)
+    ) {
       throw new ForestInputError({ path: "state.chatTemplateKwargs", reason: "must be an object" });
     }
     return { messages, tools, chatTemplateKwargs };
@@ -801,7 +833,10 @@ export class SessionForest {
 }
 
 function issuePath(prefix: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>((out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`), prefix);
+  return path.reduce<string>(
+    (out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`),
+    prefix,
+  );
 }
 
 /** Validates the messages a new observation will store (the unmatched suffix) against the canonical schema. */
@@ -810,7 +845,10 @@ function checkNewMessages(messages: readonly ChatMessage[], from: number): void 
     const parsed = chatMessageSchema.safeParse(messages[i]);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new ForestInputError({ path: issuePath(`state.messages[${i}]`, issue.path), reason: issue.message });
+      throw new ForestInputError({
+        path: issuePath(`state.messages[${i}]`, issue.path),
+        reason: issue.message,
+      });
     }
   }
 }
@@ -831,7 +869,11 @@ function checkSubtreeOptions(tools: readonly FunctionTool[], chatTemplateKwargs:
 }
 
 /** Concatenates the lineage tokens of `stateHash` into a `number[]` of known length. */
-function collectPrefix(nodes: ReadonlyMap<string, InternalNode>, stateHash: string, length: number): number[] {
+function collectPrefix(
+  nodes: ReadonlyMap<string, InternalNode>,
+  stateHash: string,
+  length: number,
+): number[] {
   const out = new Array<number>(length);
   let node = nodes.get(stateHash);
   let end = length;
@@ -843,4 +885,3 @@ function collectPrefix(nodes: ReadonlyMap<string, InternalNode>, stateHash: stri
   }
   return out;
 }
-

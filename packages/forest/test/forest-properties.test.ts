@@ -24,13 +24,19 @@ const word = fc.stringMatching(/^[a-e ]{1,6}$/).filter((s) => s.trim().length > 
 const answer: fc.Arbitrary<Answer> = fc.record({
   text: fc.stringMatching(/^[a-z]{0,5}$/),
   reasoning: fc.option(word, { nil: null }),
-  call: fc.option(fc.record({ key: fc.constantFrom("x", "y", "z"), value: fc.integer({ min: -5, max: 99 }) }), {
-    nil: null,
-  }),
+  call: fc.option(
+    fc.record({ key: fc.constantFrom("x", "y", "z"), value: fc.integer({ min: -5, max: 99 }) }),
+    {
+      nil: null,
+    },
+  ),
 });
 const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 5, arbitrary: fc.record({ kind: fc.constant("append" as const), text: word, answer }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("branch" as const), pick: fc.nat(), text: word, answer }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("branch" as const), pick: fc.nat(), text: word, answer }),
+  },
   {
     weight: 2,
     arbitrary: fc.record({
@@ -72,7 +78,9 @@ function shuffleKeys(value: unknown, random: () => number, key?: string): unknow
   if (key === "arguments" && typeof value === "string") {
     const parsed = JSON.parse(value) as Record<string, unknown>;
     const [sep, colon] = random() < 0.5 ? [", ", ": "] : [",", ":"];
-    const members = shuffled(Object.keys(parsed), random).map((k) => `${JSON.stringify(k)}${colon}${JSON.stringify(parsed[k])}`);
+    const members = shuffled(Object.keys(parsed), random).map(
+      (k) => `${JSON.stringify(k)}${colon}${JSON.stringify(parsed[k])}`,
+    );
     return `{${members.join(sep)}}`;
   }
   if (Array.isArray(value)) return value.map((item) => shuffleKeys(item, random));
@@ -88,7 +96,11 @@ function toMessage(a: Answer, turn: number): AssistantMessage {
   if (a.reasoning !== null) message.reasoning_content = a.reasoning;
   if (a.call !== null) {
     message.tool_calls = [
-      { id: `call_${turn}`, type: "function", function: { name: "f", arguments: JSON.stringify({ [a.call.key]: a.call.value, n: "v" }) } },
+      {
+        id: `call_${turn}`,
+        type: "function",
+        function: { name: "f", arguments: JSON.stringify({ [a.call.key]: a.call.value, n: "v" }) },
+      },
     ];
   }
   // Gateways commit canonical messages (sorted, compact arguments).
@@ -142,7 +154,10 @@ function play(ops: Op[], policy: MatchPolicy, seed: number | null, restoreAt = -
     let messages: ChatMessage[];
     const latest = histories[histories.length - 1];
     if (item.kind === "reset" || latest === undefined) {
-      messages = [{ role: "system", content: `sys ${turn}` }, { role: "user", content: item.kind === "retry" ? "q" : item.text }];
+      messages = [
+        { role: "system", content: `sys ${turn}` },
+        { role: "user", content: item.kind === "retry" ? "q" : item.text },
+      ];
     } else if (item.kind === "append" || item.kind === "fail") {
       messages = [...latest, { role: "user", content: item.text }];
     } else if (item.kind === "branch") {
@@ -197,15 +212,20 @@ function checkSamples(forest: SessionForest, committed: Run["committed"]): void 
     expect(sample.rolloutLogProbs.length).toBe(sample.responseLength);
     // loss_mask sums to the generated tokens of the lineage; logprobs align 1:1 with them
     const responses = lineage.filter((n) => n.kind === "response");
-    expect(sample.lossMask.reduce((a, b) => a + b, 0)).toBe(responses.reduce((a, n) => a + n.tokens.length, 0));
+    expect(sample.lossMask.reduce((a, b) => a + b, 0)).toBe(
+      responses.reduce((a, n) => a + n.tokens.length, 0),
+    );
     const expected: number[] = [];
     for (const n of lineage.slice(lineage.indexOf(responses[0]!))) {
-      for (let i = 0; i < n.tokens.length; i++) expected.push(n.kind === "response" ? fakeLogprob(n.turnId, i) : 0);
+      for (let i = 0; i < n.tokens.length; i++)
+        expected.push(n.kind === "response" ? fakeLogprob(n.turnId, i) : 0);
     }
     expect(sample.rolloutLogProbs).toEqual(expected);
     // the prefix-stable character template: the lineage equals one render of the committed state
     expect(sample.tokens).toEqual(
-      renderer.renderState(forest.conversationState(node.stateHash), { addGenerationPrompt: node.kind === "observation" }),
+      renderer.renderState(forest.conversationState(node.stateHash), {
+        addGenerationPrompt: node.kind === "observation",
+      }),
     );
   }
   // what was sent to the engine plus what it returned is exactly the response's sample
@@ -217,10 +237,14 @@ function checkSamples(forest: SessionForest, committed: Run["committed"]): void 
 describe("SessionForest properties (random append / branch / drift / reset / retry / fail)", () => {
   it("should keep samples exact, aligned and equal to the lineage deltas", () => {
     fc.assert(
-      fc.property(fc.array(op, { minLength: 1, maxLength: 18 }), fc.constantFrom<MatchPolicy>("tolerant", "exact"), (ops, policy) => {
-        const { forest, committed } = play(ops, policy, null);
-        checkSamples(forest, committed);
-      }),
+      fc.property(
+        fc.array(op, { minLength: 1, maxLength: 18 }),
+        fc.constantFrom<MatchPolicy>("tolerant", "exact"),
+        (ops, policy) => {
+          const { forest, committed } = play(ops, policy, null);
+          checkSamples(forest, committed);
+        },
+      ),
       { numRuns: 120 },
     );
   });
@@ -246,7 +270,9 @@ describe("SessionForest properties (random append / branch / drift / reset / ret
         (ops, more, policy) => {
           const { forest } = play(ops, policy, null);
           const snapshot = forest.toSnapshot();
-          const restored = SessionForest.fromSnapshot(JSON.stringify(snapshot), { renderer: createCharRenderer() });
+          const restored = SessionForest.fromSnapshot(JSON.stringify(snapshot), {
+            renderer: createCharRenderer(),
+          });
           expect(restored.toSnapshot()).toEqual(snapshot);
           expect(restored.stats()).toEqual(forest.stats());
           for (const leaf of forest.exportableLeaves()) {

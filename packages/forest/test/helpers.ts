@@ -4,7 +4,11 @@ import { type CharRenderer, createCharRenderer } from "../src/testing/index";
 
 export const system = (content: string): ChatMessage => ({ role: "system", content });
 export const user = (content: string): ChatMessage => ({ role: "user", content });
-export const tool = (content: string, id = "call_1"): ChatMessage => ({ role: "tool", content, tool_call_id: id });
+export const tool = (content: string, id = "call_1"): ChatMessage => ({
+  role: "tool",
+  content,
+  tool_call_id: id,
+});
 export const assistant = (content: string, extra: Partial<AssistantMessage> = {}): AssistantMessage => ({
   role: "assistant",
   content,
@@ -16,7 +20,10 @@ export const call = (name: string, args: string, id = "call_1") => ({
   function: { name, arguments: args },
 });
 
-export const state = (messages: ChatMessage[], extra: Partial<ConversationState> = {}): ConversationState => ({
+export const state = (
+  messages: ChatMessage[],
+  extra: Partial<ConversationState> = {},
+): ConversationState => ({
   messages,
   tools: [],
   chatTemplateKwargs: {},

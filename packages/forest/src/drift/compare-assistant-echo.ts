@@ -18,7 +18,9 @@ function contentText(content: MessageContent | null | undefined): string | undef
 }
 
 function isEmptyForm(value: unknown): boolean {
-  return value === null || value === undefined || value === "" || (Array.isArray(value) && value.length === 0);
+  return (
+    value === null || value === undefined || value === "" || (Array.isArray(value) && value.length === 0)
+  );
 }
 
 const THINK_INLINE = /^\s*<think>([\s\S]*?)<\/think>([\s\S]*)$/;
@@ -83,7 +85,12 @@ function compareArguments(committed: string, echoed: string, path: string, patte
   return reserialized ? [{ kind: "tool_arguments_reserialized", path }, ...inner] : inner;
 }
 
-function compareToolCalls(committed: AssistantMessage, echoed: AssistantMessage, path: string, pattern: RegExp): Edits {
+function compareToolCalls(
+  committed: AssistantMessage,
+  echoed: AssistantMessage,
+  path: string,
+  pattern: RegExp,
+): Edits {
   const a = committed.tool_calls ?? [];
   const b = echoed.tool_calls ?? [];
   if (a.length !== b.length) return null;

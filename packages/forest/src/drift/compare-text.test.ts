@@ -27,7 +27,9 @@ describe("compareText", () => {
     expect(compareText("a b", "a b", "p", pattern)).toEqual([]);
     expect(compareText("a  b\n", "a b", "p", pattern)).toEqual([{ kind: "whitespace_changed", path: "p" }]);
     expect(compareText("key=42", "key=***", "p", pattern)).toEqual([{ kind: "value_redacted", path: "p" }]);
-    expect(compareText("key = 42\n", "key = ***", "p", pattern)).toEqual([{ kind: "value_redacted", path: "p" }]);
+    expect(compareText("key = 42\n", "key = ***", "p", pattern)).toEqual([
+      { kind: "value_redacted", path: "p" },
+    ]);
     expect(compareText("a  b key=42", "a b key=***", "p", pattern)).toEqual([
       { kind: "value_redacted", path: "p" },
       { kind: "whitespace_changed", path: "p" },

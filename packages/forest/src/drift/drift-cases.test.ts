@@ -31,12 +31,21 @@ const R1 = assistant("Let me add.", {
 /** Checks the tolerant outcome: one context, committed tokens kept, the edits recorded. */
 function expectTolerated(run: ReturnType<typeof replay>, edits: string[]) {
   const { forest, plan, first, sample, r1, renderer } = run;
-  expect(plan).toMatchObject({ transition: "drift", linear: true, toleratedEdits: edits, parentStateHash: first.node.stateHash });
+  expect(plan).toMatchObject({
+    transition: "drift",
+    linear: true,
+    toleratedEdits: edits,
+    parentStateHash: first.node.stateHash,
+  });
   expect(forest.node(plan.observationStateHash)!.parentStateHash).toBe(first.node.stateHash);
   // The response keeps exactly the generated tokens, with loss 1.
   expect(sample.tokens.slice(sample.promptLength, sample.promptLength + r1.length)).toEqual(r1);
   expect(sample.lossMask.slice(0, r1.length)).toEqual(r1.map(() => 1));
-  expect(renderer.decode(plan.inputIds).endsWith(`${renderer.decode(r1)}\n<|im_start|>tool\n1x<|im_end|>\n<|im_start|>assistant\n`)).toBe(true);
+  expect(
+    renderer
+      .decode(plan.inputIds)
+      .endsWith(`${renderer.decode(r1)}\n<|im_start|>tool\n1x<|im_end|>\n<|im_start|>assistant\n`),
+  ).toBe(true);
   expect(sample.turns.map((turn) => turn.transition)).toEqual(["append", "drift"]);
   expect(sample.turns[1]!.toleratedEdits).toEqual(edits);
   expect(forest.implicitExportLeaf().stateHash).toBe(run.last.node.stateHash);
@@ -53,7 +62,9 @@ function expectForked(run: ReturnType<typeof replay>, kinds: string[]) {
   expect(sample.lossMask.every((value, i) => value === (i >= sample.responseLength - 10 ? 1 : 0))).toBe(true);
   expect(forest.leaves()).toHaveLength(2);
   expect(r1.length).toBeGreaterThan(0);
-  expect(() => forest.implicitExportLeaf()).toThrowError("implicit export requires one committed leaf, found 2");
+  expect(() => forest.implicitExportLeaf()).toThrowError(
+    "implicit export requires one committed leaf, found 2",
+  );
 }
 
 describe("drift: dropped reasoning_content", () => {
@@ -73,7 +84,9 @@ describe("drift: re-serialised tool arguments", () => {
         role: "assistant",
         content: "Let me add.",
         reasoning_content: "think hard",
-        tool_calls: [{ id: "call_1", type: "function", function: { name: "add", arguments: '{"a": 1, "b": "x"}' } }],
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "add", arguments: '{"a": 1, "b": "x"}' } },
+        ],
       },
     ]);
     for (const policy of ["tolerant", "exact"] as const) {
@@ -112,7 +125,9 @@ describe("drift: redacted value", () => {
 
   it("should tolerate a redacted string inside tool-call arguments", () => {
     const committed = assistant("", { tool_calls: [call("run", '{"code":"sk_test = 123","lang":"py"}')] });
-    const echoed = assistant("", { tool_calls: [call("run", '{"code":"sk_test = [REDACTED]","lang":"py"}')] });
+    const echoed = assistant("", {
+      tool_calls: [call("run", '{"code":"sk_test = [REDACTED]","lang":"py"}')],
+    });
     expectTolerated(replay(committed, echoed, "tolerant"), [
       "value_redacted@messages[2].tool_calls[0].function.arguments.code",
     ]);
@@ -128,9 +143,13 @@ describe("drift: redacted value", () => {
 
 describe("drift: content null vs empty string", () => {
   const committed = assistant("", { tool_calls: [call("add", '{"a":1}')] });
-  it("should be absorbed by canonicalisation (null becomes \"\")", () => {
+  it('should be absorbed by canonicalisation (null becomes "")', () => {
     const [echoed] = canonicalizeMessages([
-      { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "add", arguments: '{"a":1}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_1", type: "function", function: { name: "add", arguments: '{"a":1}' } }],
+      },
     ]);
     const run = replay(committed, echoed!, "exact");
     expect(run.plan).toMatchObject({ transition: "append", edits: [] });

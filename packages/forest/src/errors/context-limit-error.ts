@@ -1,4 +1,8 @@
-const marker = Symbol.for("relax.error.ContextLimitError");
+import { RelaxError } from "@relax/chat";
+
+const name = "ContextLimitError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * A turn would exceed the session's `maxContextTokens`. Nothing was committed by the call that threw it.
@@ -10,9 +14,8 @@ const marker = Symbol.for("relax.error.ContextLimitError");
  *
  * Protocol layers map it to a 400 `context_length_exceeded`.
  */
-export class ContextLimitError extends Error {
-  readonly [marker] = true;
-  override readonly name = "ContextLimitError";
+export class ContextLimitError extends RelaxError {
+  readonly [symbol] = true;
   /** The configured maximum context, in tokens. */
   readonly limit: number;
   /** Total tokens the turn needed: prompt tokens (observation stage) or prompt + generated (generation). */
@@ -32,11 +35,13 @@ export class ContextLimitError extends Error {
     sessionId: string;
   }) {
     const { limit, requested, promptTokens, stage, sessionId } = options;
-    super(
-      stage === "observation"
-        ? `context limit exceeded in session ${sessionId}: the prompt needs ${promptTokens} tokens, leaving no room to generate within ${limit}`
-        : `context limit exceeded in session ${sessionId}: ${requested} tokens (prompt ${promptTokens} + generated ${requested - promptTokens}) exceed ${limit}`,
-    );
+    super({
+      name,
+      message:
+        stage === "observation"
+          ? `context limit exceeded in session ${sessionId}: the prompt needs ${promptTokens} tokens, leaving no room to generate within ${limit}`
+          : `context limit exceeded in session ${sessionId}: ${requested} tokens (prompt ${promptTokens} + generated ${requested - promptTokens}) exceed ${limit}`,
+    });
     this.limit = limit;
     this.requested = requested;
     this.promptTokens = promptTokens;
@@ -45,7 +50,7 @@ export class ContextLimitError extends Error {
   }
 
   /** True for any `ContextLimitError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is ContextLimitError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is ContextLimitError {
+    return RelaxError.hasMarker(error, marker);
   }
 }

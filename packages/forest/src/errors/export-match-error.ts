@@ -1,4 +1,8 @@
-const marker = Symbol.for("relax.error.ExportMatchError");
+import { RelaxError } from "@relax/chat";
+
+const name = "ExportMatchError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * Why an export could not be resolved to a committed state:
@@ -14,9 +18,8 @@ export type ExportMatchFailure = "no_match" | "no_response" | "leaf_count" | "no
  * Messages follow the Python Relax contract, e.g. `implicit export requires one committed leaf, found 2`.
  * The Python Relax drops the whole group on this error.
  */
-export class ExportMatchError extends Error {
-  readonly [marker] = true;
-  override readonly name = "ExportMatchError";
+export class ExportMatchError extends RelaxError {
+  readonly [symbol] = true;
   readonly reason: ExportMatchFailure;
   readonly sessionId: string;
   /** State hash of the record (for `no_match`, `no_response`). */
@@ -34,7 +37,7 @@ export class ExportMatchError extends Error {
     leafCount?: number;
     matchedMessages?: number;
   }) {
-    super(options.message);
+    super({ name, message: options.message });
     this.reason = options.reason;
     this.sessionId = options.sessionId;
     this.stateHash = options.stateHash;
@@ -43,7 +46,7 @@ export class ExportMatchError extends Error {
   }
 
   /** True for any `ExportMatchError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is ExportMatchError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is ExportMatchError {
+    return RelaxError.hasMarker(error, marker);
   }
 }

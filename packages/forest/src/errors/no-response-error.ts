@@ -1,23 +1,29 @@
-const marker = Symbol.for("relax.error.NoResponseError");
+import { RelaxError } from "@relax/chat";
+
+const name = "NoResponseError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * A training sample was requested from a node whose lineage holds no committed response: there is
  * nothing to train (the Python Relax raises `ValueError` in `build_sample`).
  */
-export class NoResponseError extends Error {
-  readonly [marker] = true;
-  override readonly name = "NoResponseError";
+export class NoResponseError extends RelaxError {
+  readonly [symbol] = true;
   readonly stateHash: string;
   readonly sessionId: string;
 
   constructor({ stateHash, sessionId }: { stateHash: string; sessionId: string }) {
-    super(`state ${stateHash} of session ${sessionId} has no committed response on its lineage`);
+    super({
+      name,
+      message: `state ${stateHash} of session ${sessionId} has no committed response on its lineage`,
+    });
     this.stateHash = stateHash;
     this.sessionId = sessionId;
   }
 
   /** True for any `NoResponseError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is NoResponseError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is NoResponseError {
+    return RelaxError.hasMarker(error, marker);
   }
 }

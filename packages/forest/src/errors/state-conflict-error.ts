@@ -1,28 +1,32 @@
-const marker = Symbol.for("relax.error.StateConflictError");
+import { RelaxError } from "@relax/chat";
+
+const name = "StateConflictError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * A commit would give an existing state hash a different node kind (a generated response whose state
  * equals an observation the agent sent earlier). The Python Relax raises "State hash collision" here.
  * Nothing was committed.
  */
-export class StateConflictError extends Error {
-  readonly [marker] = true;
-  override readonly name = "StateConflictError";
+export class StateConflictError extends RelaxError {
+  readonly [symbol] = true;
   readonly stateHash: string;
   readonly existingKind: string;
   readonly attemptedKind: string;
 
   constructor(options: { stateHash: string; existingKind: string; attemptedKind: string }) {
-    super(
-      `state ${options.stateHash} is already committed as ${options.existingKind}; cannot commit it as ${options.attemptedKind}`,
-    );
+    super({
+      name,
+      message: `state ${options.stateHash} is already committed as ${options.existingKind}; cannot commit it as ${options.attemptedKind}`,
+    });
     this.stateHash = options.stateHash;
     this.existingKind = options.existingKind;
     this.attemptedKind = options.attemptedKind;
   }
 
   /** True for any `StateConflictError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is StateConflictError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is StateConflictError {
+    return RelaxError.hasMarker(error, marker);
   }
 }

@@ -1,20 +1,23 @@
-const marker = Symbol.for("relax.error.UnknownStateError");
+import { RelaxError } from "@relax/chat";
+
+const name = "UnknownStateError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /** A state hash that is not a committed node of the session forest. */
-export class UnknownStateError extends Error {
-  readonly [marker] = true;
-  override readonly name = "UnknownStateError";
+export class UnknownStateError extends RelaxError {
+  readonly [symbol] = true;
   readonly stateHash: string;
   readonly sessionId: string;
 
   constructor({ stateHash, sessionId }: { stateHash: string; sessionId: string }) {
-    super(`state ${stateHash} is not committed in session ${sessionId}`);
+    super({ name, message: `state ${stateHash} is not committed in session ${sessionId}` });
     this.stateHash = stateHash;
     this.sessionId = sessionId;
   }
 
   /** True for any `UnknownStateError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is UnknownStateError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is UnknownStateError {
+    return RelaxError.hasMarker(error, marker);
   }
 }

@@ -70,7 +70,11 @@ export function buildTrainingSample(options: {
       if (last !== undefined && last.version === span.version && last.end === offset + span.start) {
         last.end = offset + span.end;
       } else {
-        weightVersionSpans.push({ version: span.version, start: offset + span.start, end: offset + span.end });
+        weightVersionSpans.push({
+          version: span.version,
+          start: offset + span.start,
+          end: offset + span.end,
+        });
       }
     }
     const turn = turns[node.turnId];
@@ -90,7 +94,8 @@ export function buildTrainingSample(options: {
     if (turn?.requestId !== undefined) trace.requestId = turn.requestId;
     if (node.timing?.wallSeconds !== undefined) trace.wallSeconds = node.timing.wallSeconds;
     if (node.timing?.generationSeconds !== undefined) trace.generationSeconds = node.timing.generationSeconds;
-    if (node.metadata !== undefined) trace.metadata = structuredClone(node.metadata) as Record<string, unknown>;
+    if (node.metadata !== undefined)
+      trace.metadata = structuredClone(node.metadata) as Record<string, unknown>;
     traces.push(trace);
     observationTokens = 0;
   }

@@ -16,7 +16,11 @@ export const FOREST_SNAPSHOT_FORMAT = "relax.forest.snapshot.v1";
 const hash = z.string().regex(/^[0-9a-f]{64}$/, "must be 64 lowercase hex digits");
 const tokenId = z.number().int().min(0).max(0x7fffffff);
 const jsonObject = z.record(z.string(), z.unknown());
-const span = z.object({ version: z.string().min(1), start: z.number().int().min(0), end: z.number().int().min(1) });
+const span = z.object({
+  version: z.string().min(1),
+  start: z.number().int().min(0),
+  end: z.number().int().min(1),
+});
 const edit = z.object({
   kind: z.enum([
     "reasoning_dropped",
@@ -161,7 +165,8 @@ export function writeSnapshot(input: {
     turns: input.turns.map((turn) => structuredClone({ ...turn }) as ForestSnapshot["turns"][number]),
   };
   if (input.maxContextTokens !== undefined) snapshot.maxContextTokens = input.maxContextTokens;
-  if (input.metadata !== undefined) snapshot.metadata = structuredClone(input.metadata) as Record<string, unknown>;
+  if (input.metadata !== undefined)
+    snapshot.metadata = structuredClone(input.metadata) as Record<string, unknown>;
   if (input.latestResponse !== undefined) snapshot.latestResponse = input.latestResponse;
   return snapshot;
 }
@@ -189,32 +194,52 @@ export function readSnapshot(input: unknown): {
       throw new SnapshotError({ path: "$", reason: "is not valid JSON", cause: error });
     }
   }
-  const parsed = forestSnapshotSchema.safeParse(raw);
+  // Validate with the schema, but rebuild from a private copy of the input itself: zod drops keys it does
+  // not know and orders the ones it does, and both would break losslessness (and the hashes).
+  let source: ForestSnapshot;
+  try {
+    source = structuredClone(raw) as ForestSnapshot;
+  } catch (error) {
+    throw new SnapshotError({ path: "$", reason: "is not a JSON value", cause: error });
+  }
+  const parsed = forestSnapshotSchema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    fail(issue.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`)).join("").replace(/^\./, "") || "$", issue.message);
+    fail(
+      issue.path
+        .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+        .join("")
+        .replace(/^\./, "") || "$",
+      issue.message,
+    );
   }
-  const snapshot = parsed.data;
+  const snapshot = source;
   const known = new Map<string, { kind: string; prefix: number; messages: number }>([
     [ROOT_STATE_HASH, { kind: "root", prefix: 0, messages: 0 }],
   ]);
   const nodes: Array<InternalObservation | InternalResponse> = [];
   snapshot.nodes.forEach((node, i) => {
     const path = `nodes[${i}]`;
-    const parent = known.get(node.parentStateHash) ?? fail(`${path}.parentStateHash`, "does not name an earlier node");
+    const parent =
+      known.get(node.parentStateHash) ?? fail(`${path}.parentStateHash`, "does not name an earlier node");
     if (known.has(node.stateHash)) fail(`${path}.stateHash`, "is duplicated");
     if (node.turnId >= snapshot.turns.length) fail(`${path}.turnId`, "does not name a recorded turn");
     const order = i + 1;
     const prefixTokens = parent.prefix;
     if (node.kind === "observation") {
-      if (parent.kind === "observation") fail(`${path}.parentStateHash`, "an observation cannot follow an observation");
+      if (parent.kind === "observation")
+        fail(`${path}.parentStateHash`, "an observation cannot follow an observation");
       const isSubtreeRoot = parent.kind === "root";
       if (isSubtreeRoot !== (node.tools !== undefined && node.chatTemplateKwargs !== undefined)) {
-        fail(path, "tools and chatTemplateKwargs are required on, and only on, a subtree's first observation");
+        fail(
+          path,
+          "tools and chatTemplateKwargs are required on, and only on, a subtree's first observation",
+        );
       }
       let chain = isSubtreeRoot ? seedStateHash(node.tools!, node.chatTemplateKwargs!) : node.parentStateHash;
       for (const message of node.messages) chain = chainStateHash(chain, message);
-      if (chain !== node.stateHash) fail(`${path}.stateHash`, `does not match its messages (recomputed ${chain})`);
+      if (chain !== node.stateHash)
+        fail(`${path}.stateHash`, `does not match its messages (recomputed ${chain})`);
       const restored: InternalObservation = {
         kind: "observation",
         stateHash: node.stateHash,
@@ -234,13 +259,16 @@ export function readSnapshot(input: unknown): {
       if (node.failure !== undefined) restored.failure = node.failure;
       nodes.push(restored);
     } else {
-      if (parent.kind !== "observation") fail(`${path}.parentStateHash`, "a response must follow an observation");
+      if (parent.kind !== "observation")
+        fail(`${path}.parentStateHash`, "a response must follow an observation");
       const chain = chainStateHash(node.parentStateHash, node.message);
-      if (chain !== node.stateHash) fail(`${path}.stateHash`, `does not match its message (recomputed ${chain})`);
+      if (chain !== node.stateHash)
+        fail(`${path}.stateHash`, `does not match its message (recomputed ${chain})`);
       if (node.logprobs.length !== node.tokens.length) fail(`${path}.logprobs`, "must align 1:1 with tokens");
       let end = 0;
       node.weightVersionSpans.forEach((item, j) => {
-        if (item.start !== end || item.end <= item.start) fail(`${path}.weightVersionSpans[${j}]`, "spans must tile the tokens");
+        if (item.start !== end || item.end <= item.start)
+          fail(`${path}.weightVersionSpans[${j}]`, "spans must tile the tokens");
         end = item.end;
       });
       if (node.weightVersionSpans.length > 0 && end !== node.tokens.length) {
@@ -273,7 +301,8 @@ export function readSnapshot(input: unknown): {
   });
   snapshot.turns.forEach((turn, i) => {
     if (turn.turnId !== i) fail(`turns[${i}].turnId`, `must be ${i}`);
-    if (!known.has(turn.observationStateHash)) fail(`turns[${i}].observationStateHash`, "does not name a node");
+    if (!known.has(turn.observationStateHash))
+      fail(`turns[${i}].observationStateHash`, "does not name a node");
   });
   return { snapshot, nodes, turns: snapshot.turns as TurnRecord[] };
 }

@@ -60,7 +60,12 @@ function bestToleratedChild(
   for (const hash of observation.children) {
     const child = context.nodes.get(hash);
     if (child?.kind !== "response") continue;
-    const edits = compareAssistantEcho({ committed: child.message, echoed: message, path, redaction: context.redaction });
+    const edits = compareAssistantEcho({
+      committed: child.message,
+      echoed: message,
+      path,
+      redaction: context.redaction,
+    });
     if (edits === null || edits.length === 0) continue;
     if (best === undefined || edits.length < best.edits.length) best = { node: child, edits };
   }

@@ -20,7 +20,10 @@ export const ROOT_STATE_HASH: string = createHash("sha256").update("relax.forest
  * @param chatTemplateKwargs - canonical kwargs (`canonicalizeTemplateKwargs`).
  * @throws CanonicalizationError (from `stableStringify`) for values that are not JSON.
  */
-export function seedStateHash(tools: readonly FunctionTool[], chatTemplateKwargs: ChatTemplateKwargs): string {
+export function seedStateHash(
+  tools: readonly FunctionTool[],
+  chatTemplateKwargs: ChatTemplateKwargs,
+): string {
   return createHash("sha256")
     .update(`${SEED_TAG}\n`)
     .update(stableStringify({ chat_template_kwargs: chatTemplateKwargs, tools }))
@@ -39,11 +42,7 @@ export function seedStateHash(tools: readonly FunctionTool[], chatTemplateKwargs
  * @param message - a canonical message.
  */
 export function chainStateHash(previous: string, message: ChatMessage): string {
-  return createHash("sha256")
-    .update(previous)
-    .update("\n")
-    .update(stableStringify(message))
-    .digest("hex");
+  return createHash("sha256").update(previous).update("\n").update(stableStringify(message)).digest("hex");
 }
 
 /**

@@ -82,7 +82,12 @@ export function createCharRenderer(): CharRenderer {
       let text = "";
       for (let i = 0; i < ids.length; i++) {
         const id = ids[i]!;
-        text += id === CHAR_IM_START ? "<|im_start|>" : id === CHAR_IM_END ? "<|im_end|>" : String.fromCodePoint(id);
+        text +=
+          id === CHAR_IM_START
+            ? "<|im_start|>"
+            : id === CHAR_IM_END
+              ? "<|im_end|>"
+              : String.fromCodePoint(id);
       }
       return text;
     },
@@ -90,7 +95,11 @@ export function createCharRenderer(): CharRenderer {
       return [...encode(body(message)), CHAR_IM_END];
     },
     renderPrompt(state) {
-      return [...header(state.tools, state.chatTemplateKwargs), ...messagesIds(state.messages), ...generationPrompt()];
+      return [
+        ...header(state.tools, state.chatTemplateKwargs),
+        ...messagesIds(state.messages),
+        ...generationPrompt(),
+      ];
     },
     renderObservationDelta({ messages, previousResponseIds }) {
       const last = previousResponseIds?.[previousResponseIds.length - 1];

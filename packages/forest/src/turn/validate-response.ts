@@ -12,7 +12,10 @@ export function toTokenArray(ids: ArrayLike<number>, path: string): Int32Array {
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
     if (!Number.isInteger(id) || id < 0 || id > MAX_TOKEN_ID) {
-      throw new ForestInputError({ path: `${path}[${i}]`, reason: `must be a token id in [0, 2^31), got ${id}` });
+      throw new ForestInputError({
+        path: `${path}[${i}]`,
+        reason: `must be a token id in [0, 2^31), got ${id}`,
+      });
     }
     out[i] = id;
   }
@@ -113,7 +116,10 @@ export function checkTiming(timing: TurnTiming | undefined): TurnTiming | undefi
     const value = timing[key];
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-      throw new ForestInputError({ path: `timing.${key}`, reason: `must be a non-negative number of seconds, got ${value}` });
+      throw new ForestInputError({
+        path: `timing.${key}`,
+        reason: `must be a non-negative number of seconds, got ${value}`,
+      });
     }
     out[key] = value;
   }
