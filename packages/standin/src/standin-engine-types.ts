@@ -1,0 +1,85 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TextTokenizer } from "@relax/chat";
+import type { StandinFaultRule } from "./standin-faults";
+import type { StandinPolicy } from "./standin-policy";
+import type { StandinRequestSnapshot } from "./standin-scheduler";
+
+/** Options of `createStandinEngine`. */
+export interface StandinEngineOptions {
+  /** Tokenizer used to decode prompts for the policy and to tokenise its text. */
+  tokenizer: TextTokenizer;
+  /** Decides what to "generate". */
+  policy: StandinPolicy;
+  /** Seed of the deterministic logprobs. @default 0 */
+  seed?: number;
+  /** Delay per generated token, in ms (0: only yields to the event loop). @default 0 */
+  tokenLatencyMs?: number;
+  /** Delay before the first token of each request (prefill), in ms. @default 0 */
+  queueLatencyMs?: number;
+  /** Requests generated at once; the rest wait in a FIFO queue. @default Infinity */
+  maxConcurrency?: number;
+  /** Context length for SGLang's 400s ("The input (N tokens) is longer ..."). @default 32768 */
+  contextLength?: number;
+  /** `max_new_tokens` when a request does not set it (SGLang's default). @default 128 */
+  defaultMaxNewTokens?: number;
+  /** Faults to inject (more can be added with `injectFault`). */
+  faults?: StandinFaultRule[];
+  /** Initial `weight_version` label. @default "default" */
+  weightVersion?: string;
+  /** Stream deltas instead of cumulative snapshots (SGLang `--incremental-streaming-output`). @default false */
+  incrementalStreamingOutput?: boolean;
+  /** Report `meta_info.weight_versions` spans (newer SGLang builds). @default false */
+  weightVersionSpans?: boolean;
+  /** `model_path` reported by `/get_model_info`. @default "relax-standin (not a model)" */
+  modelPath?: string;
+  /** `tokenizer_path` reported by `/get_model_info`. @default "relax-standin-tokenizer" */
+  tokenizerPath?: string;
+  /** Prefix-cache capacity in tokens (the cache is dropped when full). @default 4000000 */
+  cacheCapacityTokens?: number;
+}
+
+/** One HTTP request the engine received. */
+export interface StandinCall {
+  method: string;
+  /** Path without the query string, e.g. `/generate`. */
+  path: string;
+  /** Request headers, lower-cased. */
+  headers: Record<string, string>;
+  /** Parsed JSON body, the raw text when it was not JSON, or `undefined` when empty. */
+  body: unknown;
+  /** `Date.now()` at receipt. */
+  receivedAt: number;
+}
+
+/**
+ * A running SGLang stand-in: an HTTP server speaking SGLang's native API. It is a stand-in for tests and
+ * demos, not a model.
+ */
+export interface StandinEngine {
+  /** Base URL, e.g. `http://127.0.0.1:40123`. Throws before `listen`. */
+  readonly url: string;
+  /** Starts listening (port 0 = any free port). Resolves with the base URL. @default host "127.0.0.1" */
+  listen(port?: number, host?: string): Promise<string>;
+  /** Aborts everything in flight, drops open connections and stops listening. */
+  close(): Promise<void>;
+  /** Every request received, in order (`/generate` bodies included). */
+  readonly calls: StandinCall[];
+  /** Current `weight_version` label. */
+  readonly weightVersion: string;
+  /** The Node request listener, to mount the engine in another server. */
+  readonly requestListener: (request: IncomingMessage, response: ServerResponse) => void;
+  /** Adds a fault rule at runtime. */
+  injectFault(rule: StandinFaultRule): void;
+  /** Removes every fault rule. */
+  clearFaults(): void;
+  /** Aborts in-flight requests whose rid starts with `ridPrefix` (like `/abort_request`). */
+  abort(ridPrefix: string): number;
+  /** Requests waiting or running. */
+  requests(): StandinRequestSnapshot[];
+  /** Resolves once `predicate(requests())` holds; re-checked on every state change and token. */
+  until(predicate: (requests: StandinRequestSnapshot[]) => boolean): Promise<void>;
+  /** Resolves once a request (whose rid starts with `rid`, if given) has generated `tokens` ids. */
+  whenGenerated(options: { rid?: string; tokens: number }): Promise<void>;
+  /** Clears the prefix cache (even with requests in flight). */
+  flushCache(): void;
+}

@@ -1,0 +1,431 @@
+import type { TextTokenizer } from "@relax/chat";
+import type { SamplingParamsWire } from "@relax/sglang";
+import { PrefixCache } from "./prefix-cache";
+import { type ContextHash, StandinLogprobs } from "./standin-logprobs";
+import type { StandinPolicy, StandinPolicyOutput, StandinPolicyRequest } from "./standin-policy";
+
+/** SGLang's finish reason JSON (`BaseFinishReason.to_json`). */
+export type FinishReasonJson =
+  | { type: "stop"; matched: number | string }
+  | { type: "length"; length: number }
+  | { type: "abort"; message: string; status_code: number | null; err_type: string | null };
+
+/** A `/generate` request inside the stand-in engine. */
+export interface StandinJob {
+  rid: string;
+  inputIds: number[];
+  sampling: SamplingParamsWire;
+  headers: Record<string, string>;
+  state: "waiting" | "running" | "finished";
+  outputIds: number[];
+  outputLogprobs: number[];
+  /** Weight version in force when each output token was produced. */
+  tokenVersions: string[];
+  cachedTokens: number;
+  finishReason?: FinishReasonJson;
+  /** Set when the policy failed or returned something unusable (the engine answers 500). */
+  failure?: string;
+  /** `performance.now()` at receipt. */
+  receivedAt: number;
+  controller: AbortController;
+  abortMessage?: string;
+  /** Called after each generated token and at the end. */
+  onProgress?: (job: StandinJob) => void;
+}
+
+/** A read-only view of a request, for tests. */
+export interface StandinRequestSnapshot {
+  rid: string;
+  state: "waiting" | "running";
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** Options of the scheduler (a subset of the engine options). */
+export interface StandinSchedulerOptions {
+  tokenizer: TextTokenizer;
+  policy: StandinPolicy;
+  seed: number;
+  tokenLatencyMs: number;
+  queueLatencyMs: number;
+  maxConcurrency: number;
+  weightVersion: string;
+  defaultMaxNewTokens: number;
+  cacheCapacityTokens: number;
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The generation core of the stand-in engine, independent of HTTP: admission with a concurrency limit
+ * (FIFO waiting queue), pause / continue, prefix-match aborts, the prefix cache, the policy call and the
+ * token loop with SGLang's finish checks.
+ */
+export class StandinScheduler {
+  readonly #options: StandinSchedulerOptions;
+  readonly #jobs = new Map<string, StandinJob>();
+  readonly #waiting: { job: StandinJob; admit: () => void }[] = [];
+  readonly #cache: PrefixCache;
+  readonly #watchers = new Set<() => void>();
+  #running = 0;
+  #paused: false | "abort" | "retract" | "in_place" = false;
+  #resume: { promise: Promise<void>; resolve: () => void } | undefined;
+  #weightVersion: string;
+  #logprobs: StandinLogprobs;
+  #requestIndex = 0;
+
+  constructor(options: StandinSchedulerOptions) {
+    this.#options = options;
+    this.#weightVersion = options.weightVersion;
+    this.#logprobs = new StandinLogprobs({ seed: options.seed, weightVersion: options.weightVersion });
+    this.#cache = new PrefixCache({ capacityTokens: options.cacheCapacityTokens });
+  }
+
+  get weightVersion(): string {
+    return this.#weightVersion;
+  }
+
+  set weightVersion(version: string) {
+    this.#weightVersion = version;
+    this.#logprobs = new StandinLogprobs({ seed: this.#options.seed, weightVersion: version });
+  }
+
+  get paused(): false | "abort" | "retract" | "in_place" {
+    return this.#paused;
+  }
+
+  /** Whether a rid is in flight. */
+  has(rid: string): boolean {
+    return this.#jobs.has(rid);
+  }
+
+  snapshot(): StandinRequestSnapshot[] {
+    return [...this.#jobs.values()]
+      .filter((job) => job.state !== "finished")
+      .map((job) => ({
+        rid: job.rid,
+        state: job.state as "waiting" | "running",
+        inputTokens: job.inputIds.length,
+        outputTokens: job.outputIds.length,
+      }));
+  }
+
+  /** Resolves once `predicate(snapshot)` holds (checked on every state change). */
+  until(predicate: (requests: StandinRequestSnapshot[]) => boolean): Promise<void> {
+    if (predicate(this.snapshot())) return Promise.resolve();
+    return new Promise((resolve) => {
+      const watcher = () => {
+        if (predicate(this.snapshot())) {
+          this.#watchers.delete(watcher);
+          resolve();
+        }
+      };
+      this.#watchers.add(watcher);
+    });
+  }
+
+  #notify(): void {
+    for (const watcher of [...this.#watchers]) watcher();
+  }
+
+  /** Registers a job and runs it to the end; resolves with the finished job. */
+  async run(job: StandinJob): Promise<StandinJob> {
+    this.#jobs.set(job.rid, job);
+    this.#notify();
+    try {
+      const admitted = await this.#admit(job);
+      if (!admitted || job.controller.signal.aborted) {
+        if (admitted) this.#release();
+        this.#finish(job, this.#abortReason(job, "Abort in waiting queue"), false);
+        return job;
+      }
+      job.state = "running";
+      job.cachedTokens = Math.min(this.#cache.match(job.inputIds), Math.max(0, job.inputIds.length - 1));
+      this.#notify();
+      try {
+        await this.#generate(job);
+      } finally {
+        this.#release();
+      }
+      return job;
+    } finally {
+      this.#jobs.delete(job.rid);
+      job.state = "finished";
+      job.onProgress?.(job);
+      this.#notify();
+    }
+  }
+
+  /** Resolves `true` once the job holds a running slot, `false` if it was aborted while waiting. */
+  #admit(job: StandinJob): Promise<boolean> {
+    if (this.#canStart() && this.#waiting.length === 0) {
+      this.#running++;
+      return Promise.resolve(true);
+    }
+    return new Promise((resolve) => {
+      const entry = { job, admit: () => resolve(true) };
+      this.#waiting.push(entry);
+      job.controller.signal.addEventListener(
+        "abort",
+        () => {
+          const index = this.#waiting.indexOf(entry);
+          if (index >= 0) this.#waiting.splice(index, 1);
+          resolve(false);
+        },
+        { once: true },
+      );
+    });
+  }
+
+  #canStart(): boolean {
+    return this.#paused === false && this.#running < this.#options.maxConcurrency;
+  }
+
+  #release(): void {
+    this.#running--;
+    this.#admitNext();
+  }
+
+  #admitNext(): void {
+    while (this.#waiting.length > 0 && this.#canStart()) {
+      const entry = this.#waiting.shift()!;
+      this.#running++;
+      entry.admit();
+    }
+  }
+
+  /**
+   * Aborts every in-flight request whose rid starts with `ridPrefix` (SGLang's prefix match), or all of
+   * them. An empty prefix without `all` aborts nothing, as in SGLang. Returns how many were aborted.
+   */
+  abort({
+    ridPrefix,
+    all = false,
+    message = "Aborted",
+  }: {
+    ridPrefix?: string;
+    all?: boolean;
+    message?: string;
+  }): number {
+    if (!all && !ridPrefix) return 0;
+    let count = 0;
+    for (const job of this.#jobs.values()) {
+      if (job.state === "finished" || job.controller.signal.aborted) continue;
+      if (all || job.rid.startsWith(ridPrefix!)) {
+        job.abortMessage = message;
+        job.controller.abort();
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** `/pause_generation`: `abort` aborts everything in flight; all modes hold new work until `resume`. */
+  pause(mode: "abort" | "retract" | "in_place"): void {
+    if (mode === "abort") this.abort({ all: true });
+    this.#paused = mode;
+    if (!this.#resume) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((done) => {
+        resolve = done;
+      });
+      this.#resume = { promise, resolve };
+    }
+  }
+
+  /** `/continue_generation`. */
+  resume(): void {
+    this.#paused = false;
+    this.#resume?.resolve();
+    this.#resume = undefined;
+    this.#admitNext();
+  }
+
+  /** Requests waiting or running. */
+  get busy(): number {
+    return this.#jobs.size;
+  }
+
+  /**
+   * Prompt logprobs from position `start` (`logprob_start_len`): `[logprob, id, null]`, with a `null`
+   * logprob at position 0, as SGLang reports them.
+   */
+  promptLogprobs(inputIds: readonly number[], start: number): [number | null, number, string | null][] {
+    const triples: [number | null, number, string | null][] = [];
+    let hash = this.#logprobs.start();
+    for (let position = 0; position < inputIds.length; position++) {
+      const id = inputIds[position]!;
+      if (position >= start)
+        triples.push([position === 0 ? null : this.#logprobs.logprob(hash, id), id, null]);
+      hash = this.#logprobs.extend(hash, id);
+    }
+    return triples;
+  }
+
+  /** `/flush_cache`; refused (false) while requests are in flight, as in SGLang. */
+  flushCache({ force = false }: { force?: boolean } = {}): boolean {
+    if (!force && this.#jobs.size > 0) return false;
+    this.#cache.clear();
+    return true;
+  }
+
+  get cachedTokensStored(): number {
+    return this.#cache.size;
+  }
+
+  #abortReason(job: StandinJob, fallback: string): FinishReasonJson {
+    return { type: "abort", message: job.abortMessage ?? fallback, status_code: null, err_type: null };
+  }
+
+  #finish(job: StandinJob, reason: FinishReasonJson, cache: boolean): void {
+    job.finishReason = reason;
+    if (cache) {
+      // SGLang caches the computed KV of (prompt + output)[:-1] when a request finishes.
+      const sequence = job.inputIds.concat(job.outputIds);
+      if (sequence.length > 1) this.#cache.insert(sequence.slice(0, -1));
+    }
+  }
+
+  async #generate(job: StandinJob): Promise<void> {
+    const signal = job.controller.signal;
+    const { queueLatencyMs, tokenizer } = this.#options;
+    if (queueLatencyMs > 0) await sleep(queueLatencyMs, signal);
+    await this.#waitWhilePaused(signal);
+    if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
+
+    const maxNewTokens = job.sampling.max_new_tokens ?? this.#options.defaultMaxNewTokens;
+    if (maxNewTokens === 0) return this.#finish(job, { type: "length", length: 0 }, true);
+
+    let planned: number[];
+    try {
+      planned = await this.#callPolicy(job);
+    } catch (error) {
+      if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
+      job.failure = `stand-in policy failed: ${error instanceof Error ? error.message : String(error)}`;
+      return;
+    }
+    const stopTokenIds = job.sampling.stop_token_ids ?? [];
+    const stopSet = new Set<number>([...stopTokenIds, ...tokenizer.stopTokenIds]);
+    const appended = stopTokenIds[0] ?? tokenizer.stopTokenIds[0];
+    if (appended !== undefined) planned.push(appended);
+    const stops =
+      job.sampling.stop == null
+        ? []
+        : Array.isArray(job.sampling.stop)
+          ? job.sampling.stop
+          : [job.sampling.stop];
+    const longestStop = stops.reduce((max, stop) => Math.max(max, stop.length), 0);
+
+    let hash: ContextHash = this.#logprobs.hashOf(job.inputIds);
+    let logprobsVersion = this.#weightVersion;
+    for (let index = 0; index < planned.length; index++) {
+      await this.#tick(signal);
+      if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
+      if (logprobsVersion !== this.#weightVersion) {
+        // The weights changed mid-request: later tokens come from the new version.
+        logprobsVersion = this.#weightVersion;
+        hash = this.#logprobs.hashOf(job.inputIds.concat(job.outputIds));
+      }
+      const id = planned[index]!;
+      job.outputIds.push(id);
+      job.outputLogprobs.push(this.#logprobs.logprob(hash, id));
+      job.tokenVersions.push(this.#weightVersion);
+      hash = this.#logprobs.extend(hash, id);
+
+      // SGLang's check order (Req.check_finished): length, then EOS / stop ids, then stop strings.
+      let reason: FinishReasonJson | undefined;
+      if (job.outputIds.length >= maxNewTokens) reason = { type: "length", length: maxNewTokens };
+      else if (stopSet.has(id)) reason = { type: "stop", matched: id };
+      else if (longestStop > 0) {
+        const tail = tokenizer.decode(job.outputIds.slice(-(longestStop + 1)), { skipSpecialTokens: false });
+        const matched = stops.find((stop) => tail.includes(stop));
+        if (matched !== undefined) reason = { type: "stop", matched };
+      }
+      if (reason) {
+        this.#finish(job, reason, true);
+        job.onProgress?.(job);
+        return;
+      }
+      job.onProgress?.(job);
+      this.#notify();
+    }
+    // Only reachable when the tokenizer has no stop token at all.
+    this.#finish(job, { type: "length", length: job.outputIds.length }, true);
+  }
+
+  async #tick(signal: AbortSignal): Promise<void> {
+    const latency = this.#options.tokenLatencyMs;
+    if (latency > 0) await sleep(latency, signal);
+    else await yieldToEventLoop();
+    await this.#waitWhilePaused(signal);
+  }
+
+  async #waitWhilePaused(signal: AbortSignal): Promise<void> {
+    while (this.#paused !== false && !signal.aborted && this.#resume) {
+      const resume = this.#resume.promise;
+      await Promise.race([
+        resume,
+        new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
+      ]);
+    }
+  }
+
+  async #callPolicy(job: StandinJob): Promise<number[]> {
+    const { tokenizer, policy } = this.#options;
+    let promptText: string | undefined;
+    const request: StandinPolicyRequest = {
+      rid: job.rid,
+      inputIds: job.inputIds,
+      get promptText() {
+        promptText ??= tokenizer.decode(job.inputIds, { skipSpecialTokens: false });
+        return promptText;
+      },
+      sampling: job.sampling,
+      tokenizer,
+      requestIndex: this.#requestIndex++,
+      headers: job.headers,
+      signal: job.controller.signal,
+    };
+    const signal = job.controller.signal;
+    const output = await Promise.race([
+      Promise.resolve(policy(request)),
+      new Promise<never>((_, reject) =>
+        signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true }),
+      ),
+    ]);
+    return this.#toTokenIds(output);
+  }
+
+  #toTokenIds(output: StandinPolicyOutput): number[] {
+    const { tokenizer } = this.#options;
+    if (typeof output === "string") return tokenizer.encode(output);
+    if (output && typeof output === "object" && "text" in output && typeof output.text === "string") {
+      return tokenizer.encode(output.text);
+    }
+    if (output && typeof output === "object" && "tokenIds" in output && Array.isArray(output.tokenIds)) {
+      const ids = [...output.tokenIds];
+      ids.forEach((id, index) => {
+        if (!Number.isInteger(id) || id < 0 || id >= tokenizer.vocabSize) {
+          throw new Error(`tokenIds[${index}] = ${JSON.stringify(id)} is not a token id of the tokenizer`);
+        }
+      });
+      return ids;
+    }
+    throw new Error("the policy must return a string, { text } or { tokenIds }");
+  }
+}
