@@ -39,64 +39,26 @@ export async function spawnSupervisedProcess({
 }: SpawnAgentProcessOptions & { reaperPath: string }): Promise<AgentProcess> {
   const log = await open(logPath, "a");
   let child: ReturnType<typeof spawn>;
-  let closed: Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>;
   try {
     child = spawn(
       reaperPath,
       ["--grace-ms", String(Math.round(graceMs)), "--status-fd", "3", "--", shell, "-lc", command],
       { cwd, env, stdio: ["ignore", log.fd, log.fd, "pipe"], windowsHide: true },
     );
-    // Listen before any await: "error" (e.g. ENOENT) may fire on the next tick.
-    closed = new Promise((resolve) => {
-      child.once("error", (error) => resolve({ code: null, signal: null, error }));
-      child.once("close", (code, signal) => resolve({ code, signal }));
-    });
-  } finally {
+  } catch (error) {
     await log.close();
+    throw new SpawnFailure(`cannot start ${reaperPath}: ${(error as Error).message}`, null);
   }
+  // Everything below is wired synchronously, before the first await: a short-lived agent can start,
+  // write, exit and close its pipes while we are still closing the log descriptor.
+  const supervisor = new StatusReader(child, shell);
+  await log.close();
 
-  let agentPid: number | null = null;
-  let agentExit: { code: number; signal: number } | null = null;
-  let leftover = 0;
-  let done = false;
-  let startError: SpawnFailure | null = null;
-
-  const status = child.stdio[3] as Readable;
-  status.setEncoding("utf8");
-  let buffered = "";
-  let onStatusLine: () => void = () => {};
-  status.on("data", (chunk: string) => {
-    buffered += chunk;
-    let newline = buffered.indexOf("\n");
-    while (newline >= 0) {
-      const [word, first = "", second = ""] = buffered.slice(0, newline).split(" ");
-      buffered = buffered.slice(newline + 1);
-      if (word === "started") agentPid = Number(first);
-      else if (word === "exit") agentExit = { code: Number(first), signal: Number(second) };
-      else if (word === "done") {
-        leftover = Number(first);
-        done = true;
-      } else if (word === "error") {
-        const errno = Number(second);
-        startError = new SpawnFailure(`relax-reaper could not ${first} ${shell}: ${errnoName(errno)}`, errno);
-      }
-      onStatusLine();
-      newline = buffered.indexOf("\n");
-    }
-  });
-
-  // Wait for "started <pid>", an "error" line, or the supervisor's end, whichever comes first.
-  await new Promise<void>((resolve) => {
-    onStatusLine = () => {
-      if (agentPid !== null || startError !== null) resolve();
-    };
-    void closed.then(() => resolve());
-  });
-  onStatusLine = () => {};
-  if (agentPid === null) {
-    const end = await closed;
+  const started = await supervisor.started;
+  if (started === null) {
+    const end = await supervisor.closed;
     throw (
-      startError ??
+      supervisor.startError ??
       new SpawnFailure(
         end.error
           ? `cannot start ${reaperPath}: ${end.error.message}`
@@ -105,21 +67,22 @@ export async function spawnSupervisedProcess({
       )
     );
   }
-  const pid: number = agentPid;
+  const pid: number = started;
 
-  const exited: Promise<ProcessExit> = closed.then(async (end) => {
-    if (done && agentExit !== null) {
+  const exited: Promise<ProcessExit> = supervisor.closed.then(async (end) => {
+    const { agentExit } = supervisor;
+    if (supervisor.done && agentExit !== null) {
       const { code, signal } = agentExit;
       return {
         exitCode: code >= 0 ? code : null,
         signal: code >= 0 ? null : signalName(signal),
-        leftoverProcesses: leftover,
+        leftoverProcesses: supervisor.leftover,
         reaped: true,
       };
     }
     // The supervisor died without confirming cleanup: sweep the session's processes ourselves.
     const swept = await sweepSessionProcesses({ markers, processGroupId: pid });
-    const recorded = agentExit as { code: number; signal: number } | null;
+    const recorded = agentExit;
     return {
       exitCode: recorded ? (recorded.code >= 0 ? recorded.code : null) : null,
       signal: recorded
@@ -147,6 +110,74 @@ export async function spawnSupervisedProcess({
       }
     },
   };
+}
+
+/** Parses the supervisor's status lines (`started`, `error`, `exit`, `done`) from fd 3. */
+class StatusReader {
+  agentPid: number | null = null;
+  agentExit: { code: number; signal: number } | null = null;
+  leftover = 0;
+  done = false;
+  startError: SpawnFailure | null = null;
+  /** The agent's pid once exec'd, or `null` when the supervisor ended without starting it. */
+  readonly started: Promise<number | null>;
+  /** The supervisor exited and its status pipe was fully read. */
+  readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>;
+
+  constructor(child: ReturnType<typeof spawn>, shell: string) {
+    let resolveStarted: (pid: number | null) => void = () => {};
+    this.started = new Promise((resolve) => {
+      resolveStarted = resolve;
+    });
+    const exitedProcess = new Promise<{ code: number | null; signal: NodeJS.Signals | null; error?: Error }>(
+      (resolve) => {
+        child.once("error", (error) => resolve({ code: null, signal: null, error }));
+        child.once("exit", (code, signal) => resolve({ code, signal }));
+      },
+    );
+    const status = child.stdio[3] as Readable | null;
+    const statusEnded = new Promise<void>((resolve) => {
+      if (status === null) return resolve();
+      status.once("end", () => resolve());
+      status.once("close", () => resolve());
+      status.once("error", () => resolve());
+    });
+    this.closed = Promise.all([exitedProcess, statusEnded]).then(([end]) => {
+      resolveStarted(this.agentPid);
+      return end;
+    });
+    void exitedProcess.then((end) => {
+      if (end.error) resolveStarted(null); // spawn failed: no status will ever come
+    });
+    if (status === null) return;
+    status.setEncoding("utf8");
+    let buffered = "";
+    status.on("data", (chunk: string) => {
+      buffered += chunk;
+      let newline = buffered.indexOf("\n");
+      while (newline >= 0) {
+        const [word, first = "", second = ""] = buffered.slice(0, newline).split(" ");
+        buffered = buffered.slice(newline + 1);
+        if (word === "started") {
+          this.agentPid = Number(first);
+          resolveStarted(this.agentPid);
+        } else if (word === "exit") {
+          this.agentExit = { code: Number(first), signal: Number(second) };
+        } else if (word === "done") {
+          this.leftover = Number(first);
+          this.done = true;
+        } else if (word === "error") {
+          const errno = Number(second);
+          this.startError = new SpawnFailure(
+            `relax-reaper could not ${first} ${shell}: ${errnoName(errno)}`,
+            errno,
+          );
+          resolveStarted(null);
+        }
+        newline = buffered.indexOf("\n");
+      }
+    });
+  }
 }
 
 function errnoName(errno: number): string {
