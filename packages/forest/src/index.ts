@@ -35,16 +35,16 @@ export type {
   TurnTrace,
   WeightVersionSpan,
 } from "./sample/training-sample";
-export {
-  type BeginTurnOptions,
-  type CommitResponseInput,
-  type CommitResult,
-  type ExportMatch,
-  type ForestStats,
-  type MatchPolicy,
-  SessionForest,
-  type SessionForestOptions,
-} from "./session-forest";
+export { SessionForest } from "./session-forest";
+export type {
+  BeginTurnOptions,
+  CommitResponseInput,
+  CommitResult,
+  ExportMatch,
+  ForestStats,
+  MatchPolicy,
+  SessionForestOptions,
+} from "./session-forest-types";
 export {
   FOREST_SNAPSHOT_FORMAT,
   type ForestSnapshot,

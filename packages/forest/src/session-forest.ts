@@ -1,11 +1,4 @@
-import type {
-  AssistantMessage,
-  ChatMessage,
-  ConversationState,
-  FunctionTool,
-  TokenRenderer,
-} from "@relax/chat";
-import { chatMessageSchema, chatTemplateKwargsSchema, functionToolSchema } from "@relax/chat";
+import type { ChatMessage, ConversationState, FunctionTool, TokenRenderer } from "@relax/chat";
 import { redactionPattern } from "./drift/compare-text";
 import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
 import { ContextLimitError } from "./errors/context-limit-error";
@@ -13,6 +6,8 @@ import { ExportMatchError } from "./errors/export-match-error";
 import { ForestInputError } from "./errors/forest-input-error";
 import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
+import { collectPrefix } from "./node/collect-prefix";
+import { computeForestStats } from "./node/compute-forest-stats";
 import type {
   ForestNode,
   InternalNode,
@@ -21,119 +16,26 @@ import type {
   InternalRoot,
   Mutable,
   ObservationNode,
-  ResponseFinishReason,
   ResponseNode,
-  TurnTiming,
 } from "./node/forest-node";
 import { buildTrainingSample } from "./sample/build-sample";
-import type { TrainingSample, TransitionClass, WeightVersionSpan } from "./sample/training-sample";
+import type { TrainingSample } from "./sample/training-sample";
+import type {
+  BeginTurnOptions,
+  CommitResponseInput,
+  CommitResult,
+  ExportMatch,
+  ForestStats,
+  MatchPolicy,
+  SessionForestOptions,
+} from "./session-forest-types";
 import { type ForestSnapshot, readSnapshot, writeSnapshot } from "./snapshot/forest-snapshot";
 import { type MatchContext, matchState } from "./state/match-state";
 import { chainStateHash, hashConversationState, ROOT_STATE_HASH, seedStateHash } from "./state/state-hash";
+import { checkNewMessages, checkState, checkSubtreeOptions } from "./turn/check-state";
+import { placeObservation } from "./turn/place-observation";
 import type { TurnPlan, TurnRecord } from "./turn/turn-record";
-import {
-  checkAssistantMessage,
-  checkFinishReason,
-  checkMetadata,
-  checkTiming,
-  resolveWeightSpans,
-  toLogprobArray,
-  toTokenArray,
-} from "./turn/validate-response";
-
-/**
- * How edits of committed responses in a request are treated:
- * - `tolerant` (default): benign edits (dropped reasoning, re-serialised arguments, whitespace, redaction,
- *   empty-content swaps, re-identified tool calls) are mapped back onto the committed response, so the
- *   context stays one trajectory and its tokens stay exactly those generated; each edit is recorded;
- * - `exact`: any difference forks, as in the Python Relax (the edited message becomes observation).
- */
-export type MatchPolicy = "tolerant" | "exact";
-
-/** Options of {@link SessionForest}. */
-export interface SessionForestOptions {
-  /** The session this forest records (one dataset sample, one agent process). */
-  sessionId: string;
-  /** Renders first prompts and observation deltas (`createChatRenderer` from `@relax/chat`). */
-  renderer: TokenRenderer;
-  /** @default "tolerant" */
-  policy?: MatchPolicy;
-  /** Maximum context in tokens (prompt plus generation). No limit when absent. */
-  maxContextTokens?: number;
-  /** Rollout id shared by every sample of the session. @default sessionId */
-  rolloutId?: string;
-  /** Free-form JSON metadata kept with the forest (and its snapshots). */
-  metadata?: Record<string, unknown>;
-  /**
-   * Strings an agent uses to redact values, for the tolerant policy. Runs of 3+ `*` always count.
-   * @default DEFAULT_REDACTION_MARKERS
-   */
-  redactionMarkers?: readonly string[];
-}
-
-/** Options of {@link SessionForest.beginTurn}. */
-export interface BeginTurnOptions {
-  /** The caller's id for the request, kept in the turn trace. */
-  requestId?: string;
-  /** Requested generation budget; clamped to the room left in the context. */
-  maxNewTokens?: number;
-}
-
-/** What the engine returned for a turn, given to {@link SessionForest.commitResponse}. */
-export interface CommitResponseInput {
-  /** Generated token ids exactly as the engine returned them (SGLang `output_ids`), stop token included. */
-  outputIds: ArrayLike<number>;
-  /** Rollout logprob (natural log) of each generated token, 1:1 with `outputIds`. */
-  logprobs: ArrayLike<number>;
-  /** Engine finish reason; `abort` commits a partial generation (sample status `aborted`). */
-  finishReason: ResponseFinishReason;
-  /** The canonical assistant message parsed from `outputIds` (reasoning and tool calls included). */
-  message: AssistantMessage;
-  /** Weight version that generated every token (when one version did). */
-  weightVersion?: string;
-  /** Weight versions per token span (`[start, end)` over `outputIds`, tiling it), e.g. across a partial-rollout resume. */
-  weightVersionSpans?: readonly WeightVersionSpan[];
-  timing?: TurnTiming;
-  /** Free-form JSON kept on the response node. */
-  metadata?: Record<string, unknown>;
-}
-
-/** Result of {@link SessionForest.commitResponse}. */
-export interface CommitResult {
-  node: ResponseNode;
-  /** `false` when the same state was already committed (an identical re-commit is idempotent). */
-  created: boolean;
-  /** The turn's final transition class (`append` becomes `branch` when a sibling response already existed). */
-  transition: TransitionClass;
-}
-
-/** Result of {@link SessionForest.matchExportState}. */
-export interface ExportMatch {
-  stateHash: string;
-  node: ObservationNode | ResponseNode;
-  /** Benign edits mapped onto committed responses to find the node (tolerant policy). */
-  toleratedEdits: string[];
-}
-
-/** Counts and sizes of a forest, for metrics and the bench. */
-export interface ForestStats {
-  nodes: number;
-  observations: number;
-  responses: number;
-  leaves: number;
-  exportableLeaves: number;
-  /** Subtrees under the root (distinct initial histories, tools or kwargs; resets). */
-  subtrees: number;
-  turns: number;
-  pendingTurns: number;
-  failedTurns: number;
-  transitions: Record<TransitionClass, number>;
-  toleratedEdits: number;
-  observationTokens: number;
-  responseTokens: number;
-  /** Bytes of token and logprob storage (typed arrays): 4 per token, plus 8 per generated token. */
-  tokenBytes: number;
-}
+import { checkCommitInput, checkMetadata, toTokenArray } from "./turn/validate-response";
 
 type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: HistoryEdit[] };
 
@@ -245,7 +147,7 @@ export class SessionForest {
    */
   beginTurn(state: ConversationState, options: BeginTurnOptions = {}): TurnPlan {
     const { requestId, maxNewTokens } = options;
-    const { messages, tools, chatTemplateKwargs } = this.#checkState(state);
+    const { messages, tools, chatTemplateKwargs } = checkState(state);
     if (maxNewTokens !== undefined && (!Number.isInteger(maxNewTokens) || maxNewTokens < 1)) {
       throw new ForestInputError({
         path: "maxNewTokens",
@@ -255,54 +157,17 @@ export class SessionForest {
     const seed = this.#seed(tools, chatTemplateKwargs);
     const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
     const matched = match.node;
-    const suffix = messages.slice(match.depth);
-
-    let target: InternalObservation | undefined;
-    let attachTo: InternalRoot | InternalResponse | undefined;
-    let observationMessages: ChatMessage[] = [];
-    let supersede: InternalObservation | undefined;
-    let transition: TransitionClass;
-    let linear: boolean;
-    if (matched.kind === "response") {
-      if (suffix.length === 0) {
-        throw new ForestInputError({
-          path: "state.messages",
-          reason: `ends with the committed response ${matched.stateHash}; a request must add a message after a response`,
-        });
-      }
-      attachTo = matched;
-      observationMessages = suffix;
-      linear = matched.children.length === 0;
-      transition = linear ? "append" : "branch";
-    } else if (matched.kind === "observation") {
-      const answered = this.#hasResponseChild(matched);
-      if (suffix.length === 0) {
-        target = matched;
-        linear = !answered;
-      } else {
-        attachTo = this.#parentOf(matched) as InternalRoot | InternalResponse;
-        observationMessages = [...matched.messages, ...suffix];
-        if (!answered) supersede = matched;
-        linear = !answered;
-      }
-      transition = linear ? "append" : "branch";
-    } else {
-      attachTo = this.#root;
-      observationMessages = suffix;
-      linear = this.#nodes.size === 1;
-      transition = linear ? "append" : "reset";
-    }
-
-    const edits: HistoryEdit[] = [...match.toleratedEdits, ...match.forkedEdits];
-    if (match.forkedEdits.length === 0 && match.rewrittenAt !== undefined) {
-      edits.push({ kind: "rewritten", path: `messages[${match.rewrittenAt}]` });
-    }
-    if (match.forkedEdits.length > 0 || match.rewrittenAt !== undefined) {
-      transition = "drift";
-      linear = false;
-    } else if (match.toleratedEdits.length > 0 && transition === "append") {
-      transition = "drift";
-    }
+    const placement = placeObservation({
+      match,
+      messages,
+      root: this.#root,
+      parentOf: (node) => this.#parentOf(node),
+      hasResponseChild: (node) => this.#hasResponseChild(node),
+      firstRequest: this.#nodes.size === 1,
+    });
+    let target = placement.target;
+    const { attachTo, supersede, transition, linear, edits } = placement;
+    const observationMessages = placement.messages;
 
     if (target === undefined) {
       checkNewMessages(messages, match.depth);
@@ -407,29 +272,8 @@ export class SessionForest {
     if (record.status === "failed") {
       throw new ForestInputError({ path: "plan", reason: `turn ${record.turnId} was marked failed` });
     }
-    if (input === null || typeof input !== "object") {
-      throw new ForestInputError({ path: "input", reason: "must be an object" });
-    }
-    const message = checkAssistantMessage(input.message);
-    const finishReason = checkFinishReason(input.finishReason);
-    if (input.outputIds === undefined || input.outputIds === null || input.outputIds.length === 0) {
-      throw new ForestInputError({ path: "outputIds", reason: "must hold at least one generated token" });
-    }
-    const tokens = toTokenArray(input.outputIds, "outputIds");
-    if (input.logprobs === undefined || input.logprobs === null) {
-      throw new ForestInputError({
-        path: "logprobs",
-        reason: "is required (one rollout logprob per generated token)",
-      });
-    }
-    const logprobs = toLogprobArray(input.logprobs, tokens.length, "logprobs");
-    const weightVersionSpans = resolveWeightSpans({
-      weightVersion: input.weightVersion,
-      weightVersionSpans: input.weightVersionSpans,
-      length: tokens.length,
-    });
-    const timing = checkTiming(input.timing);
-    const metadata = checkMetadata(input.metadata, "metadata");
+    const { message, finishReason, tokens, logprobs, weightVersionSpans, timing, metadata } =
+      checkCommitInput(input);
     const promptTokens = observation.prefixTokens + observation.tokens.length;
     if (this.maxContextTokens !== undefined && promptTokens + tokens.length > this.maxContextTokens) {
       throw new ContextLimitError({
@@ -536,7 +380,7 @@ export class SessionForest {
    *   names a state with nothing to train.
    */
   matchExportState(state: ConversationState): ExportMatch {
-    const { messages, tools, chatTemplateKwargs } = this.#checkState(state);
+    const { messages, tools, chatTemplateKwargs } = checkState(state);
     const seed = this.#seed(tools, chatTemplateKwargs);
     const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
     const node = match.node;
@@ -663,48 +507,13 @@ export class SessionForest {
 
   /** Counts and storage sizes. O(nodes). */
   stats(): ForestStats {
-    const transitions: Record<TransitionClass, number> = { append: 0, branch: 0, drift: 0, reset: 0 };
-    let toleratedEdits = 0;
-    let pendingTurns = 0;
-    let failedTurns = 0;
-    for (const turn of this.#turns) {
-      transitions[turn.transition]++;
-      toleratedEdits += turn.toleratedEdits.length;
-      if (turn.status === "pending") pendingTurns++;
-      if (turn.status === "failed") failedTurns++;
-    }
-    let observations = 0;
-    let responses = 0;
-    let observationTokens = 0;
-    let responseTokens = 0;
-    let tokenBytes = 0;
-    for (const node of this.#nodes.values()) {
-      tokenBytes += node.tokens.byteLength;
-      if (node.kind === "observation") {
-        observations++;
-        observationTokens += node.tokens.length;
-      } else if (node.kind === "response") {
-        responses++;
-        responseTokens += node.tokens.length;
-        tokenBytes += node.logprobs.byteLength;
-      }
-    }
-    return {
-      nodes: this.#nodes.size,
-      observations,
-      responses,
+    return computeForestStats({
+      nodes: this.#nodes.values(),
+      turns: this.#turns,
       leaves: this.leaves().length,
       exportableLeaves: this.exportableLeaves().length,
       subtrees: this.#root.children.length,
-      turns: this.#turns.length,
-      pendingTurns,
-      failedTurns,
-      transitions,
-      toleratedEdits,
-      observationTokens,
-      responseTokens,
-      tokenBytes,
-    };
+    });
   }
 
   /**
@@ -750,30 +559,6 @@ export class SessionForest {
     forest.#turns.push(...(turns as MutableTurn[]));
     forest.#latestResponse = data.latestResponse;
     return forest;
-  }
-
-  #checkState(state: ConversationState): ConversationState {
-    if (state === null || typeof state !== "object") {
-      throw new ForestInputError({ path: "state", reason: "must be a conversation state object" });
-    }
-    const { messages, tools, chatTemplateKwargs } = state;
-    if (!Array.isArray(messages) || messages.length === 0) {
-      throw new ForestInputError({
-        path: "state.messages",
-        reason: "must be a non-empty list of canonical messages",
-      });
-    }
-    if (!Array.isArray(tools)) {
-      throw new ForestInputError({ path: "state.tools", reason: "must be a list of canonical tools" });
-    }
-    if (
-      chatTemplateKwargs === null ||
-      typeof chatTemplateKwargs !== "object" ||
-      Array.isArray(chatTemplateKwargs)
-    ) {
-      throw new ForestInputError({ path: "state.chatTemplateKwargs", reason: "must be an object" });
-    }
-    return { messages, tools, chatTemplateKwargs };
   }
 
   #seed(tools: readonly FunctionTool[], chatTemplateKwargs: ConversationState["chatTemplateKwargs"]): string {
@@ -830,58 +615,4 @@ export class SessionForest {
     }
     return out.reverse();
   }
-}
-
-function issuePath(prefix: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`),
-    prefix,
-  );
-}
-
-/** Validates the messages a new observation will store (the unmatched suffix) against the canonical schema. */
-function checkNewMessages(messages: readonly ChatMessage[], from: number): void {
-  for (let i = from; i < messages.length; i++) {
-    const parsed = chatMessageSchema.safeParse(messages[i]);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new ForestInputError({
-        path: issuePath(`state.messages[${i}]`, issue.path),
-        reason: issue.message,
-      });
-    }
-  }
-}
-
-/** Validates the tools and kwargs a new subtree will store. */
-function checkSubtreeOptions(tools: readonly FunctionTool[], chatTemplateKwargs: unknown): void {
-  tools.forEach((tool, i) => {
-    const parsed = functionToolSchema.safeParse(tool);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new ForestInputError({ path: issuePath(`state.tools[${i}]`, issue.path), reason: issue.message });
-    }
-  });
-  const parsed = chatTemplateKwargsSchema.safeParse(chatTemplateKwargs);
-  if (!parsed.success) {
-    throw new ForestInputError({ path: "state.chatTemplateKwargs", reason: parsed.error.issues[0]!.message });
-  }
-}
-
-/** Concatenates the lineage tokens of `stateHash` into a `number[]` of known length. */
-function collectPrefix(
-  nodes: ReadonlyMap<string, InternalNode>,
-  stateHash: string,
-  length: number,
-): number[] {
-  const out = new Array<number>(length);
-  let node = nodes.get(stateHash);
-  let end = length;
-  while (node !== undefined) {
-    const tokens = node.tokens;
-    end -= tokens.length;
-    for (let i = 0; i < tokens.length; i++) out[end + i] = tokens[i]!;
-    node = node.parentStateHash === null ? undefined : nodes.get(node.parentStateHash);
-  }
-  return out;
 }

@@ -2,7 +2,7 @@ import type { AssistantMessage, ChatMessage } from "@relax/chat";
 import { canonicalizeMessages } from "@relax/chat";
 import { describe, expect, it } from "vitest";
 import { assistant, call, charForest, generate, state, system, tool, user } from "../../test/helpers";
-import type { MatchPolicy } from "../session-forest";
+import type { MatchPolicy } from "../session-forest-types";
 
 const S = system("S");
 const U = user("add 1 and x");

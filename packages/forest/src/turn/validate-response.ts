@@ -3,6 +3,7 @@ import { stableStringify } from "@relax/chat";
 import { ForestInputError } from "../errors/forest-input-error";
 import type { ResponseFinishReason, TurnTiming } from "../node/forest-node";
 import type { WeightVersionSpan } from "../sample/training-sample";
+import type { CommitResponseInput } from "../session-forest-types";
 
 const MAX_TOKEN_ID = 0x7fffffff;
 
@@ -141,4 +142,49 @@ export function checkMetadata(
     throw new ForestInputError({ path, reason: (error as Error).message });
   }
   return JSON.parse(JSON.stringify(metadata)) as Record<string, unknown>;
+}
+
+/** A validated, privately copied {@link CommitResponseInput}. */
+export interface CheckedCommit {
+  message: AssistantMessage;
+  finishReason: ResponseFinishReason;
+  tokens: Int32Array;
+  logprobs: Float64Array;
+  weightVersionSpans: WeightVersionSpan[];
+  timing?: TurnTiming;
+  metadata?: Record<string, unknown>;
+}
+
+/**
+ * Validates what the engine returned for a turn and copies it into compact storage.
+ * @throws ForestInputError naming the field.
+ */
+export function checkCommitInput(input: CommitResponseInput): CheckedCommit {
+  if (input === null || typeof input !== "object") {
+    throw new ForestInputError({ path: "input", reason: "must be an object" });
+  }
+  const message = checkAssistantMessage(input.message);
+  const finishReason = checkFinishReason(input.finishReason);
+  if (input.outputIds === undefined || input.outputIds === null || input.outputIds.length === 0) {
+    throw new ForestInputError({ path: "outputIds", reason: "must hold at least one generated token" });
+  }
+  const tokens = toTokenArray(input.outputIds, "outputIds");
+  if (input.logprobs === undefined || input.logprobs === null) {
+    throw new ForestInputError({
+      path: "logprobs",
+      reason: "is required (one rollout logprob per generated token)",
+    });
+  }
+  const logprobs = toLogprobArray(input.logprobs, tokens.length, "logprobs");
+  const weightVersionSpans = resolveWeightSpans({
+    weightVersion: input.weightVersion,
+    weightVersionSpans: input.weightVersionSpans,
+    length: tokens.length,
+  });
+  const checked: CheckedCommit = { message, finishReason, tokens, logprobs, weightVersionSpans };
+  const timing = checkTiming(input.timing);
+  if (timing !== undefined) checked.timing = timing;
+  const metadata = checkMetadata(input.metadata, "metadata");
+  if (metadata !== undefined) checked.metadata = metadata;
+  return checked;
 }

@@ -1,0 +1,97 @@
+import type { AssistantMessage, TokenRenderer } from "@relax/chat";
+import type { ObservationNode, ResponseFinishReason, ResponseNode, TurnTiming } from "./node/forest-node";
+import type { TransitionClass, WeightVersionSpan } from "./sample/training-sample";
+
+/**
+ * How edits of committed responses in a request are treated:
+ * - `tolerant` (default): benign edits (dropped reasoning, re-serialised arguments, whitespace, redaction,
+ *   empty-content swaps, re-identified tool calls) are mapped back onto the committed response, so the
+ *   context stays one trajectory and its tokens stay exactly those generated; each edit is recorded;
+ * - `exact`: any difference forks, as in the Python Relax (the edited message becomes observation).
+ */
+export type MatchPolicy = "tolerant" | "exact";
+
+/** Options of {@link SessionForest}. */
+export interface SessionForestOptions {
+  /** The session this forest records (one dataset sample, one agent process). */
+  sessionId: string;
+  /** Renders first prompts and observation deltas (`createChatRenderer` from `@relax/chat`). */
+  renderer: TokenRenderer;
+  /** @default "tolerant" */
+  policy?: MatchPolicy;
+  /** Maximum context in tokens (prompt plus generation). No limit when absent. */
+  maxContextTokens?: number;
+  /** Rollout id shared by every sample of the session. @default sessionId */
+  rolloutId?: string;
+  /** Free-form JSON metadata kept with the forest (and its snapshots). */
+  metadata?: Record<string, unknown>;
+  /**
+   * Strings an agent uses to redact values, for the tolerant policy. Runs of 3+ `*` always count.
+   * @default DEFAULT_REDACTION_MARKERS
+   */
+  redactionMarkers?: readonly string[];
+}
+
+/** Options of {@link SessionForest.beginTurn}. */
+export interface BeginTurnOptions {
+  /** The caller's id for the request, kept in the turn trace. */
+  requestId?: string;
+  /** Requested generation budget; clamped to the room left in the context. */
+  maxNewTokens?: number;
+}
+
+/** What the engine returned for a turn, given to {@link SessionForest.commitResponse}. */
+export interface CommitResponseInput {
+  /** Generated token ids exactly as the engine returned them (SGLang `output_ids`), stop token included. */
+  outputIds: ArrayLike<number>;
+  /** Rollout logprob (natural log) of each generated token, 1:1 with `outputIds`. */
+  logprobs: ArrayLike<number>;
+  /** Engine finish reason; `abort` commits a partial generation (sample status `aborted`). */
+  finishReason: ResponseFinishReason;
+  /** The canonical assistant message parsed from `outputIds` (reasoning and tool calls included). */
+  message: AssistantMessage;
+  /** Weight version that generated every token (when one version did). */
+  weightVersion?: string;
+  /** Weight versions per token span (`[start, end)` over `outputIds`, tiling it), e.g. across a partial-rollout resume. */
+  weightVersionSpans?: readonly WeightVersionSpan[];
+  timing?: TurnTiming;
+  /** Free-form JSON kept on the response node. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Result of {@link SessionForest.commitResponse}. */
+export interface CommitResult {
+  node: ResponseNode;
+  /** `false` when the same state was already committed (an identical re-commit is idempotent). */
+  created: boolean;
+  /** The turn's final transition class (`append` becomes `branch` when a sibling response already existed). */
+  transition: TransitionClass;
+}
+
+/** Result of {@link SessionForest.matchExportState}. */
+export interface ExportMatch {
+  stateHash: string;
+  node: ObservationNode | ResponseNode;
+  /** Benign edits mapped onto committed responses to find the node (tolerant policy). */
+  toleratedEdits: string[];
+}
+
+/** Counts and sizes of a forest, for metrics and the bench. */
+export interface ForestStats {
+  nodes: number;
+  observations: number;
+  responses: number;
+  leaves: number;
+  exportableLeaves: number;
+  /** Subtrees under the root (distinct initial histories, tools or kwargs; resets). */
+  subtrees: number;
+  turns: number;
+  pendingTurns: number;
+  failedTurns: number;
+  transitions: Record<TransitionClass, number>;
+  toleratedEdits: number;
+  observationTokens: number;
+  responseTokens: number;
+  /** Bytes of token and logprob storage (typed arrays): 4 per token, plus 8 per generated token. */
+  tokenBytes: number;
+}
