@@ -109,5 +109,6 @@ export {
   parseTrainingRowLine,
   parseTrainingRowsJsonl,
   readTrainingRowsFile,
+  serializeTrainingRow,
   writeTrainingRowsFile,
 } from "./rows/training-row-jsonl";

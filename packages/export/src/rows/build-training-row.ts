@@ -43,7 +43,7 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
   for (let i = 0; i < responseLength; i++) advantages[i] = lossMask[i] === 1 ? advantage : 0;
   return {
     tokens,
-    loss_mask: lossMask as (0 | 1)[],
+    loss_mask: lossMask,
     rollout_log_probs: rolloutLogProbs,
     advantage,
     advantages,

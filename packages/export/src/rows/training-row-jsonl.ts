@@ -12,8 +12,39 @@ import { type TrainingRow, trainingRowSchema } from "./training-row";
  */
 export function formatTrainingRowsJsonl(rows: Iterable<TrainingRow>): string {
   let text = "";
-  for (const row of rows) text += `${JSON.stringify(row)}\n`;
+  for (const row of rows) text += `${serializeTrainingRow(row)}\n`;
   return text;
+}
+
+/**
+ * One row as compact JSON, byte-identical to `JSON.stringify(row)`. The broadcast `advantages` array
+ * (only `0` and `advantage`) is written from two cached number strings, which saves the per-element
+ * float formatting that dominates serialisation.
+ */
+export function serializeTrainingRow(row: TrainingRow): string {
+  let text = "{";
+  for (const key of Object.keys(row)) {
+    const value = (row as Record<string, unknown>)[key];
+    if (value === undefined || typeof value === "function") continue;
+    const json = key === "advantages" ? serializeAdvantages(row) : JSON.stringify(value);
+    text += `${text === "{" ? "" : ","}${JSON.stringify(key)}:${json}`;
+  }
+  return `${text}}`;
+}
+
+function serializeAdvantages(row: TrainingRow): string {
+  const { advantages, advantage } = row;
+  if (!Number.isFinite(advantage)) return JSON.stringify(advantages);
+  const credit = JSON.stringify(advantage);
+  const parts = new Array<string>(advantages.length);
+  for (let i = 0; i < advantages.length; i++) {
+    const value = advantages[i];
+    // JSON.stringify writes -0 as "0", so `=== 0` covers both zeros.
+    if (value === 0) parts[i] = "0";
+    else if (value === advantage) parts[i] = credit;
+    else return JSON.stringify(advantages);
+  }
+  return `[${parts.join(",")}]`;
 }
 
 /** Options of {@link parseTrainingRowsJsonl}. */

@@ -96,6 +96,6 @@ export function createTrainingRowJsonSchema(): Record<string, unknown> {
         "loss_mask, rollout_log_probs and advantages have response_length entries aligned to " +
         "tokens[prompt_length:]; advantages and rollout_log_probs are 0 wherever loss_mask is 0.",
     }),
-    { target: "draft-2020-12", unrepresentable: "any" },
+    { target: "draft-2020-12", io: "input", unrepresentable: "any" },
   ) as Record<string, unknown>;
 }

@@ -1,0 +1,196 @@
+#!/usr/bin/env python3
+"""Read Relax training rows (JSONL written by @relax/export) into Python lists or NumPy arrays.
+
+Standard library only; NumPy is imported lazily by ``to_numpy``. Python 3.8+.
+
+Each line is one exported context of one session. The per-token arrays ``loss_mask``,
+``rollout_log_probs`` and ``advantages`` have ``response_length`` entries and are aligned to
+``tokens[prompt_length:]``. The JSON Schema is ``packages/export/schema/training-row.schema.json``.
+
+Usage as a library::
+
+    from relax_rows import read_rows, to_columns, to_numpy
+    rows = read_rows("rows.jsonl")            # list of dicts, validated
+    batch = to_columns(rows)                  # dict of lists, one entry per row
+    arrays = to_numpy(rows)                   # same, with per-row NumPy arrays
+
+Usage from a shell (prints a JSON summary; exit status 1 on a bad row)::
+
+    python3 relax_rows.py rows.jsonl [--numpy]
+"""
+
+import json
+import math
+import sys
+
+__all__ = ["RowFormatError", "ROW_FIELDS", "iter_rows", "read_rows", "validate_row", "to_columns", "to_numpy", "summarize"]
+
+# Field name -> accepted Python types after json.loads (bool is excluded from numbers explicitly).
+ROW_FIELDS = {
+    "tokens": list,
+    "loss_mask": list,
+    "rollout_log_probs": list,
+    "advantage": (int, float),
+    "advantages": list,
+    "reward": (int, float, type(None)),
+    "reward_details": dict,
+    "response_length": int,
+    "prompt_length": int,
+    "status": str,
+    "weight_versions": list,
+    "rollout_id": str,
+    "group_index": int,
+    "session_id": str,
+    "context_name": (str, type(None)),
+    "state_hash": str,
+    "num_turns": int,
+    "stop_reason": str,
+    "metadata": dict,
+}
+
+STATUSES = ("completed", "truncated", "aborted", "failed")
+
+
+class RowFormatError(ValueError):
+    """A line that is not a valid training row. ``line`` is 1-based, ``field`` names the field."""
+
+    def __init__(self, line, field, reason):
+        self.line = line
+        self.field = field
+        self.reason = reason
+        where = "line %d" % line + (" %s" % field if field else "")
+        super().__init__("%s: %s" % (where, reason))
+
+
+def _is_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def validate_row(row, line=0):
+    """Check one decoded row: field types and the cross-field invariants. Returns the row."""
+    if not isinstance(row, dict):
+        raise RowFormatError(line, "", "a row must be a JSON object")
+    for name, kinds in ROW_FIELDS.items():
+        if name not in row:
+            raise RowFormatError(line, name, "is missing")
+        value = row[name]
+        if isinstance(value, bool) or not isinstance(value, kinds):
+            if not (value is None and isinstance(kinds, tuple) and type(None) in kinds):
+                raise RowFormatError(line, name, "has type %s" % type(value).__name__)
+    if row["status"] not in STATUSES:
+        raise RowFormatError(line, "status", "must be one of %s" % ", ".join(STATUSES))
+    prompt, response = row["prompt_length"], row["response_length"]
+    if prompt < 0 or response < 0:
+        raise RowFormatError(line, "prompt_length", "lengths must be >= 0")
+    if len(row["tokens"]) != prompt + response:
+        raise RowFormatError(line, "tokens", "has %d entries, expected %d" % (len(row["tokens"]), prompt + response))
+    for name in ("loss_mask", "rollout_log_probs", "advantages"):
+        if len(row[name]) != response:
+            raise RowFormatError(line, name, "has %d entries, expected %d" % (len(row[name]), response))
+    for i, token in enumerate(row["tokens"]):
+        if isinstance(token, bool) or not isinstance(token, int) or token < 0:
+            raise RowFormatError(line, "tokens[%d]" % i, "must be a non-negative integer")
+    for i, (mask, logprob, advantage) in enumerate(zip(row["loss_mask"], row["rollout_log_probs"], row["advantages"])):
+        if mask not in (0, 1) or isinstance(mask, bool):
+            raise RowFormatError(line, "loss_mask[%d]" % i, "must be 0 or 1")
+        if not _is_number(logprob) or not math.isfinite(logprob):
+            raise RowFormatError(line, "rollout_log_probs[%d]" % i, "must be a finite number")
+        if not _is_number(advantage) or not math.isfinite(advantage):
+            raise RowFormatError(line, "advantages[%d]" % i, "must be a finite number")
+        if mask == 0 and (advantage != 0 or logprob != 0):
+            raise RowFormatError(line, "advantages[%d]" % i, "advantages and logprobs must be 0 where loss_mask is 0")
+    return row
+
+
+def iter_rows(path, validate=True):
+    """Yield rows from a JSONL file one at a time (blank lines are skipped)."""
+    with open(path, "r", encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                row = json.loads(text)
+            except ValueError as error:
+                raise RowFormatError(number, "", "not JSON (%s)" % error)
+            yield validate_row(row, number) if validate else row
+
+
+def read_rows(path, validate=True):
+    """All rows of a JSONL file as a list of dicts."""
+    return list(iter_rows(path, validate=validate))
+
+
+def to_columns(rows):
+    """Columnar view: ``{field: [value of row 0, value of row 1, ...]}`` for every row field."""
+    return {name: [row[name] for row in rows] for name in ROW_FIELDS}
+
+
+def to_numpy(rows):
+    """Like ``to_columns``, with per-row arrays as NumPy arrays and scalars as 1-D arrays.
+
+    Per-row arrays stay ragged (a list of arrays), since rows differ in length. dtypes:
+    tokens int32, loss_mask uint8, rollout_log_probs and advantages float64 (values exactly as
+    written); advantage, reward (NaN where null), prompt/response lengths, group_index and
+    num_turns as 1-D arrays.
+    """
+    import numpy as np  # imported lazily so the reader needs only the standard library
+
+    columns = to_columns(rows)
+    columns["tokens"] = [np.asarray(v, dtype=np.int32) for v in columns["tokens"]]
+    columns["loss_mask"] = [np.asarray(v, dtype=np.uint8) for v in columns["loss_mask"]]
+    columns["rollout_log_probs"] = [np.asarray(v, dtype=np.float64) for v in columns["rollout_log_probs"]]
+    columns["advantages"] = [np.asarray(v, dtype=np.float64) for v in columns["advantages"]]
+    columns["advantage"] = np.asarray(columns["advantage"], dtype=np.float64)
+    columns["reward"] = np.asarray([math.nan if r is None else r for r in columns["reward"]], dtype=np.float64)
+    for name in ("prompt_length", "response_length", "group_index", "num_turns"):
+        columns[name] = np.asarray(columns[name], dtype=np.int64)
+    return columns
+
+
+def summarize(rows, use_numpy=False):
+    """Totals that let a caller check a file end to end (used by the @relax/export test suite)."""
+    if use_numpy:
+        columns = to_numpy(rows)
+        response_tokens = int(sum(int(a.size) for a in columns["loss_mask"]))
+        loss_tokens = int(sum(int(a.sum()) for a in columns["loss_mask"]))
+        token_sum = int(sum(int(a.astype("int64").sum()) for a in columns["tokens"]))
+        advantage_sum = float(sum(float(a.sum()) for a in columns["advantages"]))
+        logprob_sum = float(sum(float(a.sum()) for a in columns["rollout_log_probs"]))
+    else:
+        response_tokens = sum(len(row["loss_mask"]) for row in rows)
+        loss_tokens = sum(sum(row["loss_mask"]) for row in rows)
+        token_sum = sum(sum(row["tokens"]) for row in rows)
+        advantage_sum = math.fsum(v for row in rows for v in row["advantages"])
+        logprob_sum = math.fsum(v for row in rows for v in row["rollout_log_probs"])
+    return {
+        "rows": len(rows),
+        "sessions": len({row["session_id"] for row in rows}),
+        "groups": len({row["group_index"] for row in rows}),
+        "rollout_ids": len({row["rollout_id"] for row in rows}),
+        "response_tokens": response_tokens,
+        "loss_tokens": loss_tokens,
+        "token_sum": token_sum,
+        "advantage_sum": advantage_sum,
+        "logprob_sum": logprob_sum,
+        "advantages": [row["advantage"] for row in rows],
+        "rewards": [row["reward"] for row in rows],
+        "context_names": [row["context_name"] for row in rows],
+        "numpy": use_numpy,
+    }
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        sys.stderr.write("usage: relax_rows.py ROWS.jsonl [--numpy]\n")
+        return 2
+    try:
+        rows = read_rows(argv[1])
+    except RowFormatError as error:
+        sys.stderr.write("relax_rows: %s\n" % error)
+        return 1
+    print(json.dumps(summarize(rows, use_numpy="--numpy" in argv[2:]), sort_keys=True))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

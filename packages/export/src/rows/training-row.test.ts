@@ -1,0 +1,171 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, describe, expect, it } from "vitest";
+import { conversation, FakeForest, fakeLogprob, qwen3 } from "../../test/fake-forest";
+import { RowParseError } from "../errors/row-parse-error";
+import { buildTrainingRow } from "./build-training-row";
+import { createTrainingRowJsonSchema, type TrainingRow, trainingRowSchema } from "./training-row";
+import {
+  formatTrainingRowsJsonl,
+  parseTrainingRowsJsonl,
+  readTrainingRowsFile,
+  serializeTrainingRow,
+  writeTrainingRowsFile,
+} from "./training-row-jsonl";
+
+const tool = conversation("What is 17 * 23?", "Let me compute.", "tool result: 391", "17 * 23 = 391.");
+tool[2] = { role: "tool", content: "391" };
+const forest = new FakeForest({ sessionId: "sess-1", conversations: [{ messages: tool }] });
+const sample = forest.buildSample(forest.implicitExportLeaf().stateHash);
+
+function sampleRow(overrides: Partial<TrainingRow> = {}): TrainingRow {
+  return {
+    ...buildTrainingRow({
+      sample,
+      groupIndex: 3,
+      contextName: null,
+      metadata: { task_success: 1, note: "ünïcødé ✓", nested: { list: [1, null, "x"] } },
+      reward: 1,
+      rewardDetails: { format: 0.5 },
+      advantage: -0.8660237,
+    }),
+    ...overrides,
+  };
+}
+
+describe("buildTrainingRow", () => {
+  it("should lay out a multi-turn sample with observation tokens masked and credit only on generated tokens", () => {
+    const { encode } = qwen3();
+    const first = encode("Let me compute.<|im_end|>");
+    const observation = encode("\n<|im_start|>tool\n391<|im_end|>\n<|im_start|>assistant\n");
+    const second = encode("17 * 23 = 391.<|im_end|>");
+    const row = sampleRow();
+    expect(row.prompt_length).toBe(
+      encode("<|im_start|>user\nWhat is 17 * 23?<|im_end|>\n<|im_start|>assistant\n").length,
+    );
+    expect(row.tokens.slice(row.prompt_length)).toEqual([...first, ...observation, ...second]);
+    expect(row.loss_mask).toEqual([
+      ...first.map(() => 1),
+      ...observation.map(() => 0),
+      ...second.map(() => 1),
+    ]);
+    expect(row.advantages).toEqual(row.loss_mask.map((mask) => (mask ? -0.8660237 : 0)));
+    expect(row.rollout_log_probs[0]).toBe(fakeLogprob(first[0]!, 0));
+    expect(row.rollout_log_probs[first.length]).toBe(0);
+    expect(row.num_turns).toBe(2);
+    expect(trainingRowSchema.safeParse(row).success).toBe(true);
+  });
+
+  it("should prefer a stop_reason from the export metadata", () => {
+    expect(sampleRow().stop_reason).toBe("stop");
+    const row = buildTrainingRow({
+      sample,
+      groupIndex: 0,
+      contextName: "main",
+      metadata: { rollout_stop_reason: "tool_budget" },
+      reward: null,
+      advantage: 0,
+    });
+    expect(row.stop_reason).toBe("tool_budget");
+  });
+
+  it("should refuse a non-finite advantage or an inconsistent sample", () => {
+    const base = { sample, groupIndex: 0, contextName: null, metadata: {}, reward: 1 };
+    expect(() => buildTrainingRow({ ...base, advantage: Number.NaN })).toThrow(
+      "advantage must be finite, got NaN",
+    );
+    expect(() => buildTrainingRow({ ...base, sample: { ...sample, lossMask: [1] }, advantage: 0 })).toThrow(
+      /loss_mask \(1\) and rollout_log_probs \(\d+\) must have response_length = \d+ entries/,
+    );
+  });
+});
+
+describe("training-row JSONL", () => {
+  it("should round-trip rows through JSONL exactly", () => {
+    const rows = [
+      sampleRow(),
+      sampleRow({ context_name: "main", reward: null, group_index: 4, reward_details: {} }),
+    ];
+    const text = formatTrainingRowsJsonl(rows);
+    expect(text.endsWith("}\n")).toBe(true);
+    expect(text.split("\n")).toHaveLength(3);
+    expect(parseTrainingRowsJsonl(text)).toEqual(rows);
+    // Field order on the wire is the schema's.
+    expect(Object.keys(JSON.parse(text.split("\n")[0]!))).toEqual(Object.keys(trainingRowSchema.shape));
+  });
+
+  it.each<[string, (row: Record<string, unknown>) => void, string]>([
+    ["a tokens/length mismatch", (row) => (row.prompt_length = 0), "line 2 tokens: has"],
+    ["a loss mask value of 2", (row) => ((row.loss_mask as number[])[0] = 2), "line 2 loss_mask[0]:"],
+    [
+      "credit on an observation token",
+      (row) => {
+        const mask = row.loss_mask as number[];
+        (row.advantages as number[])[mask.indexOf(0)] = 0.5;
+      },
+      "must be 0 where loss_mask is 0",
+    ],
+    ["a missing field", (row) => delete row.rollout_id, "line 2 rollout_id:"],
+    ["an unknown status", (row) => (row.status = "ok"), "line 2 status:"],
+  ])("should reject %s with the line and field", (_name, mutate, message) => {
+    const broken = JSON.parse(JSON.stringify(sampleRow())) as Record<string, unknown>;
+    mutate(broken);
+    const text = `${JSON.stringify(sampleRow())}\n${JSON.stringify(broken)}\n`;
+    expect(() => parseTrainingRowsJsonl(text)).toThrow(RowParseError);
+    expect(() => parseTrainingRowsJsonl(text)).toThrow(message);
+  });
+
+  it("should serialise exactly like JSON.stringify, including per-token credit that is not a broadcast", () => {
+    const broadcast = sampleRow();
+    const negativeZero = sampleRow({ advantage: -0, advantages: sampleRow().advantages.map(() => -0) });
+    const perToken = sampleRow({ advantages: sampleRow().loss_mask.map((mask, i) => (mask ? i / 7 : 0)) });
+    const reordered = { metadata: { advantages: [1] }, ...sampleRow() } as TrainingRow;
+    for (const row of [broadcast, negativeZero, perToken, reordered]) {
+      expect(serializeTrainingRow(row)).toBe(JSON.stringify(row));
+    }
+  });
+
+  it("should report a line that is not JSON", () => {
+    try {
+      parseTrainingRowsJsonl('\n{"tokens": [1,\n');
+      expect.unreachable();
+    } catch (error) {
+      expect(RowParseError.isInstance(error) && [error.line, error.path]).toEqual([2, ""]);
+    }
+  });
+
+  const directories: string[] = [];
+  afterAll(async () => {
+    for (const directory of directories) await rm(directory, { recursive: true, force: true });
+  });
+
+  it("should write, append and stream rows from a file", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "relax-rows-"));
+    directories.push(directory);
+    const path = join(directory, "nested", "rows.jsonl");
+    await writeTrainingRowsFile({ path, rows: [sampleRow()] });
+    await writeTrainingRowsFile({ path, rows: [sampleRow({ group_index: 9 })], append: true });
+    const read: TrainingRow[] = [];
+    for await (const row of readTrainingRowsFile(path)) read.push(row);
+    expect(read.map((row) => row.group_index)).toEqual([3, 9]);
+    expect(read[0]).toEqual(sampleRow());
+  });
+});
+
+describe("training-row JSON Schema", () => {
+  it("should match the committed schema/training-row.schema.json (run `pnpm generate:schema`)", async () => {
+    const committed = await readFile(
+      fileURLToPath(new URL("../../schema/training-row.schema.json", import.meta.url)),
+      "utf8",
+    );
+    expect(committed).toBe(`${JSON.stringify(createTrainingRowJsonSchema(), null, 2)}\n`);
+  });
+
+  it("should require every row field and allow future ones", () => {
+    const schema = createTrainingRowJsonSchema() as { required: string[]; additionalProperties?: unknown };
+    expect(schema.required).toEqual(Object.keys(trainingRowSchema.shape));
+    expect(schema.additionalProperties).toBeUndefined();
+  });
+});

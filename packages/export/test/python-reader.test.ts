@@ -1,0 +1,117 @@
+/**
+ * Runs `docs/relax_rows.py` (the stdlib-only Python reader) on rows written by this package. Needs
+ * `python3` on PATH; without it the tests are reported as skipped and the reason is printed.
+ */
+import { spawnSync } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assertExportConfig } from "../src/config/validate-export-config";
+import { exportGroup } from "../src/group/export-group";
+import type { TrainingRow } from "../src/rows/training-row";
+import { formatTrainingRowsJsonl, writeTrainingRowsFile } from "../src/rows/training-row-jsonl";
+import { conversation, FakeForest } from "./fake-forest";
+
+const reader = fileURLToPath(new URL("../../../docs/relax_rows.py", import.meta.url));
+
+function probe(args: string[]): boolean {
+  const result = spawnSync("python3", args, { encoding: "utf8" });
+  return result.status === 0;
+}
+const hasPython = probe(["--version"]);
+const hasNumpy = hasPython && probe(["-c", "import numpy"]);
+if (!hasPython) {
+  console.warn(
+    "[python-reader] python3 is not on PATH: the docs/relax_rows.py tests are reported as skipped.",
+  );
+} else if (!hasNumpy) {
+  console.warn(
+    "[python-reader] NumPy is not importable by python3: the to_numpy test is reported as skipped.",
+  );
+}
+
+function runReader(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync("python3", [reader, ...args], { encoding: "utf8" });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+let directory = "";
+let rows: TrainingRow[] = [];
+let path = "";
+
+beforeAll(async () => {
+  directory = await mkdtemp(join(tmpdir(), "relax-python-reader-"));
+  const sessions = ["a", "b", "c", "d"].map((id, i) => ({
+    sessionId: id,
+    forest: new FakeForest({
+      sessionId: id,
+      conversations: [{ messages: conversation(`task ${id} ✓`, "step", "more", `answer ${i}`) }],
+    }),
+    output: { kind: "implicit" as const, metadata: { i }, reward: i % 2 },
+  }));
+  const outcome = await exportGroup({
+    group: { groupIndex: 0, sessions },
+    config: assertExportConfig({ nSamplesPerPrompt: 4, agentWritesReward: true }),
+  });
+  if (outcome.kind !== "exported") throw new Error(outcome.message);
+  rows = outcome.rows;
+  path = join(directory, "rows.jsonl");
+  await writeTrainingRowsFile({ path, rows });
+});
+
+afterAll(async () => {
+  if (directory) await rm(directory, { recursive: true, force: true });
+});
+
+function expectedSummary(numpy: boolean) {
+  const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+  return {
+    rows: rows.length,
+    sessions: 4,
+    groups: 1,
+    rollout_ids: 4,
+    response_tokens: sum(rows.map((row) => row.response_length)),
+    loss_tokens: sum(rows.map((row) => sum(row.loss_mask))),
+    token_sum: sum(rows.map((row) => sum(row.tokens))),
+    advantages: rows.map((row) => row.advantage),
+    rewards: [0, 1, 0, 1],
+    context_names: [null, null, null, null],
+    numpy,
+  };
+}
+
+describe("docs/relax_rows.py", () => {
+  it.runIf(hasPython)("should read the rows with the standard library and agree on every total", () => {
+    const result = runReader([path]);
+    expect(result.stderr).toBe("");
+    expect(result.status).toBe(0);
+    const summary = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(summary).toMatchObject(expectedSummary(false));
+    const advantageSum = rows.flatMap((row) => row.advantages).reduce((a, b) => a + b, 0);
+    expect(summary.advantage_sum as number).toBeCloseTo(advantageSum, 9);
+    expect(summary.logprob_sum as number).toBeCloseTo(
+      rows.flatMap((row) => row.rollout_log_probs).reduce((a, b) => a + b, 0),
+      9,
+    );
+  });
+
+  it.runIf(hasNumpy)("should load the rows into NumPy arrays with the same totals", () => {
+    const result = runReader([path, "--numpy"]);
+    expect(result.status).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject(expectedSummary(true));
+  });
+
+  it.runIf(hasPython)("should reject a bad row with its line and field", async () => {
+    const broken = JSON.parse(JSON.stringify(rows[1])) as Record<string, unknown>;
+    (broken.loss_mask as number[]).pop();
+    const badPath = join(directory, "bad.jsonl");
+    await writeFile(badPath, `${formatTrainingRowsJsonl([rows[0]!])}${JSON.stringify(broken)}\n`);
+    const result = runReader([badPath]);
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      `relax_rows: line 2 loss_mask: has ${rows[1]!.response_length - 1} entries, expected ${rows[1]!.response_length}\n`,
+    );
+  });
+});
