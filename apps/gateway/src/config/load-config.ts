@@ -1,0 +1,93 @@
+import { readFile } from "node:fs/promises";
+import { extname } from "node:path";
+import { parse as parseYaml } from "yaml";
+import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
+
+/** A configuration that cannot run; the message names the flag or key. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
+/** `agentic-concurrency` → `agenticConcurrency`. */
+export function camelCaseKey(key: string): string {
+  return key.replace(/^--/, "").replace(/[-_]([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+/**
+ * Reads a YAML or JSON config file whose keys are the flag names (kebab-case, snake_case or camelCase).
+ * @throws ConfigError when the file cannot be read or parsed.
+ */
+export async function readConfigFile(path: string): Promise<Record<string, unknown>> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new ConfigError(`--config ${path}: ${(error as Error).message}`);
+  }
+  let data: unknown;
+  try {
+    data = extname(path) === ".json" ? JSON.parse(text) : parseYaml(text);
+  } catch (error) {
+    throw new ConfigError(`--config ${path}: ${(error as Error).message}`);
+  }
+  if (typeof data !== "object" || data === null || Array.isArray(data)) {
+    throw new ConfigError(`--config ${path}: must hold a mapping of option names to values`);
+  }
+  return Object.fromEntries(Object.entries(data).map(([key, value]) => [camelCaseKey(key), value]));
+}
+
+/**
+ * Validates the merged configuration (file values overridden by flags) with zod and checks the
+ * combinations that cannot run, before any process starts.
+ *
+ * @throws ConfigError with every problem, each naming its flag (`--agentic-concurrency: …`).
+ */
+export function resolveConfig(
+  fileValues: Record<string, unknown>,
+  flagValues: Record<string, unknown>,
+): RolloutConfig {
+  const merged: Record<string, unknown> = { ...fileValues };
+  for (const [key, value] of Object.entries(flagValues)) if (value !== undefined) merged[key] = value;
+  const result = rolloutConfigSchema.safeParse(merged);
+  if (!result.success) {
+    throw new ConfigError(
+      result.error.issues
+        .map((issue) => {
+          const key = issue.path.length > 0 ? String(issue.path[0]) : "";
+          const flag = key ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : "config";
+          if (issue.code === "unrecognized_keys") {
+            return `config: unknown option(s) ${issue.keys.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(", ")}`;
+          }
+          return `${flag}: ${issue.message}`;
+        })
+        .join("\n"),
+    );
+  }
+  const config = result.data;
+  const problems: string[] = [];
+  for (const entry of config.agentEnv) {
+    const eq = entry.indexOf("=");
+    if (eq <= 0) problems.push(`--agent-env: "${entry}" is not KEY=VALUE`);
+    else if (entry.slice(0, eq).startsWith("RELAX_")) {
+      problems.push(`--agent-env: ${entry.slice(0, eq)} uses the reserved RELAX_ prefix`);
+    }
+  }
+  if (config.agenticMultiContext && !config.agenticCustomAdvantagePath) {
+    problems.push(
+      "--agentic-multi-context: exporting several contexts per session needs --agentic-custom-advantage-path",
+    );
+  }
+  if (config.sglangUrl.length > 0 && config.enginePolicy) {
+    problems.push("--engine-policy: only used by the built-in stand-in engine; drop it or drop --sglang-url");
+  }
+  if (config.sglangUrl.length === 0 && !config.enginePolicy) {
+    problems.push(
+      "--engine-policy: the built-in stand-in engine needs a policy module (or pass --sglang-url)",
+    );
+  }
+  if (config.rolloutMaxResponseLen >= config.rolloutMaxContextLen) {
+    problems.push("--rollout-max-response-len: must be smaller than --rollout-max-context-len");
+  }
+  if (problems.length > 0) throw new ConfigError(problems.join("\n"));
+  return config;
+}

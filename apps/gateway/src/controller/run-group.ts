@@ -1,0 +1,232 @@
+import { randomBytes } from "node:crypto";
+import type { ChatRenderer } from "@relax/chat";
+import type { ExportMode, ExportPipeline, GroupExportOutcome } from "@relax/export";
+import { type MatchPolicy, SessionForest } from "@relax/forest";
+import {
+  type AgentOutcome,
+  type AgentSessionHandle,
+  buildSessionInput,
+  launchAgentSession,
+} from "@relax/launcher";
+import { GatewaySession } from "../service/gateway-session";
+import type { SessionRegistry } from "../service/session-registry";
+import type { PromptItem } from "./prompt-dataset";
+
+/** Everything a Group needs from the run; shared by all Groups. */
+export interface GroupContext {
+  registry: SessionRegistry;
+  renderer: ChatRenderer;
+  exporter: ExportPipeline;
+  /** `RELAX_BASE_URL` handed to agents (ends with `/`). */
+  baseUrl: string;
+  agentCommand: string;
+  agentCwd: string;
+  agentEnv: string[];
+  /** Active-time budget per session, in ms. */
+  agentTimeoutMs: number;
+  /**
+   * Wall-clock limit for every session of a Group to send its first request (Prepare does not consume the
+   * active-time budget, so this bounds a hung start). @default agentTimeoutMs
+   */
+  firstRequestTimeoutMs?: number;
+  matchingPolicy: MatchPolicy;
+  maxContextTokens: number;
+  keepSessionDirs: boolean;
+  /** Directory for per-session logs (kept after the session). */
+  logDir?: string;
+  /** Lifecycle callbacks for progress and logs. */
+  events?: GroupEvents;
+}
+
+/** Progress callbacks of {@link runGroup}. */
+export interface GroupEvents {
+  sessionPrepared?(sessionId: string): void;
+  groupLeased?(groupId: string): void;
+  sessionFinished?(sessionId: string, outcome: AgentOutcome): void;
+}
+
+/** How a Group ended. */
+export type GroupResult =
+  | {
+      kind: "exported";
+      groupId: string;
+      prompt: PromptItem;
+      export: Extract<GroupExportOutcome, { kind: "exported" }>;
+      sessions: GatewaySession[];
+      outcomes: AgentOutcome[];
+    }
+  | {
+      kind: "dropped";
+      groupId: string;
+      prompt: PromptItem;
+      reason: string;
+      message: string;
+      sessions: GatewaySession[];
+      outcomes: AgentOutcome[];
+      export?: GroupExportOutcome;
+    };
+
+/**
+ * Runs one Group of sessions through its lifecycle (seed 000 "Session Lifecycle"):
+ * Prepare (write each session's input, launch its agent process) → first-request barrier (the Group is
+ * leased only when every session has sent its first request; requests are held until then) → Runtime
+ * (active-time budgets running) → every process exits → export and credit for the whole Group.
+ *
+ * A session that fails (launch error, exit before its first request, non-zero exit, timeout, invalid
+ * output) ends the Group at once: the other agents are terminated and the Group is dropped whole, with
+ * the reason. No process outlives the Group, and sessions are closed (404) before export.
+ */
+export async function runGroup(
+  context: GroupContext,
+  options: { groupIndex: number; prompt: PromptItem; size: number; mode: ExportMode; rolloutId: number },
+): Promise<GroupResult> {
+  const { registry, renderer, exporter, events } = context;
+  const { groupIndex, prompt, size, mode } = options;
+  const groupId = `${mode === "eval" ? "eval-" : ""}g${options.rolloutId}-${groupIndex}-${randomBytes(3).toString("hex")}`;
+  const sessions: GatewaySession[] = [];
+  for (let i = 0; i < size; i++) {
+    const id = `${groupId}.s${i}-${randomBytes(6).toString("hex")}`;
+    const forest = new SessionForest({
+      sessionId: id,
+      renderer,
+      policy: context.matchingPolicy,
+      maxContextTokens: context.maxContextTokens,
+      rolloutId: id,
+      metadata: { groupId, groupIndex, slot: i, promptIndex: prompt.index },
+    });
+    const session = new GatewaySession({ id, groupId, mode, forest });
+    registry.add(session);
+    sessions.push(session);
+  }
+
+  const handles: AgentSessionHandle[] = [];
+  const outcomes: AgentOutcome[] = [];
+  let failure: { reason: string; message: string } | undefined;
+  const fail = (reason: string, message: string) => {
+    failure ??= { reason, message };
+  };
+  try {
+    const input = await buildSessionInput({
+      ...(prompt.messages !== undefined ? { prompt: prompt.messages as never } : {}),
+      ...(prompt.metadata !== undefined ? { metadata: prompt.metadata } : {}),
+      ...(prompt.media?.image ? { images: prompt.media.image as never[] } : {}),
+      baseDir: context.agentCwd,
+    });
+    for (const session of sessions) {
+      try {
+        handles.push(
+          await launchAgentSession({
+            sessionId: session.id,
+            groupId,
+            rolloutMode: mode,
+            baseUrl: context.baseUrl,
+            command: context.agentCommand,
+            cwd: context.agentCwd,
+            agentEnv: context.agentEnv,
+            timeoutMs: context.agentTimeoutMs,
+            input,
+            keepIoDir: context.keepSessionDirs,
+            ...(context.logDir !== undefined ? { logDir: context.logDir } : {}),
+            onWarning: () => {},
+          }),
+        );
+        events?.sessionPrepared?.(session.id);
+      } catch (error) {
+        fail("agent_launch_failed", `session ${session.id}: ${(error as Error).message}`);
+        break;
+      }
+    }
+
+    if (failure === undefined) {
+      // First-request barrier: every session sent a request, or some agent exited first.
+      const firstRequests = Promise.all(
+        sessions.map((session) => new Promise<void>((resolve) => session.onFirstRequest(resolve))),
+      );
+      const earlyExit = Promise.race(
+        handles.map((handle, i) => handle.done.then((outcome) => ({ i, outcome }))),
+      );
+      let timer: NodeJS.Timeout | undefined;
+      const prepareTimeout = new Promise<"timeout">((resolve) => {
+        timer = setTimeout(() => resolve("timeout"), context.firstRequestTimeoutMs ?? context.agentTimeoutMs);
+      });
+      const first = await Promise.race([firstRequests.then(() => undefined), earlyExit, prepareTimeout]);
+      clearTimeout(timer);
+      if (first === "timeout") {
+        const waiting = sessions.filter((session) => session.requests === 0).map((session) => session.id);
+        fail(
+          "agent_first_request_timeout",
+          `no first model request within ${(context.firstRequestTimeoutMs ?? context.agentTimeoutMs) / 1000}s from ${waiting.join(", ")}`,
+        );
+      } else if (first !== undefined && sessions[first.i]!.requests === 0) {
+        fail(
+          "agent_exited_before_first_request",
+          `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)})`,
+        );
+      } else {
+        for (const session of sessions) session.lease();
+        for (const handle of handles) handle.activate();
+        events?.groupLeased?.(groupId);
+      }
+    }
+
+    if (failure === undefined) {
+      // Runtime: the first failing session ends the Group.
+      await Promise.all(
+        handles.map(async (handle, i) => {
+          const outcome = await handle.done;
+          events?.sessionFinished?.(sessions[i]!.id, outcome);
+          if (outcome.status === "failed" && failure === undefined) {
+            fail(
+              outcome.error.kind === "timeout" ? "agent_timeout" : `agent_${outcome.error.kind}`,
+              `session ${handle.sessionId}: ${outcome.error.message}`,
+            );
+            await Promise.all(handles.map((other) => other.terminate("group dropped")));
+          }
+        }),
+      );
+    }
+  } finally {
+    // Nothing outlives the Group: terminate what still runs, then close every session (404 from now on).
+    const settled = await Promise.all(handles.map((handle) => handle.terminate("group finished")));
+    outcomes.push(...settled);
+    for (const session of sessions) registry.remove(session.id, "group finished");
+  }
+
+  if (failure !== undefined) {
+    return { kind: "dropped", groupId, prompt, ...failure, sessions, outcomes };
+  }
+  const exported = await exporter.exportGroup(
+    {
+      groupIndex,
+      sessions: sessions.map((session, i) => {
+        const outcome = outcomes[i]!;
+        return {
+          sessionId: session.id,
+          forest: session.forest,
+          output: outcome.status === "succeeded" ? outcome.output : null,
+          datasetSample: prompt.metadata,
+        };
+      }),
+    },
+    { mode },
+  );
+  if (exported.kind !== "exported") {
+    return {
+      kind: "dropped",
+      groupId,
+      prompt,
+      reason: exported.reason,
+      message: exported.message,
+      sessions,
+      outcomes,
+      export: exported,
+    };
+  }
+  return { kind: "exported", groupId, prompt, export: exported, sessions, outcomes };
+}
+
+function describeOutcome(outcome: AgentOutcome): string {
+  if (outcome.status === "failed") return outcome.error.message.split("\n")[0] ?? "failed";
+  if (outcome.status === "terminated") return `terminated: ${outcome.reason}`;
+  return `exit code ${outcome.exitCode}`;
+}

@@ -1,0 +1,75 @@
+import type { TextTokenizer } from "@relax/chat";
+import { loadFunction } from "@relax/export";
+import { createSglangClient, type SglangClient } from "@relax/sglang";
+import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
+
+/** The inference backend of a run: SGLang workers / a router, or the built-in stand-in engine. */
+export interface Backend {
+  client: SglangClient;
+  /** `"sglang"` for real servers; `"standin"` for the built-in SGLang-compatible stand-in (not a model). */
+  kind: "sglang" | "standin";
+  /** Human-readable description for the start-up banner. */
+  description: string;
+  /** The stand-in engine, when one was started. */
+  standin?: StandinEngine;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startBackend}. */
+export interface StartBackendOptions {
+  /** SGLang worker URLs, or one router URL; empty starts the stand-in. */
+  sglangUrls: string[];
+  /** Policy module `path[#export]` of the stand-in. */
+  enginePolicy?: string;
+  tokenizer: TextTokenizer;
+  tokenizerName: string;
+  /** The stand-in's context length in tokens. */
+  contextLength: number;
+  seed: number;
+  /** Directory that relative policy paths resolve against. @default process.cwd() */
+  baseDir?: string;
+  /** Per-token latency of the stand-in, in ms. @default 0 */
+  tokenLatencyMs?: number;
+}
+
+/**
+ * Connects to SGLang (`--sglang-url`: one URL is a server or a router; several are workers picked by
+ * consistent hashing of the session id), or, with no URL, starts the built-in SGLang-compatible stand-in
+ * engine on a free loopback port with the policy module `--engine-policy`. The stand-in is a scripted
+ * stand-in for SGLang used for demos and tests, not a model.
+ */
+export async function startBackend(options: StartBackendOptions): Promise<Backend> {
+  if (options.sglangUrls.length > 0) {
+    const client =
+      options.sglangUrls.length === 1
+        ? createSglangClient({ baseUrl: options.sglangUrls[0] })
+        : createSglangClient({ workers: options.sglangUrls });
+    return {
+      client,
+      kind: "sglang",
+      description: `SGLang at ${options.sglangUrls.join(", ")}`,
+      close: async () => {},
+    };
+  }
+  if (options.enginePolicy === undefined) throw new Error("the stand-in engine needs --engine-policy");
+  const policy = await loadFunction<StandinPolicy>({
+    spec: options.enginePolicy,
+    ...(options.baseDir !== undefined ? { baseDir: options.baseDir } : {}),
+  });
+  const standin = createStandinEngine({
+    tokenizer: options.tokenizer,
+    policy,
+    seed: options.seed,
+    contextLength: options.contextLength,
+    tokenLatencyMs: options.tokenLatencyMs ?? 0,
+    tokenizerPath: options.tokenizerName,
+  });
+  const url = await standin.listen(0, "127.0.0.1");
+  return {
+    client: createSglangClient({ baseUrl: url }),
+    kind: "standin",
+    standin,
+    description: `built-in SGLang-compatible stand-in engine at ${url} (scripted policy ${options.enginePolicy}; not a model)`,
+    close: () => standin.close(),
+  };
+}

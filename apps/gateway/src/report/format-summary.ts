@@ -1,0 +1,133 @@
+import type { TrainingRow } from "@relax/export";
+import type { RunCounters } from "./run-reporter";
+
+/** Figures of a finished run, as printed by {@link formatSummary} and returned by `runRollout`. */
+export interface RunSummary {
+  steps: number;
+  rows: number;
+  sessions: number;
+  groupsExported: number;
+  groupsDropped: number;
+  dropReasons: Record<string, number>;
+  reward: { mean: number; std: number; min: number; max: number } | null;
+  passrate: number | null;
+  turnsPerSession: { mean: number; max: number } | null;
+  tokens: { total: number; generated: number };
+  responseLength: { mean: number; max: number } | null;
+  turns: number;
+  turnsPerSecond: number;
+  gatewayLatencyMs: { p50: number; p99: number } | null;
+  wallSeconds: number;
+}
+
+function stats(values: number[]): { mean: number; std: number; min: number; max: number } | null {
+  if (values.length === 0) return null;
+  const mean = values.reduce((a, b) => a + b, 0) / values.length;
+  const variance = values.reduce((a, b) => a + (b - mean) ** 2, 0) / values.length;
+  return { mean, std: Math.sqrt(variance), min: Math.min(...values), max: Math.max(...values) };
+}
+
+/** The p-th percentile (0–100) with linear interpolation, as numpy's default. */
+export function percentile(values: readonly number[], p: number): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = (p / 100) * (sorted.length - 1);
+  const low = Math.floor(rank);
+  const high = Math.ceil(rank);
+  return sorted[low]! + (sorted[high]! - sorted[low]!) * (rank - low);
+}
+
+/** Aggregates the rows and counters of a run into a {@link RunSummary}. */
+export function summarizeRun(options: {
+  rows: readonly TrainingRow[];
+  counters: RunCounters;
+  steps: number;
+  wallSeconds: number;
+}): RunSummary {
+  const { rows, counters, steps, wallSeconds } = options;
+  const rewards = rows.flatMap((row) => (typeof row.reward === "number" ? [row.reward] : []));
+  const sessions = new Map<string, number>();
+  for (const row of rows)
+    sessions.set(row.session_id, Math.max(sessions.get(row.session_id) ?? 0, row.num_turns));
+  const turnsPerSession = stats([...sessions.values()]);
+  const responseLengths = stats(rows.map((row) => row.response_length));
+  return {
+    steps,
+    rows: rows.length,
+    sessions: sessions.size,
+    groupsExported: counters.groupsExported,
+    groupsDropped: counters.groupsDropped,
+    dropReasons: Object.fromEntries(counters.dropReasons),
+    reward: stats(rewards),
+    passrate: rewards.length > 0 ? rewards.filter((reward) => reward === 1).length / rewards.length : null,
+    turnsPerSession: turnsPerSession && { mean: turnsPerSession.mean, max: turnsPerSession.max },
+    tokens: {
+      total: rows.reduce((sum, row) => sum + row.tokens.length, 0),
+      generated: rows.reduce((sum, row) => sum + row.loss_mask.reduce<number>((a, b) => a + b, 0), 0),
+    },
+    responseLength: responseLengths && { mean: responseLengths.mean, max: responseLengths.max },
+    turns: counters.turns,
+    turnsPerSecond: wallSeconds > 0 ? counters.turns / wallSeconds : 0,
+    gatewayLatencyMs:
+      counters.gatewayMs.length > 0
+        ? { p50: percentile(counters.gatewayMs, 50), p99: percentile(counters.gatewayMs, 99) }
+        : null,
+    wallSeconds,
+  };
+}
+
+const fixed = (value: number, digits = 3) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
+
+/** A two-column text table of a run summary. */
+export function formatSummary(summary: RunSummary, extra: Array<[string, string]> = []): string {
+  const rows: Array<[string, string]> = [
+    ["rollout steps", String(summary.steps)],
+    ["groups exported", String(summary.groupsExported)],
+    [
+      "groups dropped",
+      summary.groupsDropped === 0
+        ? "0"
+        : `${summary.groupsDropped} (${Object.entries(summary.dropReasons)
+            .map(([reason, count]) => `${reason}: ${count}`)
+            .join(", ")})`,
+    ],
+    ["sessions / rows", `${summary.sessions} / ${summary.rows}`],
+    [
+      "reward mean ± std",
+      summary.reward
+        ? `${fixed(summary.reward.mean)} ± ${fixed(summary.reward.std)} (min ${fixed(summary.reward.min)}, max ${fixed(summary.reward.max)})`
+        : "n/a",
+    ],
+    ["passrate (reward == 1)", summary.passrate === null ? "n/a" : `${fixed(summary.passrate * 100, 1)} %`],
+    [
+      "turns per session",
+      summary.turnsPerSession
+        ? `mean ${fixed(summary.turnsPerSession.mean, 2)}, max ${summary.turnsPerSession.max}`
+        : "n/a",
+    ],
+    ["tokens (all / generated)", `${summary.tokens.total} / ${summary.tokens.generated}`],
+    [
+      "response length",
+      summary.responseLength
+        ? `mean ${fixed(summary.responseLength.mean, 1)}, max ${summary.responseLength.max}`
+        : "n/a",
+    ],
+    ["turns / s", `${fixed(summary.turnsPerSecond, 2)} (${summary.turns} turns)`],
+    [
+      "gateway latency / turn",
+      summary.gatewayLatencyMs
+        ? `p50 ${fixed(summary.gatewayLatencyMs.p50, 2)} ms, p99 ${fixed(summary.gatewayLatencyMs.p99, 2)} ms`
+        : "n/a",
+    ],
+    ["wall time", `${fixed(summary.wallSeconds, 2)} s`],
+    ...extra,
+  ];
+  const width = Math.max(...rows.map(([key]) => key.length));
+  const valueWidth = Math.max(...rows.map(([, value]) => value.length));
+  const line = `+${"-".repeat(width + 2)}+${"-".repeat(valueWidth + 2)}+`;
+  return [
+    line,
+    ...rows.map(([key, value]) => `| ${key.padEnd(width)} | ${value.padEnd(valueWidth)} |`),
+    line,
+  ].join("\n");
+}

@@ -1,0 +1,131 @@
+import { SingleBar } from "cli-progress";
+import type { GroupResult } from "../controller/run-group";
+
+/** Counters of a run, kept for the progress bar and the final summary. */
+export interface RunCounters {
+  prepared: number;
+  running: number;
+  scored: number;
+  groupsExported: number;
+  groupsDropped: number;
+  dropReasons: Map<string, number>;
+  turns: number;
+  turnErrors: number;
+  generatedTokens: number;
+  /** Gateway-added latency per turn in ms (gateway time minus engine time), for percentiles. */
+  gatewayMs: number[];
+  engineMs: number[];
+}
+
+/**
+ * The user's view of a run: a progress bar on a TTY (sessions scored out of the step's target, with
+ * `prepared=`, `running=` and `dropped=` counts as the Python Relax's `Rollout N generation` bar), or
+ * one status line per finished Group otherwise, plus the counters the summary table reads.
+ */
+export class RunReporter {
+  readonly counters: RunCounters = {
+    prepared: 0,
+    running: 0,
+    scored: 0,
+    groupsExported: 0,
+    groupsDropped: 0,
+    dropReasons: new Map(),
+    turns: 0,
+    turnErrors: 0,
+    generatedTokens: 0,
+    gatewayMs: [],
+    engineMs: [],
+  };
+  readonly #bar: SingleBar | undefined;
+  readonly #stream: NodeJS.WriteStream;
+  #stepTotal = 0;
+  #stepScored = 0;
+  #label = "";
+
+  constructor(options: { progress: boolean; stream?: NodeJS.WriteStream }) {
+    this.#stream = options.stream ?? process.stderr;
+    if (options.progress && this.#stream.isTTY) {
+      this.#bar = new SingleBar({
+        format:
+          "{label} |{bar}| {value}/{total} sessions scored | prepared={prepared} running={running} dropped={dropped} groups",
+        stream: this.#stream,
+        hideCursor: true,
+        clearOnComplete: false,
+        barsize: 30,
+      });
+    }
+  }
+
+  startStep(options: { rolloutId: number; mode: string; sessions: number }): void {
+    this.#stepTotal = options.sessions;
+    this.#stepScored = 0;
+    this.#label = `${options.mode === "eval" ? "Eval" : "Rollout"} ${options.rolloutId} generation`;
+    this.#bar?.start(options.sessions, 0, this.#payload());
+  }
+
+  sessionPrepared(): void {
+    this.counters.prepared++;
+    this.#update();
+  }
+
+  groupLeased(size: number): void {
+    this.counters.running += size;
+    this.#update();
+  }
+
+  sessionFinished(): void {
+    this.counters.running = Math.max(0, this.counters.running - 1);
+    this.#update();
+  }
+
+  groupExported(result: GroupResult): void {
+    this.counters.groupsExported++;
+    this.counters.scored += result.sessions.length;
+    this.#stepScored += result.sessions.length;
+    this.#update();
+    if (this.#bar === undefined) {
+      this.#stream.write(
+        `${this.#label}: ${this.#stepScored}/${this.#stepTotal} sessions scored (group ${result.groupId} exported)\n`,
+      );
+    }
+  }
+
+  groupDropped(result: GroupResult & { kind: "dropped" }): void {
+    this.counters.groupsDropped++;
+    this.counters.dropReasons.set(result.reason, (this.counters.dropReasons.get(result.reason) ?? 0) + 1);
+    this.#update();
+  }
+
+  turnFinished(event: {
+    gatewayMs: number;
+    engineMs: number;
+    completionTokens: number;
+    error?: unknown;
+  }): void {
+    if (event.error !== undefined) {
+      this.counters.turnErrors++;
+      return;
+    }
+    this.counters.turns++;
+    this.counters.generatedTokens += event.completionTokens;
+    this.counters.gatewayMs.push(event.gatewayMs);
+    this.counters.engineMs.push(event.engineMs);
+  }
+
+  endStep(): void {
+    this.#bar?.stop();
+  }
+
+  #payload() {
+    return {
+      label: this.#label,
+      prepared: this.counters.prepared,
+      running: this.counters.running,
+      dropped: this.counters.groupsDropped,
+    };
+  }
+
+  #update(): void {
+    this.#bar?.update(this.#stepScored, this.#payload());
+  }
+}

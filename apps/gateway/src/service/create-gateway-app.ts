@@ -1,0 +1,66 @@
+import type { AssistantTurn } from "@relax/chat";
+import { createProtocolHandler, type GenerateContext, type ProtocolHandlerOptions } from "@relax/protocol";
+import { Hono } from "hono";
+import type { SessionRegistry } from "./session-registry";
+
+/** Options of {@link createGatewayApp}. */
+export interface GatewayAppOptions {
+  registry: SessionRegistry;
+  generate: (context: GenerateContext) => Promise<AssistantTurn>;
+  /** Base path of the agent-facing API. @default "/agentic_api" */
+  basePath?: string;
+  /** Model id listed by `/v1/models` and echoed when a request names none. @default "relax" */
+  modelName?: string;
+  /** Buffered-SSE heartbeat interval in ms. @default 15000 */
+  heartbeatMs?: number;
+  /** Extra fields for `/health` (backend, run progress). */
+  health?: () => Record<string, unknown>;
+  onWarning?: ProtocolHandlerOptions["onWarning"];
+  onRequestEnd?: ProtocolHandlerOptions["onRequestEnd"];
+}
+
+/**
+ * The gateway HTTP app (Hono): the three model protocols under `basePath` (with and without `/v1`), the
+ * session id as the credential (unknown or finished sessions get 404 `session_discarded`), plus
+ * `GET /health` (and `/healthz`, also under `basePath`) with live session counts.
+ *
+ * Hono because its handlers take and return Web-standard `Request`/`Response`, so the protocol handler of
+ * `@relax/protocol` mounts without an adapter, and `app.request()` tests it in process; Fastify would
+ * need a Request/Response bridge for the same handler.
+ */
+export function createGatewayApp(options: GatewayAppOptions): Hono {
+  const { registry, basePath = "/agentic_api", modelName = "relax", heartbeatMs = 15_000 } = options;
+  const handler = createProtocolHandler({
+    generate: options.generate,
+    authenticate: (sessionId) => registry.get(sessionId) !== undefined,
+    heartbeatMs,
+    basePath,
+    defaultModel: modelName,
+    models: () => [{ id: modelName, ownedBy: "relax" }],
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
+  });
+  const app = new Hono();
+  const health = (c: { json: (body: unknown) => Response }) =>
+    c.json({ status: "ok", ...registry.snapshot(), ...options.health?.() });
+  for (const prefix of ["", basePath]) {
+    app.get(`${prefix}/health`, health);
+    app.get(`${prefix}/healthz`, health);
+  }
+  app.all(`${basePath}/*`, (c) => handler(c.req.raw));
+  app.all(basePath, (c) => handler(c.req.raw));
+  app.notFound((c) =>
+    c.json(
+      {
+        error: {
+          message: `no route for ${c.req.method} ${c.req.path}`,
+          type: "not_found_error",
+          param: null,
+          code: null,
+        },
+      },
+      404,
+    ),
+  );
+  return app;
+}

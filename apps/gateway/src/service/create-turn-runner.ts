@@ -1,0 +1,243 @@
+import {
+  type AssistantTurn,
+  type ChatRenderer,
+  mergeTemplateKwargs,
+  parseAssistantOutput,
+  type TextTokenizer,
+  type TokenLogprob,
+} from "@relax/chat";
+import { ContextLimitError, type TurnPlan } from "@relax/forest";
+import { type GenerateContext, ProtocolError } from "@relax/protocol";
+import { createRequestId, type GenerateResult, type SglangClient } from "@relax/sglang";
+import { SessionNotFoundError } from "./gateway-errors";
+import type { SessionRegistry } from "./session-registry";
+
+/** Sampling settings of the rollout; the agent's own `temperature`/`top_p` are ignored (seed 000). */
+export interface RolloutSampling {
+  temperature: number;
+  topP: number;
+  topK: number;
+  /** Max new tokens per turn (`--rollout-max-response-len`); a request may ask for fewer. */
+  maxResponseLen: number;
+  /** Seed added to each request's own `seed`, when it sends one. */
+  seed?: number;
+}
+
+/** What a turn runner needs; see {@link createTurnRunner}. */
+export interface TurnRunnerOptions {
+  registry: SessionRegistry;
+  engine: SglangClient;
+  tokenizer: TextTokenizer;
+  renderer: ChatRenderer;
+  sampling: RolloutSampling;
+  /** `--apply-chat-template-kwargs`, merged under each request's kwargs before matching. */
+  defaultTemplateKwargs: Record<string, unknown>;
+  toolCallParser?: string;
+  reasoningParser?: string;
+  /** Called after every committed or failed turn, for logs and metrics. */
+  onTurn?: (event: TurnEvent) => void;
+}
+
+/** One finished (or failed) turn, as reported to `onTurn`. */
+export interface TurnEvent {
+  sessionId: string;
+  turnId: number;
+  transition: string;
+  finishReason?: string;
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens?: number;
+  /** Milliseconds the request spent held at the first-request barrier. */
+  heldMs: number;
+  /** Milliseconds in the engine call. */
+  engineMs: number;
+  /** Milliseconds of gateway work: matching, rendering, parsing, committing. */
+  gatewayMs: number;
+  error?: unknown;
+}
+
+/**
+ * Builds the `generate` callback of the protocol handler: one model request of a session, token in /
+ * token out. Steps: find the session (404 when it is unknown or closed) → merge template kwargs →
+ * `forest.beginTurn` (longest committed prefix; the new observation is committed before generation) →
+ * wait for the Group's Runtime lease → SGLang `/generate` with the lineage token ids, the session id as
+ * routing key and the rollout's sampling → decode the output ids with special tokens → reasoning and
+ * tool-call parsers → `forest.commitResponse` with the exact ids and logprobs → the protocol-neutral
+ * {@link AssistantTurn}. A response is never re-tokenised.
+ */
+export function createTurnRunner(
+  options: TurnRunnerOptions,
+): (context: GenerateContext) => Promise<AssistantTurn> {
+  const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn } = options;
+  const stopTokenIds = [...tokenizer.stopTokenIds];
+
+  return async ({ sessionId, request, signal: clientSignal }) => {
+    const session = registry.get(sessionId);
+    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    const controller = session.beginRequest(clientSignal);
+    const signal = controller.signal;
+    const started = performance.now();
+    let heldMs = 0;
+    let engineMs = 0;
+    let plan: TurnPlan | undefined;
+    try {
+      const state = {
+        messages: request.messages,
+        tools: request.tools,
+        chatTemplateKwargs: mergeTemplateKwargs(defaultTemplateKwargs, request.chatTemplateKwargs),
+      };
+      const requestedMax = Math.min(request.maxTokens ?? sampling.maxResponseLen, sampling.maxResponseLen);
+      try {
+        plan = session.forest.beginTurn(state, { maxNewTokens: requestedMax });
+      } catch (error) {
+        throw toProtocolError(error);
+      }
+
+      const heldFrom = performance.now();
+      await session.waitForLease(signal);
+      heldMs = performance.now() - heldFrom;
+
+      const rid = createRequestId();
+      const engineFrom = performance.now();
+      session.generationStarted();
+      let result: GenerateResult;
+      try {
+        result = await engine.generate({
+          inputIds: plan.inputIds,
+          rid,
+          signal,
+          routingKey: sessionId,
+          sampling: {
+            maxNewTokens: plan.maxNewTokens ?? requestedMax,
+            temperature: sampling.temperature,
+            topP: sampling.topP,
+            topK: sampling.topK,
+            stopTokenIds,
+            ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
+            ...(request.seed !== undefined ? { seed: request.seed + (sampling.seed ?? 0) } : {}),
+          },
+        });
+      } finally {
+        session.generationEnded();
+        engineMs = performance.now() - engineFrom;
+      }
+      if (result.finishReason.type === "abort") {
+        signal.throwIfAborted();
+        throw new ProtocolError({
+          status: 503,
+          type: "server_error",
+          code: "generation_aborted",
+          message: `the inference backend aborted the generation: ${result.finishReason.message}`,
+          retryable: true,
+        });
+      }
+
+      const finishReason = result.finishReason.type;
+      const text = tokenizer.decode(result.outputIds, { skipSpecialTokens: false });
+      const parsed = parseAssistantOutput({
+        text,
+        tools: state.tools,
+        finishReason,
+        toolParser: options.toolCallParser,
+        reasoningParser: options.reasoningParser,
+        forceReasoning:
+          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(plan.inputIds),
+        callIdSeed: plan.observationStateHash,
+      });
+      session.forest.commitResponse(plan, {
+        outputIds: result.outputIds,
+        logprobs: result.outputLogprobs,
+        finishReason,
+        message: parsed.message,
+        ...(result.weightVersion !== undefined ? { weightVersion: result.weightVersion } : {}),
+        ...(result.weightVersionSpans !== undefined ? { weightVersionSpans: result.weightVersionSpans } : {}),
+        timing: {
+          wallSeconds: (performance.now() - started) / 1000,
+          generationSeconds: engineMs / 1000,
+        },
+        metadata: { requestId: rid, ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}) },
+      });
+      session.stats.turns++;
+      session.stats.generatedTokens += result.outputIds.length;
+      session.stats.engineMs += engineMs;
+      const gatewayMs = performance.now() - started - heldMs - engineMs;
+      session.stats.gatewayMs += gatewayMs;
+      onTurn?.({
+        sessionId,
+        turnId: plan.turnId,
+        transition: plan.transition,
+        finishReason,
+        promptTokens: result.promptTokens,
+        completionTokens: result.completionTokens,
+        cachedTokens: result.cachedTokens,
+        heldMs,
+        engineMs,
+        gatewayMs,
+      });
+      return {
+        message: parsed.message,
+        finishReason: parsed.finishReason,
+        usage: {
+          promptTokens: result.promptTokens,
+          completionTokens: result.completionTokens,
+          cachedTokens: result.cachedTokens,
+        },
+        ...(request.logprobs
+          ? { logprobs: tokenLogprobs(tokenizer, result.outputIds, result.outputLogprobs) }
+          : {}),
+        ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
+      };
+    } catch (error) {
+      if (plan !== undefined) {
+        try {
+          session.forest.failTurn(plan, { reason: error instanceof Error ? error.message : String(error) });
+        } catch {
+          // The turn may already be settled; the original error matters more.
+        }
+      }
+      onTurn?.({
+        sessionId,
+        turnId: plan?.turnId ?? -1,
+        transition: plan?.transition ?? "none",
+        promptTokens: plan?.promptTokens ?? 0,
+        completionTokens: 0,
+        heldMs,
+        engineMs,
+        gatewayMs: performance.now() - started - heldMs - engineMs,
+        error,
+      });
+      // A request aborted because its session closed reads as "session discarded", not a disconnect.
+      if (signal.aborted && !clientSignal.aborted) throw new SessionNotFoundError(sessionId);
+      throw error;
+    } finally {
+      session.endRequest(controller);
+    }
+  };
+}
+
+function toProtocolError(error: unknown): unknown {
+  if (ContextLimitError.isInstance(error)) {
+    return new ProtocolError({
+      status: 400,
+      type: "invalid_request_error",
+      code: "context_length_exceeded",
+      param: "messages",
+      message: error.message,
+      cause: error,
+    });
+  }
+  return error;
+}
+
+const utf8 = new TextEncoder();
+
+function tokenLogprobs(
+  tokenizer: TextTokenizer,
+  ids: readonly number[],
+  logprobs: readonly number[],
+): TokenLogprob[] {
+  return ids.map((id, i) => {
+    const token = tokenizer.decode([id], { skipSpecialTokens: false });
+    return { token, logprob: logprobs[i] ?? 0, bytes: Array.from(utf8.encode(token)) };
+  });
+}

@@ -1,0 +1,125 @@
+import type { SessionForest } from "@relax/forest";
+import { SessionNotFoundError } from "./gateway-errors";
+
+/** Where a session is in its lifecycle (seed 000 "Session Lifecycle"). */
+export type GatewaySessionState = "prepare" | "runtime" | "closed";
+
+/**
+ * The gateway's view of one Session: its forest, its place in a Group, and the first-request barrier.
+ * Requests that arrive before the Group is leased have their observation committed and are then held
+ * (their HTTP call stays open) until {@link GatewaySession.lease}.
+ */
+export class GatewaySession {
+  readonly id: string;
+  readonly groupId: string;
+  readonly mode: "train" | "eval";
+  readonly forest: SessionForest;
+  #state: GatewaySessionState = "prepare";
+  #requests = 0;
+  #generating = 0;
+  #leaseResolve!: () => void;
+  #leaseReject!: (error: unknown) => void;
+  readonly #leased: Promise<void>;
+  readonly #inflight = new Set<AbortController>();
+  readonly #firstRequestListeners: Array<() => void> = [];
+  /** Engine time and token counts, for metrics. */
+  readonly stats = { turns: 0, generatedTokens: 0, engineMs: 0, gatewayMs: 0 };
+
+  constructor(options: { id: string; groupId: string; mode: "train" | "eval"; forest: SessionForest }) {
+    this.id = options.id;
+    this.groupId = options.groupId;
+    this.mode = options.mode;
+    this.forest = options.forest;
+    this.#leased = new Promise<void>((resolve, reject) => {
+      this.#leaseResolve = resolve;
+      this.#leaseReject = reject;
+    });
+    this.#leased.catch(() => {});
+  }
+
+  get state(): GatewaySessionState {
+    return this.#state;
+  }
+
+  /** Requests received so far. */
+  get requests(): number {
+    return this.#requests;
+  }
+
+  /** Requests currently generating or held. */
+  get inflight(): number {
+    return this.#inflight.size;
+  }
+
+  /** Registers a callback for the session's first request (used by the Group barrier). */
+  onFirstRequest(listener: () => void): void {
+    if (this.#requests > 0) listener();
+    else this.#firstRequestListeners.push(listener);
+  }
+
+  /**
+   * Registers a request: returns an `AbortController` that aborts when the session closes, linked to
+   * the client's signal. Call {@link GatewaySession.endRequest} when it ends.
+   * @throws SessionNotFoundError when the session is closed.
+   */
+  beginRequest(clientSignal: AbortSignal): AbortController {
+    if (this.#state === "closed") throw new SessionNotFoundError(this.id);
+    const controller = new AbortController();
+    const onAbort = () => controller.abort(clientSignal.reason);
+    if (clientSignal.aborted) onAbort();
+    else clientSignal.addEventListener("abort", onAbort, { once: true });
+    this.#inflight.add(controller);
+    this.#requests++;
+    if (this.#requests === 1) for (const listener of this.#firstRequestListeners.splice(0)) listener();
+    return controller;
+  }
+
+  endRequest(controller: AbortController): void {
+    this.#inflight.delete(controller);
+  }
+
+  /** Waits for the Group's Runtime lease (the first-request barrier), or rejects when `signal` aborts. */
+  async waitForLease(signal: AbortSignal): Promise<void> {
+    if (this.#state === "runtime") return;
+    signal.throwIfAborted();
+    await new Promise<void>((resolve, reject) => {
+      const onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+      this.#leased.then(
+        () => {
+          signal.removeEventListener("abort", onAbort);
+          resolve();
+        },
+        (error) => {
+          signal.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Marks the start and end of an engine call (for the active-generation count). */
+  generationStarted(): void {
+    this.#generating++;
+  }
+  generationEnded(): void {
+    this.#generating--;
+  }
+
+  /** Releases held requests: the Group got its Runtime lease. */
+  lease(): void {
+    if (this.#state !== "prepare") return;
+    this.#state = "runtime";
+    this.#leaseResolve();
+  }
+
+  /** Closes the session: held and running requests abort, later requests get 404. Idempotent. */
+  close(reason = "session closed"): void {
+    if (this.#state === "closed") return;
+    this.#state = "closed";
+    const error = new SessionNotFoundError(this.id);
+    this.#leaseReject(error);
+    for (const controller of this.#inflight) controller.abort(new DOMException(reason, "AbortError"));
+    this.#inflight.clear();
+  }
+}
