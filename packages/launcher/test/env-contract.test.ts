@@ -93,6 +93,8 @@ describe("agent process contract (seen from inside a real agent)", () => {
     });
     const outcome = await handle.done;
     expect(outcome.status).toBe("succeeded");
+    expect(await handle.terminate("late")).toBe(outcome); // harmless after exit
+    expect(await handle.readOutput()).toEqual({ output: { kind: "implicit" }, warnings: [] });
     expect(readFileSync(join(handle.ioDir, "seen.json"), "utf8")).toBe('{"metadata":{"only":"metadata"}}\n');
     expect(readFileSync(join(handle.ioDir, "command.log"), "utf8")).toBe("ok\n");
     expect(handle.logPath).toBe(join(handle.ioDir, "command.log"));
@@ -160,7 +162,7 @@ describe("agent process contract (seen from inside a real agent)", () => {
     );
     await expect(
       launchAgentSession({ ...base, input: { messages: [{ content: "no role" }] } as never }),
-    ).rejects.toThrow(/^input\.messages\.0\.role: /);
+    ).rejects.toThrow(/^input\.messages\[0\]\.role: /);
   });
 
   it("should fail a missing cwd as a configuration error and clean up", async () => {

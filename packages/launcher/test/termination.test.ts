@@ -55,10 +55,12 @@ describe("termination and reaping", () => {
       backend,
     });
     await waitFor(() => existsSync(ready), { what: "the agent tree" });
-    const before = await kit.processes();
-    // the marked bash (or its exec'd sleep), three escapees, and the foreground sleep
-    expect(before.filter((row) => !row.stat.startsWith("Z")).length).toBeGreaterThanOrEqual(4);
-    expect(new Set(before.map((row) => row.ppid)).size).toBeGreaterThan(1); // really re-parented / spread out
+    // three escapees and the foreground sleep (bash execs the script's last command), all running
+    const live = async () => (await kit.processes()).filter((row) => !row.stat.startsWith("Z"));
+    const before = await waitFor(async () => ((await live()).length >= 4 ? live() : null), {
+      what: "4 processes",
+    });
+    expect(new Set(before.map((row) => row.ppid)).size).toBeGreaterThan(1); // re-parented / spread out
 
     const outcome = await handle.terminate("group dropped");
     expect(outcome).toMatchObject({ status: "terminated", reason: "group dropped", reaped: true });
@@ -172,8 +174,12 @@ describe("termination and reaping", () => {
       { stdio: "ignore" },
     );
     await waitFor(() => existsSync(ready) && existsSync(pidFile), { what: "the hosted agent tree" });
-    expect((await kit.processes()).filter((row) => !row.stat.startsWith("Z")).length).toBeGreaterThanOrEqual(
-      5,
+    // the hosted tree's four sleeps plus the outer reaper's own sleep
+    await waitFor(
+      async () => (await kit.processes()).filter((row) => !row.stat.startsWith("Z")).length >= 5,
+      {
+        what: "5 processes",
+      },
     );
 
     process.kill(Number(readFileSync(pidFile, "utf8")), "SIGKILL");

@@ -1,6 +1,6 @@
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { access, chmod, constants, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { access, chmod, constants, mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -48,10 +48,16 @@ async function locateOrBuild(): Promise<string> {
   const built = join(root, REAPER_BINARY);
   if ((await isExecutable(built)) && (await readStamp(`${built}.sha256`)) === digest) return built;
 
-  const directory = join(tmpdir(), `relax-reaper-${safeUser()}`, digest.slice(0, 16));
+  const cacheRoot = join(tmpdir(), `relax-reaper-${safeUser()}`);
+  const directory = join(cacheRoot, digest.slice(0, 16));
   const cachedBinary = join(directory, "relax-reaper");
-  if (await isExecutable(cachedBinary)) return cachedBinary;
   await mkdir(directory, { recursive: true, mode: 0o700 });
+  // Never run a binary from a shared temporary directory someone else could have planted.
+  const owner = (await stat(cacheRoot)).uid;
+  if (process.getuid !== undefined && owner !== process.getuid()) {
+    throw new ReaperUnavailableError({ details: `${cacheRoot} belongs to another user (uid ${owner})` });
+  }
+  if (await isExecutable(cachedBinary)) return cachedBinary;
   await compileReaper({ sourcePath: join(root, REAPER_SOURCE), outputPath: cachedBinary });
   return cachedBinary;
 }

@@ -369,7 +369,11 @@ function validateInput(input: unknown): SessionInput {
   const result = sessionInputSchema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = ["input", ...(issue?.path ?? []).map(String)].join(".");
+  const path = (issue?.path ?? []).reduce<string>(
+    (joined, segment) =>
+      typeof segment === "number" ? `${joined}[${segment}]` : `${joined}.${String(segment)}`,
+    "input",
+  );
   throw new SessionInputError({
     path,
     message: issue?.message ?? "invalid session input",
