@@ -1,3 +1,4 @@
+import { generateRequestSchema, generateResponseSchema } from "@relax/sglang";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   collectSse,
@@ -166,6 +167,28 @@ describe("stand-in /generate wire format", () => {
     expect(spans[0]!.end).toBe(spans[1]!.start);
     expect(spans[1]!.end).toBe(body.output_ids.length);
     expect(body.meta_info.weight_version).toBe("v2");
+  });
+});
+
+describe("stand-in replies against the client's wire schemas", () => {
+  it("should only write bodies and chunks that satisfy generateResponseSchema", async () => {
+    const engine = await start({ policy: constantPolicy("a b c d e f g h i j"), tokenLatencyMs: 1 });
+    const bodies: unknown[] = [];
+    const request = { input_ids: prompt, return_logprob: true, sampling_params: { max_new_tokens: 4 } };
+    expect(generateRequestSchema.safeParse(request).success).toBe(true);
+    bodies.push(JSON.parse((await post(engine, "/generate", request)).text));
+    bodies.push(JSON.parse((await post(engine, "/generate", { ...request, logprob_start_len: 0 })).text));
+    const streamed = await fetch(`${engine.url}/generate`, {
+      method: "POST",
+      body: JSON.stringify({ ...request, stream: true }),
+    });
+    for (const event of (await collectSse(streamed)).slice(0, -1)) bodies.push(JSON.parse(event.data));
+    const aborted = post(engine, "/generate", { input_ids: prompt, rid: "to-abort", sampling_params: {} });
+    await engine.whenGenerated({ rid: "to-abort", tokens: 1 });
+    engine.abort("to-abort");
+    bodies.push(JSON.parse((await aborted).text));
+    expect(bodies.length).toBeGreaterThan(5);
+    for (const body of bodies) expect(generateResponseSchema.safeParse(body).error).toBeUndefined();
   });
 });
 
