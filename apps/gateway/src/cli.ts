@@ -64,6 +64,11 @@ function addRolloutOptions(command: Command): Command {
       "active-time budget per session (default 1800)",
       float("--agent-timeout"),
     )
+    .option(
+      "--agent-first-request-timeout <seconds>",
+      "time every session of a Group has to send its first request (default 600)",
+      float("--agent-first-request-timeout"),
+    )
     .option("--keep-session-dirs", "keep per-session IO directories and logs")
     .option(
       "--sglang-url <url>",

@@ -176,6 +176,7 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
       agentCwd,
       agentEnv: config.agentEnv,
       agentTimeoutMs: config.agentTimeout * 1000,
+      firstRequestTimeoutMs: config.agentFirstRequestTimeout * 1000,
       matchingPolicy: config.agenticMatchingPolicy,
       maxContextTokens: config.rolloutMaxContextLen,
       keepSessionDirs: config.keepSessionDirs,

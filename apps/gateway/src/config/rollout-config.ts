@@ -41,6 +41,11 @@ export const rolloutConfigSchema = z
     agentEnv: z.array(z.string()).default([]),
     /** Active-time budget per session in seconds (`--agent-timeout`). @default 1800 */
     agentTimeout: z.number().positive().default(1800),
+    /**
+     * Wall-clock seconds every session of a Group has to send its first request (Prepare does not consume
+     * `--agent-timeout`; this bounds a start that hangs). @default 600
+     */
+    agentFirstRequestTimeout: z.number().positive().default(600),
     /** Keep per-session IO directories and logs after the session ends. @default false */
     keepSessionDirs: z.boolean().default(false),
 

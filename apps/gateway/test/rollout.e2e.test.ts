@@ -1,0 +1,149 @@
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { readTrainingRowsFile } from "@relax/export";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../src/config/load-config";
+import { createLogger } from "../src/report/create-logger";
+import { runRollout } from "../src/run-rollout";
+import { fixture, leftoverAgentProcesses, type RecordedGenerate, startRecordingEngine } from "./helpers";
+
+const sink = () =>
+  new Writable({
+    write(_chunk, _encoding, callback) {
+      callback();
+    },
+  });
+async function readRows(path: string) {
+  const rows = [];
+  for await (const row of readTrainingRowsFile(path)) rows.push(row);
+  return rows;
+}
+
+const quiet = { stdout: sink(), logger: createLogger({ level: "silent" }) };
+
+// The stand-in engine's scripted policy (not a model): reasoning, then a fixed answer per turn.
+const policy = (request: { promptText: string }) => {
+  const turn = (request.promptText.match(/<\|im_start\|>assistant/g) ?? []).length;
+  return { text: `<think>\nturn ${turn}\n</think>\n\nAnswer ${turn}.` };
+};
+
+describe("relax rollout end to end (real agent processes, stand-in engine)", () => {
+  let engine: Awaited<ReturnType<typeof startRecordingEngine>>;
+  beforeAll(async () => {
+    engine = await startRecordingEngine(policy);
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  it("should write rows holding exactly the ids the engine received and produced, with exact masks, logprobs, rewards and GRPO advantages", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-e2e-"));
+    const config = resolveConfig(
+      {},
+      {
+        promptData: fixture("data.jsonl"),
+        metadataKey: "metadata",
+        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${dir}`],
+        sglangUrl: [engine.url],
+        agentWritesReward: true,
+        nSamplesPerPrompt: 3,
+        rolloutBatchSize: 2,
+        agenticReasoningParser: "qwen3",
+        output: join(dir, "rows.jsonl"),
+        progress: false,
+        logLevel: "silent",
+      },
+    );
+    const run = await runRollout(config, quiet);
+    expect(run.summary.groupsExported).toBe(2);
+    expect(run.summary.groupsDropped).toBe(0);
+
+    const rows = await readRows(join(dir, "rows.jsonl"));
+    expect(rows).toHaveLength(6);
+    const bySession = new Map<string, RecordedGenerate[]>();
+    for (const call of engine.generates) {
+      const session = String(call.headers["x-smg-routing-key"]);
+      bySession.set(session, [...(bySession.get(session) ?? []), call]);
+    }
+    for (const row of rows) {
+      const calls = bySession.get(row.session_id) ?? [];
+      expect(calls).toHaveLength(3);
+      // Each turn's input is the previous input + the previous output + an observation delta.
+      for (let k = 1; k < calls.length; k++) {
+        const previous = [...calls[k - 1]!.request.input_ids, ...calls[k - 1]!.response.output_ids];
+        expect(calls[k]!.request.input_ids.slice(0, previous.length)).toEqual(previous);
+      }
+      const last = calls.at(-1)!;
+      expect(row.tokens).toEqual([...last.request.input_ids, ...last.response.output_ids]);
+      const promptLength = calls[0]!.request.input_ids.length;
+      expect(row.prompt_length).toBe(promptLength);
+      expect(row.response_length).toBe(row.tokens.length - promptLength);
+      const mask = new Array<number>(row.response_length).fill(0);
+      const logprobs = new Array<number>(row.response_length).fill(0);
+      for (const call of calls) {
+        const start = call.request.input_ids.length - promptLength;
+        call.response.output_ids.forEach((_, i) => {
+          mask[start + i] = 1;
+          logprobs[start + i] = call.response.meta_info.output_token_logprobs[i]![0];
+        });
+      }
+      expect(row.loss_mask).toEqual(mask);
+      expect(row.rollout_log_probs).toEqual(logprobs);
+      expect(row.num_turns).toBe(3);
+      expect(row.status).toBe("completed");
+      // The stop token is in the row, exactly as the engine returned it (<|im_end|> = 151645).
+      expect(last.response.output_ids.at(-1)).toBe(151645);
+      expect(row.tokens.at(-1)).toBe(151645);
+      const written = JSON.parse(readFileSync(join(dir, `${row.session_id}.json`), "utf8"));
+      expect(row.reward).toBe(written.reward);
+    }
+    // GRPO per Group: (r - mean) / (unbiased std + 1e-6), broadcast over the loss mask.
+    for (const group of [0, 1]) {
+      const members = rows.filter((row) => row.group_index === group);
+      expect(members).toHaveLength(3);
+      const rewards = members.map((row) => row.reward as number);
+      const mean = rewards.reduce((a, b) => a + b, 0) / 3;
+      const std = Math.sqrt(rewards.reduce((a, b) => a + (b - mean) ** 2, 0) / 2);
+      for (const row of members) {
+        expect(row.advantage).toBeCloseTo(((row.reward as number) - mean) / (std + 1e-6), 9);
+        expect(row.advantages).toEqual(row.loss_mask.map((m) => (m === 1 ? row.advantage : 0)));
+      }
+    }
+    expect(readdirSync(dir).filter((file) => file.endsWith(".json"))).toHaveLength(6);
+  }, 120_000);
+
+  it("should drop a Group whose agent exits early, hangs past --agent-timeout or exports an unmatched record, keep running, count the drops and leave no process behind", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-e2e-fail-"));
+    const config = resolveConfig(
+      {},
+      {
+        promptData: fixture("failures.jsonl"),
+        metadataKey: "metadata",
+        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        sglangUrl: [engine.url],
+        agentWritesReward: true,
+        agentTimeout: 3,
+        nSamplesPerPrompt: 2,
+        rolloutBatchSize: 2,
+        agenticConcurrency: 2,
+        output: join(dir, "rows.jsonl"),
+        progress: false,
+        logLevel: "silent",
+      },
+    );
+    const run = await runRollout(config, quiet);
+    expect(run.summary.groupsExported).toBe(2);
+    expect(run.summary.groupsDropped).toBe(3);
+    expect(run.summary.dropReasons).toEqual({
+      agent_exited_before_first_request: 1,
+      agent_timeout: 1,
+      unmatched_record: 1,
+    });
+    const rows = await readRows(join(dir, "rows.jsonl"));
+    expect(rows).toHaveLength(4);
+    expect(leftoverAgentProcesses("g0-")).toEqual([]);
+  }, 120_000);
+});
