@@ -1,0 +1,13 @@
+import { defineConfig } from "tsup";
+
+export default defineConfig({
+  entry: { index: "src/index.ts", agent: "src/agent.ts", policy: "src/policy.ts" },
+  format: ["esm"],
+  dts: true,
+  sourcemap: true,
+  clean: true,
+  target: "node20",
+  platform: "node",
+  // Bundle only the parts of mathjs the calculator uses (see src/evaluate-expression.ts).
+  noExternal: ["mathjs"],
+});

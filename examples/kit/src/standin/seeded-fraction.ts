@@ -1,0 +1,22 @@
+import { createHash } from "node:crypto";
+
+/**
+ * A deterministic number in [0, 1) from a string key (the first 48 bits of its SHA-256). Stand-in
+ * policies use it for their seeded choices: same key, same choice, on every machine.
+ */
+export function seededFraction(key: string): number {
+  const digest = createHash("sha256").update(key).digest();
+  return digest.readUIntBE(0, 6) / 2 ** 48;
+}
+
+/**
+ * The key a stand-in policy seeds its choices with for one request: the request id, the sampling seed
+ * (when given) and a label. Samples of a Group share a prompt but not a `rid`, so their choices differ.
+ */
+export function requestSeedKey(
+  request: { rid?: string; sampling?: { seed?: number | null; sampling_seed?: number | null } },
+  label: string,
+): string {
+  const seed = request.sampling?.seed ?? request.sampling?.sampling_seed ?? "";
+  return `${request.rid ?? ""}|${seed}|${label}`;
+}

@@ -1,0 +1,3 @@
+import { relaxVitestConfig } from "../../vitest.shared";
+
+export default relaxVitestConfig();
