@@ -339,6 +339,34 @@ describe("client against the stand-in: control endpoints and streaming", () => {
     },
   );
 
+  it("should end an aborted stream with the partial result", async () => {
+    const { engine, client } = await start({ policy: constantPolicy(longReply), tokenLatencyMs: 2 });
+    const controller = new AbortController();
+    const streamed: number[] = [];
+    let finish: { outputIds: number[]; finishReason: { type: string } } | undefined;
+    for await (const event of client.generateStream({ inputIds: prompt, signal: controller.signal })) {
+      if (event.type === "delta") {
+        streamed.push(...event.outputIds);
+        if (streamed.length >= 4 && !controller.signal.aborted) controller.abort();
+      } else finish = event.result;
+    }
+    expect(finish?.finishReason.type).toBe("abort");
+    expect(finish?.outputIds).toEqual(streamed);
+    expect(streamed).toEqual(tokenizer.encode(longReply).slice(0, streamed.length));
+    expect(engine.requests()).toEqual([]);
+  });
+
+  it("should abort everything with abortAll and track requests in flight", async () => {
+    const { engine, client } = await start({ policy: constantPolicy(longReply), tokenLatencyMs: 2 });
+    const pending = [1, 2].map(() => client.generate({ inputIds: prompt, sampling: { maxNewTokens: 200 } }));
+    await engine.until((requests) => requests.length === 2);
+    expect(client.inFlight().map((request) => request.url)).toEqual([engine.url, engine.url]);
+    expect(await client.abortAll()).toEqual([{ url: engine.url, ok: true }]);
+    const results = await Promise.all(pending);
+    expect(results.map((result) => result.finishReason.type)).toEqual(["abort", "abort"]);
+    expect(client.inFlight()).toEqual([]);
+  });
+
   it("should surface a context-length error inside a stream as ContextLengthError", async () => {
     const { client } = await start({ policy: constantPolicy("ok"), contextLength: 16 });
     const events = client.generateStream({ inputIds: prompt, sampling: { maxNewTokens: 10 } });
