@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../src/messages/chat-message";
 import type { ConversationState } from "../src/messages/function-tool";
@@ -152,6 +153,39 @@ describe("prompt ++ response ++ observation delta (Qwen3)", () => {
       const stripped = ours.filter((_, i) => !emptyThinkStarts.some((start) => i >= start && i < start + 4));
       expect(stripped).toEqual(golden.steps[k]!.prompt.ids);
     }
+  });
+});
+
+describe("prompt ++ response ++ delta identity for any tool results (Qwen3, fast-check)", () => {
+  it("should equal the full render of the conversation whatever the tool results hold", () => {
+    const golden = conversation(goldens, "tool-loop-then-new-user");
+    const first = golden.steps[0]!;
+    const state = { tools: golden.tools, chatTemplateKwargs: {} };
+    const promptIds = renderer.renderPrompt({ ...state, messages: first.observation });
+    const generated = first.generated!;
+    fc.assert(
+      fc.property(
+        fc.array(fc.string({ unit: "binary", maxLength: 30 }), { minLength: 1, maxLength: 3 }),
+        (contents) => {
+          const results: ChatMessage[] = contents.map((content, i) => ({
+            role: "tool",
+            content,
+            tool_call_id: `call_${i + 1}`,
+          }));
+          const delta = renderer.renderObservationDelta({
+            ...state,
+            messages: results,
+            previousResponseIds: generated.ids,
+          });
+          const full = renderer.renderPrompt({
+            ...state,
+            messages: [...first.observation, generated.message, ...results],
+          });
+          expect([...promptIds, ...generated.ids, ...delta]).toEqual(full);
+        },
+      ),
+      { numRuns: 40, seed: 20261129 },
+    );
   });
 });
 
