@@ -160,7 +160,7 @@ class PythonReader {
 
   dict(depth: number): Record<string, StrictJsonValue> {
     this.pos++;
-    const out: Record<string, StrictJsonValue> = {};
+    const out: Record<string, StrictJsonValue> = Object.create(null);
     while (true) {
       this.skipSpace();
       if (this.peek() === "}") {
@@ -348,7 +348,7 @@ class PythonReader {
       name += `.${part}`;
     }
     this.expect("(");
-    const args: Record<string, StrictJsonValue> = {};
+    const args: Record<string, StrictJsonValue> = Object.create(null);
     while (true) {
       this.skipSpace();
       if (this.peek() === ")") {

@@ -1,7 +1,7 @@
 /**
  * A JSON value located in a larger text: every node keeps its `[start, end)` character span so callers
- * can hand the exact source slice of `arguments` to {@link canonicalToolArguments} (which keeps big
- * integers digit for digit).
+ * can hand the exact source slice of `arguments` to `canonicalToolArguments` (which keeps big integers
+ * digit for digit).
  */
 export type JsonNode =
   | { kind: "object"; start: number; end: number; members: JsonMember[] }
@@ -31,59 +31,90 @@ export type JsonScanResult =
 
 const MAX_DEPTH = 512;
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
-
-class ScanFailure {
-  constructor(
-    readonly atEnd: boolean,
-    readonly offset: number,
-    readonly reason: string,
-  ) {}
-}
+const LITERALS: ReadonlyArray<readonly [string, { kind: "boolean"; value: boolean } | { kind: "null" }]> = [
+  ["true", { kind: "boolean", value: true }],
+  ["false", { kind: "boolean", value: false }],
+  ["null", { kind: "null" }],
+];
 
 /**
  * Reads one RFC 8259 JSON value starting at `start` (leading whitespace allowed) and stops right after
  * it, like Python's `json.JSONDecoder.raw_decode`: what follows the value is not looked at. Scanning is
- * linear in the value's length; nesting deeper than 512 levels is reported as a syntax error rather
- * than overflowing the stack.
+ * linear in the value's length and never throws (outputs full of broken markers fail thousands of
+ * times); nesting deeper than 512 levels is reported as a syntax error rather than overflowing the stack.
  *
  * @param limit - treat the text as ending here (exclusive); defaults to `text.length`.
  */
 export function scanJsonValue(text: string, start: number, limit = text.length): JsonScanResult {
-  let pos = start;
-  const fail = (reason: string): never => {
-    throw new ScanFailure(pos >= limit, pos, pos >= limit ? "unexpected end of JSON" : reason);
-  };
-  const skipWhitespace = () => {
+  const scanner = new JsonScanner(text, start, limit);
+  const node = scanner.value(0);
+  if (node !== undefined) return { ok: true, node, end: scanner.pos };
+  return { ok: false, ...scanner.failure! };
+}
+
+/** Recursive-descent reader; a method returns `undefined` after recording the first failure. */
+class JsonScanner {
+  pos: number;
+  failure: { atEnd: boolean; offset: number; reason: string } | undefined;
+
+  constructor(
+    readonly text: string,
+    start: number,
+    readonly limit: number,
+  ) {
+    this.pos = start;
+  }
+
+  fail(reason: string): undefined {
+    const atEnd = this.pos >= this.limit;
+    this.failure = { atEnd, offset: this.pos, reason: atEnd ? "unexpected end of JSON" : reason };
+    return undefined;
+  }
+
+  /** Fails as cut off: the text ended inside a token. */
+  failAtEnd(): undefined {
+    this.pos = this.limit;
+    return this.fail("unexpected end of JSON");
+  }
+
+  skipWhitespace(): void {
+    const { text, limit } = this;
+    let pos = this.pos;
     while (pos < limit) {
       const c = text.charCodeAt(pos);
       if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) pos++;
       else break;
     }
-  };
-  const readString = (): string => {
-    pos++; // opening quote
+    this.pos = pos;
+  }
+
+  /** Current character, or `undefined` at the limit. */
+  peek(): string | undefined {
+    return this.pos < this.limit ? this.text[this.pos] : undefined;
+  }
+
+  string(): string | undefined {
+    const { text, limit } = this;
+    this.pos++; // opening quote
     let out = "";
-    let chunk = pos;
+    let chunk = this.pos;
     while (true) {
-      if (pos >= limit) fail("unterminated string");
-      const c = text.charCodeAt(pos);
+      if (this.pos >= limit) return this.fail("unterminated string");
+      const c = text.charCodeAt(this.pos);
       if (c === 0x22) {
-        out += text.slice(chunk, pos);
-        pos++;
+        out += text.slice(chunk, this.pos);
+        this.pos++;
         return out;
       }
-      if (c < 0x20) fail("control character in string");
+      if (c < 0x20) return this.fail("control character in string");
       if (c !== 0x5c) {
-        pos++;
+        this.pos++;
         continue;
       }
-      out += text.slice(chunk, pos);
-      if (pos + 1 >= limit) {
-        pos = limit;
-        fail("unterminated string");
-      }
-      const escaped = text[pos + 1];
-      pos += 2;
+      out += text.slice(chunk, this.pos);
+      if (this.pos + 1 >= limit) return this.failAtEnd();
+      const escaped = text[this.pos + 1];
+      this.pos += 2;
       switch (escaped) {
         case '"':
         case "\\":
@@ -107,134 +138,117 @@ export function scanJsonValue(text: string, start: number, limit = text.length):
           break;
         case "u": {
           for (let i = 0; i < 4; i++) {
-            if (pos + i >= limit) {
-              pos = limit;
-              fail("unterminated string");
-            }
-            const h = text.charCodeAt(pos + i);
+            if (this.pos + i >= limit) return this.failAtEnd();
+            const h = text.charCodeAt(this.pos + i);
             const isHex = (h >= 48 && h <= 57) || (h >= 65 && h <= 70) || (h >= 97 && h <= 102);
             if (!isHex) {
-              pos += i;
-              fail("invalid \\u escape");
+              this.pos += i;
+              return this.fail("invalid \\u escape");
             }
           }
-          out += String.fromCharCode(Number.parseInt(text.slice(pos, pos + 4), 16));
-          pos += 4;
+          out += String.fromCharCode(Number.parseInt(text.slice(this.pos, this.pos + 4), 16));
+          this.pos += 4;
           break;
         }
         default:
-          pos -= 2;
-          fail("invalid escape");
+          this.pos -= 2;
+          return this.fail("invalid escape");
       }
-      chunk = pos;
+      chunk = this.pos;
     }
-  };
-  const readValue = (depth: number): JsonNode => {
-    skipWhitespace();
-    if (depth > MAX_DEPTH) fail("nesting too deep");
-    const begin = pos;
-    const c = text[pos];
-    if (c === "{") {
-      pos++;
-      const members: JsonMember[] = [];
-      skipWhitespace();
-      if (text[pos] === "}" && pos < limit) {
-        pos++;
-        return { kind: "object", start: begin, end: pos, members };
-      }
-      while (true) {
-        skipWhitespace();
-        if (pos >= limit || text[pos] !== '"') fail("expected a string key");
-        const key = readString();
-        skipWhitespace();
-        if (pos >= limit || text[pos] !== ":") fail("expected ':'");
-        pos++;
-        members.push({ key, value: readValue(depth + 1) });
-        skipWhitespace();
-        if (pos < limit && text[pos] === ",") {
-          pos++;
-          continue;
-        }
-        if (pos < limit && text[pos] === "}") {
-          pos++;
-          return { kind: "object", start: begin, end: pos, members };
-        }
-        fail("expected ',' or '}'");
-      }
+  }
+
+  object(depth: number): JsonNode | undefined {
+    const begin = this.pos;
+    this.pos++;
+    const members: JsonMember[] = [];
+    this.skipWhitespace();
+    if (this.peek() === "}") {
+      this.pos++;
+      return { kind: "object", start: begin, end: this.pos, members };
     }
-    if (c === "[") {
-      pos++;
-      const items: JsonNode[] = [];
-      skipWhitespace();
-      if (text[pos] === "]" && pos < limit) {
-        pos++;
-        return { kind: "array", start: begin, end: pos, items };
+    while (true) {
+      this.skipWhitespace();
+      if (this.peek() !== '"') return this.fail("expected a string key");
+      const key = this.string();
+      if (key === undefined) return undefined;
+      this.skipWhitespace();
+      if (this.peek() !== ":") return this.fail("expected ':'");
+      this.pos++;
+      const value = this.value(depth + 1);
+      if (value === undefined) return undefined;
+      members.push({ key, value });
+      this.skipWhitespace();
+      const next = this.peek();
+      if (next === ",") {
+        this.pos++;
+        continue;
       }
-      while (true) {
-        items.push(readValue(depth + 1));
-        skipWhitespace();
-        if (pos < limit && text[pos] === ",") {
-          pos++;
-          continue;
-        }
-        if (pos < limit && text[pos] === "]") {
-          pos++;
-          return { kind: "array", start: begin, end: pos, items };
-        }
-        fail("expected ',' or ']'");
+      if (next === "}") {
+        this.pos++;
+        return { kind: "object", start: begin, end: this.pos, members };
       }
+      return this.fail("expected ',' or '}'");
     }
-    if (pos >= limit) fail("unexpected end of JSON");
+  }
+
+  array(depth: number): JsonNode | undefined {
+    const begin = this.pos;
+    this.pos++;
+    const items: JsonNode[] = [];
+    this.skipWhitespace();
+    if (this.peek() === "]") {
+      this.pos++;
+      return { kind: "array", start: begin, end: this.pos, items };
+    }
+    while (true) {
+      const item = this.value(depth + 1);
+      if (item === undefined) return undefined;
+      items.push(item);
+      this.skipWhitespace();
+      const next = this.peek();
+      if (next === ",") {
+        this.pos++;
+        continue;
+      }
+      if (next === "]") {
+        this.pos++;
+        return { kind: "array", start: begin, end: this.pos, items };
+      }
+      return this.fail("expected ',' or ']'");
+    }
+  }
+
+  value(depth: number): JsonNode | undefined {
+    this.skipWhitespace();
+    if (depth > MAX_DEPTH) return this.fail("nesting too deep");
+    const c = this.peek();
+    if (c === undefined) return this.fail("unexpected end of JSON");
+    if (c === "{") return this.object(depth);
+    if (c === "[") return this.array(depth);
+    const { text, limit } = this;
+    const begin = this.pos;
     if (c === '"') {
-      const value = readString();
-      return { kind: "string", start: begin, end: pos, value };
+      const value = this.string();
+      return value === undefined ? undefined : { kind: "string", start: begin, end: this.pos, value };
     }
     for (const [word, node] of LITERALS) {
-      if (text.startsWith(word, pos)) {
-        if (pos + word.length > limit) {
-          pos = limit;
-          fail("unexpected end of JSON");
-        }
-        pos += word.length;
-        return { ...node, start: begin, end: pos } as JsonNode;
+      if (text.startsWith(word, begin) && begin + word.length <= limit) {
+        this.pos += word.length;
+        return { ...node, start: begin, end: this.pos };
       }
       // A literal cut off by the end of the text ("tr", "nul").
-      if (limit - pos < word.length && word.startsWith(text.slice(pos, limit))) {
-        pos = limit;
-        fail("unexpected end of JSON");
-      }
+      if (limit - begin < word.length && word.startsWith(text.slice(begin, limit))) return this.failAtEnd();
     }
-    NUMBER.lastIndex = pos;
+    NUMBER.lastIndex = begin;
     const match = NUMBER.exec(text);
-    if (match !== null && match[0].length > 0 && pos + match[0].length <= limit) {
-      pos += match[0].length;
-      // A number that runs into the end may still be growing ("12" of "123"): only a cut if at the end.
-      return { kind: "number", start: begin, end: pos };
+    if (match !== null && match[0].length > 0 && begin + match[0].length <= limit) {
+      // A number running into the end is still a complete value (raw_decode semantics); what must
+      // follow it decides whether the call is complete.
+      this.pos += match[0].length;
+      return { kind: "number", start: begin, end: this.pos };
     }
-    if (c === "-" && pos + 1 >= limit) {
-      pos = limit;
-      fail("unexpected end of JSON");
-    }
-    return fail(`unexpected character ${JSON.stringify(c)}`);
-  };
-  try {
-    const node = readValue(0);
-    return { ok: true, node, end: pos };
-  } catch (error) {
-    if (error instanceof ScanFailure) {
-      return { ok: false, atEnd: error.atEnd, offset: error.offset, reason: error.reason };
-    }
-    throw error;
+    if (c === "-" && begin + 1 >= limit) return this.failAtEnd();
+    return this.fail(`unexpected character ${JSON.stringify(c)}`);
   }
-}
-
-const LITERALS: ReadonlyArray<readonly [string, { kind: "boolean"; value: boolean } | { kind: "null" }]> = [
-  ["true", { kind: "boolean", value: true }],
-  ["false", { kind: "boolean", value: false }],
-  ["null", { kind: "null" }],
-];
-
-/** All members of an object node named `key`, in source order (more than one means a duplicate key). */
-export function findMembers(node: Extract<JsonNode, { kind: "object" }>, key: string): JsonMember[] {
-  return node.members.filter((member) => member.key === key);
 }

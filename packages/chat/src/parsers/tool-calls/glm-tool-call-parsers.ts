@@ -21,7 +21,7 @@ function parseGlmBlock(body: string, tools: readonly FunctionTool[]): BlockParse
   if (name === "") return { ok: false, reason: "the call has no function name" };
   if (/[<>\n]/.test(name))
     return { ok: false, reason: `unexpected text in the function name ${JSON.stringify(name)}` };
-  const values: Record<string, StrictJsonValue> = {};
+  const values: Record<string, StrictJsonValue> = Object.create(null);
   let pos = firstKey === -1 ? body.length : firstKey;
   while (true) {
     pos = skipWhitespace(body, pos);

@@ -8,6 +8,19 @@ const CANDIDATE = /\[\s*[\p{L}_][\p{L}\p{N}_.]*\s*\(/uy;
 const WRAP_START = "<|python_start|>";
 const WRAP_END = "<|python_end|>";
 
+/** Cheap pre-check before the regex: a call list's `[` is followed by a name or whitespace. */
+function mayStartName(code: number): boolean {
+  if (code >= 0x80) return true;
+  return (
+    (code >= 0x41 && code <= 0x5a) ||
+    (code >= 0x61 && code <= 0x7a) ||
+    code === 0x5f ||
+    code === 0x20 ||
+    code === 0x0a ||
+    code === 0x09
+  );
+}
+
 /**
  * Parses pythonic calls (Llama 3.2/3.3/4): a Python list of calls with keyword literal arguments,
  * `[get_weather(city="Paris"), get_time(tz="UTC")]`, optionally wrapped in Llama 4's
@@ -23,7 +36,7 @@ function parsePythonicToolCalls({ text, finishReason }: ToolCallParseInput): Too
     const bracket = finder.next("[", pos);
     if (bracket === -1) break;
     CANDIDATE.lastIndex = bracket;
-    if (!CANDIDATE.test(text)) {
+    if (!mayStartName(text.charCodeAt(bracket + 1)) || !CANDIDATE.test(text)) {
       pos = bracket + 1;
       continue;
     }
@@ -56,8 +69,10 @@ function parsePythonicToolCalls({ text, finishReason }: ToolCallParseInput): Too
     if (failed !== undefined) {
       collector.failure("malformed_tool_call", failed, bracket, scan.end);
     } else {
-      const before = text.slice(0, bracket).trimEnd();
-      const start = before.endsWith(WRAP_START) ? before.length - WRAP_START.length : bracket;
+      let before = bracket;
+      while (before > 0 && /\s/.test(text[before - 1]!)) before--;
+      const wrapped = before >= WRAP_START.length && text.startsWith(WRAP_START, before - WRAP_START.length);
+      const start = wrapped ? before - WRAP_START.length : bracket;
       const after = skipWhitespace(text, scan.end);
       const end = text.startsWith(WRAP_END, after) ? after + WRAP_END.length : scan.end;
       collector.success(start, end, calls);

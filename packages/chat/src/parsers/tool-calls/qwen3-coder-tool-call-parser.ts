@@ -51,7 +51,7 @@ function readParameters(
   name: string,
   tools: readonly FunctionTool[],
 ): { ok: true; values: Record<string, StrictJsonValue> } | { ok: false; reason: string } {
-  const values: Record<string, StrictJsonValue> = {};
+  const values: Record<string, StrictJsonValue> = Object.create(null);
   const finder = new MarkerFinder(inner);
   let pos = 0;
   while (true) {
