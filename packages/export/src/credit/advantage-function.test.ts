@@ -1,8 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { AdvantageResultError } from "../errors/advantage-result-error";
-import { validateAdvantageResult } from "./advantage-function";
+import { type AdvantageInputSlot, validateAdvantageResult } from "./advantage-function";
 
-const input = [{ main: { outcome: 1 }, searcher_0: { usefulness: 0.6 } }, { null: { outcome: 0 } }];
+const input: AdvantageInputSlot[] = [
+  { main: { outcome: 1 }, searcher_0: { usefulness: 0.6 } },
+  { null: { outcome: 0 } },
+];
 
 describe("validateAdvantageResult", () => {
   it("should accept one finite number per exported context, in any key order", () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { conversation, FakeForest, qwen3 } from "../../test/fake-forest";
 import { assertExportConfig } from "../config/validate-export-config";
-import type { AdvantageFunction } from "../credit/advantage-function";
+import type { AdvantageFunction, AdvantageOutputSlot } from "../credit/advantage-function";
 import { GroupSizeError } from "../errors/group-size-error";
 import type { RewardValue } from "../plan/session-output-like";
 import type { RewardFunctionInput } from "../reward/reward-function";
@@ -299,7 +299,7 @@ describe("exportGroup drop semantics", () => {
   it("should drop the Group when a context is missing from the advantage mapping", async () => {
     const outcome = await exportGroup({
       group: { groupIndex: 0, sessions: [multiSession("a", 1), multiSession("b", 0)] },
-      ...withAdvantage(() => [{ main: 1, helper: 0.5 }, { main: 0 }]),
+      ...withAdvantage((): AdvantageOutputSlot[] => [{ main: 1, helper: 0.5 }, { main: 0 }]),
     });
     expect(outcome).toMatchObject({ kind: "dropped", reason: "advantage_function_error" });
     if (outcome.kind === "dropped") expect(outcome.message).toContain("result[1].helper: is missing");
@@ -309,7 +309,7 @@ describe("exportGroup drop semantics", () => {
     let input: unknown;
     const outcome = await exportGroup({
       group: { groupIndex: 0, sessions: [implicitSession("a", 1), multiSession("b", 0)] },
-      ...withAdvantage((slots) => {
+      ...withAdvantage((slots): AdvantageOutputSlot[] => {
         input = slots;
         return [{ null: 0.5 }, { main: -0.5, helper: 0 }];
       }),

@@ -121,7 +121,8 @@ describe("training-row JSONL", () => {
     const broadcast = sampleRow();
     const negativeZero = sampleRow({ advantage: -0, advantages: sampleRow().advantages.map(() => -0) });
     const perToken = sampleRow({ advantages: sampleRow().loss_mask.map((mask, i) => (mask ? i / 7 : 0)) });
-    const reordered = { metadata: { advantages: [1] }, ...sampleRow() } as TrainingRow;
+    const { metadata, ...rest } = sampleRow();
+    const reordered = { metadata: { ...metadata, advantages: [1] }, ...rest } as TrainingRow;
     for (const row of [broadcast, negativeZero, perToken, reordered]) {
       expect(serializeTrainingRow(row)).toBe(JSON.stringify(row));
     }
