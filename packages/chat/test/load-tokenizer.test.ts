@@ -135,6 +135,27 @@ describe("loadTokenizer errors name the file", () => {
     expect([error.reason, error.file]).toEqual(["invalid", join(directory, "tokenizer.json")]);
   });
 
+  it("should report a chat_template.jinja that does not parse", async () => {
+    const directory = writeTokenizerDir({
+      "tokenizer.json": tinyTokenizerJson,
+      "tokenizer_config.json": { chat_template: "{{ fine }}" },
+      "chat_template.jinja": "{% for m in messages %}{{ m.content }}",
+    });
+    const error = await loadError(directory);
+    expect([error.reason, error.file]).toEqual(["invalid", join(directory, "chat_template.jinja")]);
+    expect(error.message).toContain('chat template "default"');
+  });
+
+  it("should report a config chat_template that does not parse", async () => {
+    const directory = writeTokenizerDir({
+      "tokenizer.json": tinyTokenizerJson,
+      "tokenizer_config.json": { chat_template: [{ name: "tool_use", template: "{% if %}" }] },
+    });
+    const error = await loadError(directory);
+    expect([error.reason, error.file]).toEqual(["invalid", join(directory, "tokenizer_config.json")]);
+    expect(error.message).toContain('chat template "tool_use"');
+  });
+
   it("should report a source that is neither a directory nor an installed package", async () => {
     for (const source of ["./no/such/dir", "@lenml/tokenizer-does-not-exist"]) {
       const error = await loadError(source);

@@ -17,7 +17,6 @@ export {
   renderChatTemplate,
   TEMPLATE_MANAGED_VARIABLES,
 } from "./render-chat-template";
-export { strftime } from "./template-globals";
 export type { TemplateMessage, ToolArgumentsMode } from "./to-template-messages";
 export { toTemplateMessages } from "./to-template-messages";
 export { TURN_CLOSE_PROBE, type TurnClose } from "./turn-close";

