@@ -90,8 +90,11 @@ interface Latency {
   p99: number;
   samplesCount: number;
 }
-const latency = (name: string) =>
-  (bench.tasks.find((t) => t.name === name)?.result as { latency: Latency }).latency;
+const latency = (name: string): Latency => {
+  const result = bench.tasks.find((t) => t.name === name)?.result as { latency?: Latency } | undefined;
+  if (result?.latency === undefined) throw new Error(`bench task ${name} produced no result`);
+  return result.latency;
+};
 
 // The first delta for a new (tools, kwargs) pair also renders and encodes the dummy prefix and the
 // turn-close probe; it is paid once per subtree.
