@@ -33,6 +33,17 @@ describe("parseAssistantOutput", () => {
     });
   });
 
+  it("should let a <tool_call> end unclosed qwen3 reasoning and parse the call", () => {
+    const text = `<think>\nI need the time.\n${qwenCall('{"name": "get_time", "arguments": {"tz": "UTC"}}')}<|im_end|>`;
+    const result = parseAssistantOutput({ ...base, text, reasoningParser: "qwen3", toolParser: "qwen25" });
+    expect(result.message.reasoning_content).toBe("I need the time.");
+    expect(result.message.content).toBe("");
+    expect(result.message.tool_calls?.map((call) => call.function)).toEqual([
+      { name: "get_time", arguments: '{"tz":"UTC"}' },
+    ]);
+    expect(result.finishReason).toBe("tool_calls");
+  });
+
   it("should give the same ids for the same seed and different ids for another seed", () => {
     const text = qwenCall('{"name": "get_time", "arguments": {"tz": "UTC"}}');
     const first = parseAssistantOutput({ ...base, text, toolParser: "qwen25" });
