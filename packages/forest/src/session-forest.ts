@@ -63,11 +63,17 @@ type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: Hist
  * ```
  */
 export class SessionForest {
+  /** The session this forest records. */
   readonly sessionId: string;
+  /** Rollout id every sample of the session carries (defaults to the session id). */
   readonly rolloutId: string;
+  /** How edits of committed responses are treated (see {@link MatchPolicy}). */
   readonly policy: MatchPolicy;
+  /** Maximum context in tokens (prompt plus generation), when limited. */
   readonly maxContextTokens?: number;
+  /** Free-form JSON kept with the forest and its snapshots. */
   readonly metadata?: Readonly<Record<string, unknown>>;
+  /** Redaction markers the tolerant policy recognises. */
   readonly redactionMarkers: readonly string[];
   readonly #renderer: TokenRenderer;
   readonly #nodes = new Map<string, InternalNode>();
