@@ -55,6 +55,7 @@ export const anthropicUserBlockSchema = z.discriminatedUnion("type", [
       .nullish(),
   }),
 ]);
+/** A validated block of a user message. */
 export type AnthropicUserBlock = z.infer<typeof anthropicUserBlockSchema>;
 
 /** Blocks of an assistant message. `redacted_thinking` is accepted and dropped (nothing to render). */

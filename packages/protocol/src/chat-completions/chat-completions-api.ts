@@ -24,6 +24,7 @@ export const chatCompletionsRequestSchema = z.object({
   logprobs: z.boolean().nullish(),
   stream: z.boolean().nullish(),
 });
+/** The fields of a Chat Completions body that Relax reads, after validation. */
 export type ChatCompletionsRequest = z.infer<typeof chatCompletionsRequestSchema>;
 
 /** Fields read from a Chat Completions body; any other key produces an `ignored-field` warning. */

@@ -144,6 +144,7 @@ export interface ResponsesFunctionCallItem {
   arguments: string;
 }
 
+/** An output item of a Response, in the order Relax writes them: reasoning, message, function calls. */
 export type ResponsesOutputItem = ResponsesReasoningItem | ResponsesMessageItem | ResponsesFunctionCallItem;
 
 /** Response `status` values Relax reports. */

@@ -1,5 +1,6 @@
 /** Marker yielded by {@link withHeartbeat} after each quiet interval. */
 export const HEARTBEAT: unique symbol = Symbol.for("relax.protocol.heartbeat");
+/** The type of {@link HEARTBEAT}. */
 export type Heartbeat = typeof HEARTBEAT;
 
 /**
