@@ -1,12 +1,10 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { KyInstance } from "ky";
-import type { z } from "zod";
 import { GenerateStreamAccumulator } from "./accumulate-generate-stream";
 import { convertGenerateRequest } from "./convert-generate-request";
 import { createRequestId, requestIdsCollide } from "./create-request-id";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
-import { SglangApiError } from "./errors/sglang-api-error";
 import { SglangError } from "./errors/sglang-error";
 import { SglangInvalidArgumentError } from "./errors/sglang-invalid-argument-error";
 import { SglangResponseError } from "./errors/sglang-response-error";
@@ -15,15 +13,7 @@ import { formatFieldPath } from "./format-field-path";
 import type { GenerateResult } from "./generate-result";
 import { parseGenerateResponse } from "./parse-generate-response";
 import { pickWorker } from "./pick-worker";
-import {
-  controlStatusResponseSchema,
-  generateResponseSchema,
-  modelInfoResponseSchema,
-  serverInfoResponseSchema,
-  streamErrorChunkSchema,
-  updateWeightsResponseSchema,
-  workerListResponseSchema,
-} from "./sglang-api";
+import { generateResponseSchema, streamErrorChunkSchema } from "./sglang-api";
 import type {
   AbortOutcome,
   GenerateOptions,
@@ -35,19 +25,11 @@ import type {
   SglangClient,
   SglangClientOptions,
 } from "./sglang-client-types";
-import { createKy, mapTransportError, parseBodyText, sendControl } from "./sglang-http";
+import { normalizeUrl, SglangControlPlane } from "./sglang-control-plane";
+import { createKy, mapTransportError, parseBodyText } from "./sglang-http";
 
 /** Default routing header of the SGLang router (sgl-model-gateway). */
 export const ROUTING_HEADER = "X-SMG-Routing-Key";
-
-function normalizeUrl(url: string, field: string): string {
-  try {
-    const parsed = new URL(url);
-    return parsed.href.replace(/\/+$/, "");
-  } catch {
-    throw new SglangInvalidArgumentError({ field, reason: `not a valid URL: ${JSON.stringify(url)}` });
-  }
-}
 
 /**
  * Creates a client for SGLang's native API: token ids in, token ids and logprobs out.
@@ -75,15 +57,12 @@ class SglangClientImpl implements SglangClient {
   readonly #workers: string[] | undefined;
   readonly #routerUrl: string | undefined;
   readonly #timeoutMs: number;
-  readonly #controlTimeoutMs: number;
-  readonly #controlRetry: SglangClientOptions["controlRetry"];
   readonly #abortGraceMs: number;
-  readonly #workersCacheMs: number;
   readonly #routingHeader: string;
   readonly #inFlight = new Map<string, InFlightRequest>();
   readonly #load = new Map<string, number>();
   #roundRobin = 0;
-  #routerWorkers: { urls: string[]; fetchedAt: number } | undefined;
+  readonly #control: SglangControlPlane;
 
   constructor(options: SglangClientOptions) {
     const workers = options.workers?.map((url, index) => normalizeUrl(url, `workers[${index}]`));
@@ -99,12 +78,17 @@ class SglangClientImpl implements SglangClient {
       });
     }
     this.#timeoutMs = options.timeoutMs ?? 600_000;
-    this.#controlTimeoutMs = options.controlTimeoutMs ?? 10_000;
-    this.#controlRetry = options.controlRetry ?? {};
     this.#abortGraceMs = options.abortGraceMs ?? 10_000;
-    this.#workersCacheMs = options.workersCacheMs ?? 5_000;
     this.#routingHeader = options.routingHeader ?? ROUTING_HEADER;
     this.#ky = createKy({ fetch: options.fetch, headers: options.headers });
+    this.#control = new SglangControlPlane({
+      kyInstance: this.#ky,
+      workers: this.#workers,
+      routerUrl: this.#routerUrl,
+      controlTimeoutMs: options.controlTimeoutMs ?? 10_000,
+      controlRetry: options.controlRetry ?? {},
+      workersCacheMs: options.workersCacheMs ?? 5_000,
+    });
   }
 
   inFlight(): InFlightRequest[] {
@@ -280,7 +264,7 @@ class SglangClientImpl implements SglangClient {
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const viaRouter = this.#routerUrl !== undefined && url === this.#routerUrl;
     const sendAbort = () => {
-      const work = viaRouter ? this.abort(rid) : this.#abortOn([url], { rid });
+      const work = viaRouter ? this.abort(rid) : this.#control.abortOn([url], { rid });
       work.catch(() => undefined);
     };
     const onAbort = () => {
@@ -341,220 +325,47 @@ class SglangClientImpl implements SglangClient {
     return best[this.#roundRobin++ % best.length]!;
   }
 
-  async workers(): Promise<string[]> {
-    if (this.#workers) return [...this.#workers];
-    const cached = this.#routerWorkers;
-    if (cached && performance.now() - cached.fetchedAt < this.#workersCacheMs) return [...cached.urls];
-    const body = await this.#controlWithFallback(this.#routerUrl!, ["/workers", "/list_workers"], "get");
-    const parsed = this.#parseControl(workerListResponseSchema, body, `${this.#routerUrl}/workers`);
-    const listed: string[] = Array.isArray(parsed.workers)
-      ? (parsed.workers as { url: string }[]).map((worker) => worker.url)
-      : (parsed.urls as string[]);
-    const urls = listed.map((url, index) => normalizeUrl(url, `workers[${index}]`));
-    this.#routerWorkers = { urls, fetchedAt: performance.now() };
-    return [...urls];
+  workers(): Promise<string[]> {
+    return this.#control.workers();
   }
 
-  async abort(rid: string, { allowPrefix = false }: { allowPrefix?: boolean } = {}): Promise<AbortOutcome[]> {
-    if (typeof rid !== "string" || rid.length === 0) {
-      throw new SglangInvalidArgumentError({ field: "rid", reason: "must be a non-empty string" });
-    }
-    if (!allowPrefix) {
-      for (const other of this.#inFlight.keys()) {
-        if (other !== rid && other.startsWith(rid)) {
-          throw new SglangInvalidArgumentError({
-            field: "rid",
-            reason: `aborting ${JSON.stringify(rid)} would also abort in-flight ${JSON.stringify(other)} (prefix match); pass allowPrefix to mean it`,
-          });
-        }
-      }
-    }
-    return this.#abortOn(await this.workers(), { rid });
+  abort(rid: string, options: { allowPrefix?: boolean } = {}): Promise<AbortOutcome[]> {
+    return this.#control.abort(rid, { ...options, inFlight: this.#inFlight.keys() });
   }
 
-  async abortAll(): Promise<AbortOutcome[]> {
-    return this.#abortOn(await this.workers(), { abort_all: true });
+  abortAll(): Promise<AbortOutcome[]> {
+    return this.#control.abortAll();
   }
 
-  async #abortOn(urls: string[], json: { rid: string } | { abort_all: true }): Promise<AbortOutcome[]> {
-    const settled = await Promise.allSettled(
-      urls.map((url) => this.#control(`${url}/abort_request`, "post", json)),
-    );
-    return settled.map((outcome, index) =>
-      outcome.status === "fulfilled"
-        ? { url: urls[index]!, ok: true }
-        : { url: urls[index]!, ok: false, error: outcome.reason as Error },
-    );
+  health(options?: { generate?: boolean }): Promise<ServerHealth[]> {
+    return this.#control.health(options);
   }
 
-  async health({ generate = false }: { generate?: boolean } = {}): Promise<ServerHealth[]> {
-    const path = generate ? "/health_generate" : "/health";
-    const targets: { url: string; role: "worker" | "router" }[] = [];
-    if (this.#routerUrl) targets.push({ url: this.#routerUrl, role: "router" });
-    let workers: string[] = [];
-    try {
-      workers = await this.workers();
-    } catch {
-      // The router could not list its workers; report the router alone.
-    }
-    for (const url of workers) targets.push({ url, role: "worker" });
-    return Promise.all(
-      targets.map(async ({ url, role }): Promise<ServerHealth> => {
-        try {
-          await sendControl({
-            kyInstance: this.#ky,
-            url: `${url}${path}`,
-            method: "get",
-            timeoutMs: this.#controlTimeoutMs,
-            retry: false,
-          });
-          return { url, role, ok: true, status: 200 };
-        } catch (error) {
-          const status = SglangApiError.isInstance(error) ? error.status : undefined;
-          return {
-            url,
-            role,
-            ok: false,
-            ...(status === undefined ? {} : { status }),
-            error: (error as Error).message,
-          };
-        }
-      }),
-    );
+  modelInfo(options?: { url?: string }): Promise<ModelInfo> {
+    return this.#control.modelInfo(options);
   }
 
-  async modelInfo({ url }: { url?: string } = {}): Promise<ModelInfo> {
-    const target = url === undefined ? this.#defaultTarget() : normalizeUrl(url, "url");
-    const body = await this.#controlWithFallback(target, ["/get_model_info", "/model_info"], "get");
-    const info = this.#parseControl(modelInfoResponseSchema, body, `${target}/get_model_info`);
-    const result: ModelInfo = { raw: body as Record<string, unknown> };
-    if (info.model_path != null) result.modelPath = info.model_path;
-    if (info.tokenizer_path != null) result.tokenizerPath = info.tokenizer_path;
-    if (info.is_generation != null) result.isGeneration = info.is_generation;
-    if (info.weight_version != null) result.weightVersion = info.weight_version;
-    if (info.model_type != null) result.modelType = info.model_type;
-    if (info.architectures != null) result.architectures = info.architectures;
-    if (info.preferred_sampling_params != null)
-      result.preferredSamplingParams = info.preferred_sampling_params;
-    return result;
+  serverInfo(options?: { url?: string }): Promise<ServerInfo> {
+    return this.#control.serverInfo(options);
   }
 
-  async serverInfo({ url }: { url?: string } = {}): Promise<ServerInfo> {
-    const target = url === undefined ? this.#defaultTarget() : normalizeUrl(url, "url");
-    const body = await this.#controlWithFallback(target, ["/get_server_info", "/server_info"], "get");
-    const info = this.#parseControl(serverInfoResponseSchema, body, `${target}/get_server_info`);
-    const result: ServerInfo = { raw: body as Record<string, unknown> };
-    if (info.context_length != null) result.contextLength = info.context_length;
-    if (info.weight_version != null) result.weightVersion = info.weight_version;
-    if (info.version != null) result.version = info.version;
-    if (info.max_total_num_tokens != null) result.maxTotalNumTokens = info.max_total_num_tokens;
-    if (info.max_req_input_len != null) result.maxReqInputLen = info.max_req_input_len;
-    if (info.tool_call_parser != null) result.toolCallParser = info.tool_call_parser;
-    if (info.reasoning_parser != null) result.reasoningParser = info.reasoning_parser;
-    return result;
+  pauseGeneration(options?: { mode?: "abort" | "retract" | "in_place" }): Promise<void> {
+    return this.#control.pauseGeneration(options);
   }
 
-  async pauseGeneration({ mode = "abort" }: { mode?: "abort" | "retract" | "in_place" } = {}): Promise<void> {
-    await this.#broadcast("/pause_generation", { mode }, controlStatusResponseSchema);
+  continueGeneration(): Promise<void> {
+    return this.#control.continueGeneration();
   }
 
-  async continueGeneration(): Promise<void> {
-    await this.#broadcast("/continue_generation", {}, controlStatusResponseSchema);
+  updateWeightVersion(options: { newVersion: string; abortAllRequests?: boolean }): Promise<void> {
+    return this.#control.updateWeightVersion(options);
   }
 
-  async updateWeightVersion({
-    newVersion,
-    abortAllRequests = true,
-  }: {
-    newVersion: string;
-    abortAllRequests?: boolean;
-  }): Promise<void> {
-    await this.#broadcast(
-      "/update_weight_version",
-      { new_version: newVersion, abort_all_requests: abortAllRequests },
-      updateWeightsResponseSchema,
-    );
+  updateWeightsFromDisk(options: Parameters<SglangClient["updateWeightsFromDisk"]>[0]): Promise<void> {
+    return this.#control.updateWeightsFromDisk(options);
   }
 
-  async updateWeightsFromDisk({
-    modelPath,
-    weightVersion,
-    abortAllRequests,
-    flushCache,
-    loadFormat,
-  }: {
-    modelPath: string;
-    weightVersion?: string;
-    abortAllRequests?: boolean;
-    flushCache?: boolean;
-    loadFormat?: string;
-  }): Promise<void> {
-    const json: Record<string, unknown> = { model_path: modelPath };
-    if (weightVersion !== undefined) json.weight_version = weightVersion;
-    if (abortAllRequests !== undefined) json.abort_all_requests = abortAllRequests;
-    if (flushCache !== undefined) json.flush_cache = flushCache;
-    if (loadFormat !== undefined) json.load_format = loadFormat;
-    await this.#broadcast("/update_weights_from_disk", json, updateWeightsResponseSchema);
-  }
-
-  async flushCache(): Promise<void> {
-    await this.#broadcast("/flush_cache", undefined, undefined);
-  }
-
-  #defaultTarget(): string {
-    return this.#workers?.[0] ?? this.#routerUrl!;
-  }
-
-  #control(url: string, method: "get" | "post", json?: unknown): Promise<unknown> {
-    return sendControl({
-      kyInstance: this.#ky,
-      url,
-      method,
-      json,
-      timeoutMs: this.#controlTimeoutMs,
-      retry: this.#controlRetry ?? {},
-    });
-  }
-
-  /** Tries each path in turn while the server answers 404 (routes renamed across SGLang versions). */
-  async #controlWithFallback(base: string, paths: string[], method: "get" | "post"): Promise<unknown> {
-    let lastError: unknown;
-    for (const path of paths) {
-      try {
-        return await this.#control(`${base}${path}`, method);
-      } catch (error) {
-        if (SglangApiError.isInstance(error) && error.status === 404) {
-          lastError = error;
-          continue;
-        }
-        throw error;
-      }
-    }
-    throw lastError;
-  }
-
-  #parseControl<S extends z.ZodType>(schema: S, body: unknown, url: string): z.infer<S> {
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new SglangResponseError({ url, path: formatFieldPath(issue.path), reason: issue.message });
-    }
-    return parsed.data;
-  }
-
-  /** Sends one control call to every worker; rejects with the first failure once all have settled. */
-  async #broadcast(path: string, json: unknown, schema: z.ZodType | undefined): Promise<void> {
-    const urls = await this.workers();
-    const settled = await Promise.allSettled(
-      urls.map(async (url) => {
-        const body = await this.#control(`${url}${path}`, "post", json);
-        if (schema) {
-          const parsed = this.#parseControl(schema, body, `${url}${path}`) as { success?: boolean };
-          if (parsed.success === false) throw createSglangError({ url: `${url}${path}`, status: 400, body });
-        }
-      }),
-    );
-    const failure = settled.find((outcome) => outcome.status === "rejected");
-    if (failure) throw (failure as PromiseRejectedResult).reason;
+  flushCache(): Promise<void> {
+    return this.#control.flushCache();
   }
 }

@@ -1,67 +1,17 @@
-import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import {
   abortRequestSchema,
-  generateRequestSchema,
   pauseGenerationRequestSchema,
   updateWeightsFromDiskRequestSchema,
   updateWeightVersionRequestSchema,
 } from "@relax/sglang";
-import { buildGenerateResponse, type ResponseShape } from "./build-generate-response";
+import { handleGenerate } from "./handle-generate";
 import type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
 import { FaultInjector, type StandinFault } from "./standin-faults";
-import { type StandinJob, StandinScheduler } from "./standin-scheduler";
+import { HttpProblem, lowerHeaders, parseOrThrow, readBody, sendError, sendJson } from "./standin-http";
+import { StandinScheduler } from "./standin-scheduler";
 import { STANDIN_VERSION } from "./standin-version";
-
-/** Headers of SGLang's `/generate` event stream. */
-export const SSE_HEADERS = {
-  "content-type": "text/event-stream; charset=utf-8",
-  "cache-control": "no-cache",
-  connection: "keep-alive",
-} as const;
-
-/** Formats one SSE `data:` frame the way SGLang writes it (`data: <json>\n\n`). */
-export function formatSseData(data: string): string {
-  return `data: ${data}\n\n`;
-}
-
-class HttpProblem extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  response.writeHead(status, {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(text),
-  });
-  response.end(text);
-}
-
-/** SGLang's error body for a `ValueError` (`{"error":{"message":...}}`). */
-function sendError(response: ServerResponse, status: number, message: string): void {
-  sendJson(response, status, { error: { message } });
-}
-
-async function readBody(request: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}
-
-function lowerHeaders(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
-}
 
 /**
  * Creates an SGLang-compatible **stand-in engine** (not a model): an HTTP server with SGLang's native
@@ -163,198 +113,6 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     }
   }
 
-  async function handleGenerate(
-    body: unknown,
-    headers: Record<string, string>,
-    request: IncomingMessage,
-    response: ServerResponse,
-    fault: StandinFault | undefined,
-  ): Promise<void> {
-    const receivedAt = performance.now();
-    const streamRequested =
-      typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
-    let job: StandinJob;
-    let shape: ResponseShape;
-    try {
-      ({ job, shape } = validateGenerate(body, headers, receivedAt));
-    } catch (error) {
-      if (!(error instanceof HttpProblem)) throw error;
-      if (streamRequested && error.status === 400) {
-        // SGLang raises validation errors inside the stream generator: 200, an error event, [DONE].
-        response.writeHead(200, SSE_HEADERS);
-        response.write(formatSseData(JSON.stringify({ error: { message: error.message } })));
-        response.end(formatSseData("[DONE]"));
-        return;
-      }
-      return sendError(response, error.status, error.message);
-    }
-
-    const stream = streamRequested;
-    const incremental = options.incrementalStreamingOutput ?? false;
-    const interval = job.sampling.stream_interval ?? 1;
-    let sentTokens = 0;
-    let sentText = 0;
-    const promptLogprobs = () => scheduler.promptLogprobs(job.inputIds, shape.logprobStartLen);
-    const writeChunk = (final: boolean) => {
-      const range = incremental ? { from: sentTokens, textFrom: sentText } : { from: 0, textFrom: 0 };
-      const { body: chunk, text } = buildGenerateResponse({
-        job,
-        tokenizer,
-        shape,
-        weightVersion: scheduler.weightVersion,
-        promptLogprobs,
-        final,
-        range,
-      });
-      sentTokens = job.outputIds.length;
-      sentText = text.length;
-      response.write(formatSseData(JSON.stringify(chunk)));
-    };
-
-    const resetAfter = fault?.type === "reset-after-tokens" ? fault.tokens : undefined;
-    job.onProgress = (current) => {
-      if (resetAfter !== undefined && current.outputIds.length >= resetAfter && !request.socket.destroyed) {
-        request.socket.destroy();
-        return;
-      }
-      if (stream && current.state !== "finished" && !current.finishReason && response.writable) {
-        if (current.outputIds.length - sentTokens >= interval) writeChunk(false);
-      }
-    };
-    response.on("close", () => {
-      if (!response.writableFinished) {
-        scheduler.abort({ ridPrefix: job.rid, message: "Request is disconnected from the client side" });
-      }
-    });
-    if (stream) response.writeHead(200, SSE_HEADERS);
-
-    await scheduler.run(job);
-
-    if (response.destroyed || request.socket.destroyed) return;
-    if (job.failure !== undefined) {
-      if (stream) {
-        response.write(formatSseData(JSON.stringify({ error: { message: job.failure } })));
-        response.end(formatSseData("[DONE]"));
-      } else sendError(response, 500, job.failure);
-      return;
-    }
-    if (stream) {
-      writeChunk(true);
-      response.end(formatSseData("[DONE]"));
-      return;
-    }
-    const { body: result } = buildGenerateResponse({
-      job,
-      tokenizer,
-      shape,
-      weightVersion: scheduler.weightVersion,
-      promptLogprobs,
-      final: true,
-    });
-    sendJson(response, 200, result);
-  }
-
-  function validateGenerate(
-    body: unknown,
-    headers: Record<string, string>,
-    receivedAt: number,
-  ): { job: StandinJob; shape: ResponseShape } {
-    if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      throw new HttpProblem(400, "The request body must be a JSON object");
-    }
-    const raw = body as Record<string, unknown>;
-    if (Array.isArray(raw.input_ids) && Array.isArray(raw.input_ids[0])) {
-      throw new HttpProblem(
-        400,
-        "Batch requests (input_ids as a list of lists) are not supported by the stand-in",
-      );
-    }
-    if (Array.isArray(raw.text) || Array.isArray(raw.sampling_params) || Array.isArray(raw.rid)) {
-      throw new HttpProblem(400, "Batch requests are not supported by the stand-in");
-    }
-    if (raw.input_ids == null && raw.text == null) {
-      throw new HttpProblem(400, "Either text, input_ids or input_embeds should be provided.");
-    }
-    const parsed = generateRequestSchema.safeParse(body);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new HttpProblem(400, `${issue.path.join(".") || "body"}: ${issue.message}`);
-    }
-    const request = parsed.data;
-    const sampling = request.sampling_params ?? {};
-    if ((sampling.n ?? 1) > 1) throw new HttpProblem(400, "n > 1 is not supported by the stand-in");
-    const inputIds = request.input_ids ?? tokenizer.encode(request.text ?? "");
-    if (inputIds.length === 0) throw new HttpProblem(400, "The input is empty");
-    for (const id of inputIds) {
-      if (id >= tokenizer.vocabSize) {
-        throw new HttpProblem(
-          400,
-          `The input_ids contains values greater than the vocab size (${tokenizer.vocabSize}).`,
-        );
-      }
-    }
-    // SGLang TokenizerManager._validate_one_request, same wording and `>=` comparisons.
-    if (inputIds.length >= contextLength) {
-      throw new HttpProblem(
-        400,
-        `The input (${inputIds.length} tokens) is longer than the model's context length (${contextLength} tokens).`,
-      );
-    }
-    const maxNewTokens = sampling.max_new_tokens;
-    if (maxNewTokens != null && maxNewTokens + inputIds.length >= contextLength) {
-      const total = maxNewTokens + inputIds.length;
-      throw new HttpProblem(
-        400,
-        `Requested token count exceeds the model's maximum context length of ${contextLength} tokens. ` +
-          `You requested a total of ${total} tokens: ${inputIds.length} tokens from the input messages and ` +
-          `${maxNewTokens} tokens for the completion. Please reduce the number of tokens in the input ` +
-          "messages or the completion to fit within the limit.",
-      );
-    }
-    const rid = request.rid ?? randomUUID().replaceAll("-", "");
-    if (scheduler.has(rid)) throw new HttpProblem(400, `Duplicate request ID detected: ${rid}`);
-    const job: StandinJob = {
-      rid,
-      inputIds,
-      sampling,
-      headers,
-      state: "waiting",
-      outputIds: [],
-      outputLogprobs: [],
-      tokenVersions: [],
-      cachedTokens: 0,
-      receivedAt,
-      controller: new AbortController(),
-    };
-    const shape: ResponseShape = {
-      returnLogprob: request.return_logprob ?? false,
-      logprobStartLen: request.logprob_start_len ?? -1,
-      returnTextInLogprobs: request.return_text_in_logprobs ?? false,
-      skipSpecialTokens: sampling.skip_special_tokens ?? true,
-      noStopTrim: sampling.no_stop_trim ?? false,
-      weightVersionSpans: options.weightVersionSpans ?? false,
-    };
-    return { job, shape };
-  }
-
-  function parseOrThrow<T>(
-    schema: {
-      safeParse(
-        value: unknown,
-      ):
-        | { success: true; data: T }
-        | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
-    },
-    body: unknown,
-  ): T {
-    const parsed = schema.safeParse(body ?? {});
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0]!;
-      throw new HttpProblem(400, `${issue.path.join(".") || "body"}: ${issue.message}`);
-    }
-    return parsed.data;
-  }
-
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const method = (request.method ?? "GET").toUpperCase();
     const path = new URL(request.url ?? "/", "http://standin").pathname;
@@ -379,7 +137,18 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       switch (path) {
         case "/generate":
           if (method !== "POST" && method !== "PUT") break;
-          return await handleGenerate(body, headers, request, response, fault);
+          return await handleGenerate({
+            body,
+            headers,
+            request,
+            response,
+            fault,
+            scheduler,
+            tokenizer,
+            contextLength,
+            incrementalStreamingOutput: options.incrementalStreamingOutput ?? false,
+            weightVersionSpans: options.weightVersionSpans ?? false,
+          });
         case "/abort_request": {
           const abort = parseOrThrow(abortRequestSchema, body);
           scheduler.abort({ ridPrefix: abort.rid ?? undefined, all: abort.abort_all ?? false });

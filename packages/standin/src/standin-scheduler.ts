@@ -1,8 +1,9 @@
 import type { TextTokenizer } from "@relax/chat";
 import type { SamplingParamsWire } from "@relax/sglang";
+import { callStandinPolicy } from "./call-standin-policy";
 import { PrefixCache } from "./prefix-cache";
 import { type ContextHash, StandinLogprobs } from "./standin-logprobs";
-import type { StandinPolicy, StandinPolicyOutput, StandinPolicyRequest } from "./standin-policy";
+import type { StandinPolicy } from "./standin-policy";
 
 /** SGLang's finish reason JSON (`BaseFinishReason.to_json`). */
 export type FinishReasonJson =
@@ -313,7 +314,12 @@ export class StandinScheduler {
 
     let planned: number[];
     try {
-      planned = await this.#callPolicy(job);
+      planned = await callStandinPolicy({
+        job,
+        policy: this.#options.policy,
+        tokenizer,
+        requestIndex: this.#requestIndex++,
+      });
     } catch (error) {
       if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
       job.failure = `stand-in policy failed: ${error instanceof Error ? error.message : String(error)}`;
@@ -383,49 +389,5 @@ export class StandinScheduler {
         new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true })),
       ]);
     }
-  }
-
-  async #callPolicy(job: StandinJob): Promise<number[]> {
-    const { tokenizer, policy } = this.#options;
-    let promptText: string | undefined;
-    const request: StandinPolicyRequest = {
-      rid: job.rid,
-      inputIds: job.inputIds,
-      get promptText() {
-        promptText ??= tokenizer.decode(job.inputIds, { skipSpecialTokens: false });
-        return promptText;
-      },
-      sampling: job.sampling,
-      tokenizer,
-      requestIndex: this.#requestIndex++,
-      headers: job.headers,
-      signal: job.controller.signal,
-    };
-    const signal = job.controller.signal;
-    const output = await Promise.race([
-      Promise.resolve(policy(request)),
-      new Promise<never>((_, reject) =>
-        signal.addEventListener("abort", () => reject(new Error("aborted")), { once: true }),
-      ),
-    ]);
-    return this.#toTokenIds(output);
-  }
-
-  #toTokenIds(output: StandinPolicyOutput): number[] {
-    const { tokenizer } = this.#options;
-    if (typeof output === "string") return tokenizer.encode(output);
-    if (output && typeof output === "object" && "text" in output && typeof output.text === "string") {
-      return tokenizer.encode(output.text);
-    }
-    if (output && typeof output === "object" && "tokenIds" in output && Array.isArray(output.tokenIds)) {
-      const ids = [...output.tokenIds];
-      ids.forEach((id, index) => {
-        if (!Number.isInteger(id) || id < 0 || id >= tokenizer.vocabSize) {
-          throw new Error(`tokenIds[${index}] = ${JSON.stringify(id)} is not a token id of the tokenizer`);
-        }
-      });
-      return ids;
-    }
-    throw new Error("the policy must return a string, { text } or { tokenIds }");
   }
 }

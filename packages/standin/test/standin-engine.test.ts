@@ -355,6 +355,13 @@ describe("stand-in control routes and policy plumbing", () => {
     });
   });
 
+  it("should answer 500 when the policy returns ids outside the vocabulary", async () => {
+    const engine = await start({ policy: constantPolicy({ tokenIds: [5, 999_999] }) });
+    expect((await post(engine, "/generate", { input_ids: prompt })).text).toBe(
+      '{"error":{"message":"stand-in policy failed: tokenIds[1] = 999999 is not a token id of the tokenizer"}}',
+    );
+  });
+
   it("should abort a request whose client disconnected", async () => {
     const engine = await start({
       policy: constantPolicy("a b c d e f g h i j k l m n o p"),

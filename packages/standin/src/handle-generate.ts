@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TextTokenizer } from "@relax/chat";
+import { buildGenerateResponse, type ResponseShape } from "./build-generate-response";
+import type { StandinFault } from "./standin-faults";
+import { formatSseData, HttpProblem, SSE_HEADERS, sendError, sendJson } from "./standin-http";
+import type { StandinJob, StandinScheduler } from "./standin-scheduler";
+import { validateGenerateRequest } from "./validate-generate-request";
+
+/**
+ * Serves one `/generate` request: validates it, runs it through the scheduler and answers SGLang's JSON
+ * body, or its SSE stream (cumulative or incremental chunks, `stream_interval`, the final chunk with
+ * `finish_reason` and `e2e_latency`, then `data: [DONE]`). Validation errors of a streaming request are
+ * sent inside a 200 stream, as SGLang does. A client disconnect aborts the request.
+ */
+export async function handleGenerate({
+  body,
+  headers,
+  request,
+  response,
+  fault,
+  scheduler,
+  tokenizer,
+  contextLength,
+  incrementalStreamingOutput,
+  weightVersionSpans,
+}: {
+  body: unknown;
+  headers: Record<string, string>;
+  request: IncomingMessage;
+  response: ServerResponse;
+  fault: StandinFault | undefined;
+  scheduler: StandinScheduler;
+  tokenizer: TextTokenizer;
+  contextLength: number;
+  incrementalStreamingOutput: boolean;
+  weightVersionSpans: boolean;
+}): Promise<void> {
+  const receivedAt = performance.now();
+  const streamRequested =
+    typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
+  let job: StandinJob;
+  let shape: ResponseShape;
+  try {
+    ({ job, shape } = validateGenerateRequest({
+      body,
+      headers,
+      receivedAt,
+      tokenizer,
+      contextLength,
+      isInFlight: (rid) => scheduler.has(rid),
+      weightVersionSpans,
+    }));
+  } catch (error) {
+    if (!(error instanceof HttpProblem)) throw error;
+    if (streamRequested && error.status === 400) {
+      // SGLang raises validation errors inside the stream generator: 200, an error event, [DONE].
+      response.writeHead(200, SSE_HEADERS);
+      response.write(formatSseData(JSON.stringify({ error: { message: error.message } })));
+      response.end(formatSseData("[DONE]"));
+      return;
+    }
+    return sendError(response, error.status, error.message);
+  }
+
+  const stream = streamRequested;
+  const incremental = incrementalStreamingOutput;
+  const interval = job.sampling.stream_interval ?? 1;
+  let sentTokens = 0;
+  let sentText = 0;
+  const promptLogprobs = () => scheduler.promptLogprobs(job.inputIds, shape.logprobStartLen);
+  const writeChunk = (final: boolean) => {
+    const range = incremental ? { from: sentTokens, textFrom: sentText } : { from: 0, textFrom: 0 };
+    const { body: chunk, text } = buildGenerateResponse({
+      job,
+      tokenizer,
+      shape,
+      weightVersion: scheduler.weightVersion,
+      promptLogprobs,
+      final,
+      range,
+    });
+    sentTokens = job.outputIds.length;
+    sentText = text.length;
+    response.write(formatSseData(JSON.stringify(chunk)));
+  };
+
+  const resetAfter = fault?.type === "reset-after-tokens" ? fault.tokens : undefined;
+  job.onProgress = (current) => {
+    if (resetAfter !== undefined && current.outputIds.length >= resetAfter && !request.socket.destroyed) {
+      request.socket.destroy();
+      return;
+    }
+    if (stream && current.state !== "finished" && !current.finishReason && response.writable) {
+      if (current.outputIds.length - sentTokens >= interval) writeChunk(false);
+    }
+  };
+  response.on("close", () => {
+    if (!response.writableFinished) {
+      scheduler.abort({ ridPrefix: job.rid, message: "Request is disconnected from the client side" });
+    }
+  });
+  if (stream) response.writeHead(200, SSE_HEADERS);
+
+  await scheduler.run(job);
+
+  if (response.destroyed || request.socket.destroyed) return;
+  if (job.failure !== undefined) {
+    if (stream) {
+      response.write(formatSseData(JSON.stringify({ error: { message: job.failure } })));
+      response.end(formatSseData("[DONE]"));
+    } else sendError(response, 500, job.failure);
+    return;
+  }
+  if (stream) {
+    writeChunk(true);
+    response.end(formatSseData("[DONE]"));
+    return;
+  }
+  const { body: result } = buildGenerateResponse({
+    job,
+    tokenizer,
+    shape,
+    weightVersion: scheduler.weightVersion,
+    promptLogprobs,
+    final: true,
+  });
+  sendJson(response, 200, result);
+}

@@ -1,0 +1,108 @@
+import { randomUUID } from "node:crypto";
+import type { TextTokenizer } from "@relax/chat";
+import { generateRequestSchema } from "@relax/sglang";
+import type { ResponseShape } from "./build-generate-response";
+import { HttpProblem } from "./standin-http";
+import type { StandinJob } from "./standin-scheduler";
+
+/**
+ * Validates a `/generate` body the way SGLang does (exactly one of `text` / `input_ids`, ids inside the
+ * vocabulary, the context-length checks of `TokenizerManager._validate_one_request` with the same wording
+ * and `>=` comparisons, no duplicate in-flight rid) and builds the job and the reply shape.
+ *
+ * @throws HttpProblem 400 with SGLang's message.
+ */
+export function validateGenerateRequest({
+  body,
+  headers,
+  receivedAt,
+  tokenizer,
+  contextLength,
+  isInFlight,
+  weightVersionSpans,
+}: {
+  body: unknown;
+  headers: Record<string, string>;
+  receivedAt: number;
+  tokenizer: TextTokenizer;
+  contextLength: number;
+  isInFlight: (rid: string) => boolean;
+  weightVersionSpans: boolean;
+}): { job: StandinJob; shape: ResponseShape } {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) {
+    throw new HttpProblem(400, "The request body must be a JSON object");
+  }
+  const raw = body as Record<string, unknown>;
+  if (Array.isArray(raw.input_ids) && Array.isArray(raw.input_ids[0])) {
+    throw new HttpProblem(
+      400,
+      "Batch requests (input_ids as a list of lists) are not supported by the stand-in",
+    );
+  }
+  if (Array.isArray(raw.text) || Array.isArray(raw.sampling_params) || Array.isArray(raw.rid)) {
+    throw new HttpProblem(400, "Batch requests are not supported by the stand-in");
+  }
+  if (raw.input_ids == null && raw.text == null) {
+    throw new HttpProblem(400, "Either text, input_ids or input_embeds should be provided.");
+  }
+  const parsed = generateRequestSchema.safeParse(body);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    throw new HttpProblem(400, `${issue.path.join(".") || "body"}: ${issue.message}`);
+  }
+  const request = parsed.data;
+  const sampling = request.sampling_params ?? {};
+  if ((sampling.n ?? 1) > 1) throw new HttpProblem(400, "n > 1 is not supported by the stand-in");
+  const inputIds = request.input_ids ?? tokenizer.encode(request.text ?? "");
+  if (inputIds.length === 0) throw new HttpProblem(400, "The input is empty");
+  for (const id of inputIds) {
+    if (id >= tokenizer.vocabSize) {
+      throw new HttpProblem(
+        400,
+        `The input_ids contains values greater than the vocab size (${tokenizer.vocabSize}).`,
+      );
+    }
+  }
+  // SGLang TokenizerManager._validate_one_request, same wording and `>=` comparisons.
+  if (inputIds.length >= contextLength) {
+    throw new HttpProblem(
+      400,
+      `The input (${inputIds.length} tokens) is longer than the model's context length (${contextLength} tokens).`,
+    );
+  }
+  const maxNewTokens = sampling.max_new_tokens;
+  if (maxNewTokens != null && maxNewTokens + inputIds.length >= contextLength) {
+    const total = maxNewTokens + inputIds.length;
+    throw new HttpProblem(
+      400,
+      `Requested token count exceeds the model's maximum context length of ${contextLength} tokens. ` +
+        `You requested a total of ${total} tokens: ${inputIds.length} tokens from the input messages and ` +
+        `${maxNewTokens} tokens for the completion. Please reduce the number of tokens in the input ` +
+        "messages or the completion to fit within the limit.",
+    );
+  }
+  const rid = request.rid ?? randomUUID().replaceAll("-", "");
+  if (isInFlight(rid)) throw new HttpProblem(400, `Duplicate request ID detected: ${rid}`);
+  const job: StandinJob = {
+    rid,
+    inputIds,
+    sampling,
+    headers,
+    state: "waiting",
+    outputIds: [],
+    outputLogprobs: [],
+    tokenVersions: [],
+    cachedTokens: 0,
+    receivedAt,
+    controller: new AbortController(),
+  };
+  const shape: ResponseShape = {
+    returnLogprob: request.return_logprob ?? false,
+    logprobStartLen: request.logprob_start_len ?? -1,
+    returnTextInLogprobs: request.return_text_in_logprobs ?? false,
+    skipSpecialTokens: sampling.skip_special_tokens ?? true,
+    noStopTrim: sampling.no_stop_trim ?? false,
+    weightVersionSpans,
+  };
+  return { job, shape };
+}
