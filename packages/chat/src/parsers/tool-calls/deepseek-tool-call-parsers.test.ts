@@ -94,8 +94,8 @@ describe.each(formats)("$parser.name tool-call parser", ({ parser, call }) => {
   });
 
   it("should keep unicode arguments", () => {
-    expect(parse(`${BEGIN}${call("get_weather", '{"city": "東京", "note": "🌸"}')}${END}`).calls).toEqual([
-      { callIndex: 0, name: "get_weather", arguments: '{"city":"東京","note":"🌸"}' },
+    expect(parse(`${BEGIN}${call("get_weather", '{"city": "东京", "note": "🌸"}')}${END}`).calls).toEqual([
+      { callIndex: 0, name: "get_weather", arguments: '{"city":"东京","note":"🌸"}' },
     ]);
   });
 

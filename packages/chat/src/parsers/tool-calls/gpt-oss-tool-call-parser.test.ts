@@ -74,8 +74,8 @@ describe("gpt-oss tool-call parser", () => {
   });
 
   it("should keep unicode arguments", () => {
-    expect(parse(call("get_weather", '{"city":"Москва","note":"🌨"}')).calls).toEqual([
-      { callIndex: 0, name: "get_weather", arguments: '{"city":"Москва","note":"🌨"}' },
+    expect(parse(call("get_weather", '{"city":"Москва 莫斯科","note":"🌨"}')).calls).toEqual([
+      { callIndex: 0, name: "get_weather", arguments: '{"city":"Москва 莫斯科","note":"🌨"}' },
     ]);
   });
 

@@ -90,12 +90,13 @@ describe("kimi_k2 tool-call parser", () => {
 
   it("should keep unicode arguments", () => {
     expect(
-      parse(`${BEGIN}${call("functions.get_weather:0", '{"city": "서울", "note": "👍🏽"}')}${END}`).calls,
+      parse(`${BEGIN}${call("functions.get_weather:0", '{"city": "서울 北京", "note": "👍🏽"}')}${END}`)
+        .calls,
     ).toEqual([
       {
         callIndex: 0,
         name: "get_weather",
-        arguments: '{"city":"서울","note":"👍🏽"}',
+        arguments: '{"city":"서울 北京","note":"👍🏽"}',
         nativeId: "functions.get_weather:0",
       },
     ]);

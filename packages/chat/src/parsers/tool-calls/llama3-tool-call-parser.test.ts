@@ -85,8 +85,8 @@ describe("llama3 tool-call parser", () => {
 
   it("should keep unicode arguments", () => {
     expect(
-      parse(`${TAG}{"name": "get_weather", "parameters": {"city": "Zürich", "note": "❄️"}}`).calls,
-    ).toEqual([{ callIndex: 0, name: "get_weather", arguments: '{"city":"Zürich","note":"❄️"}' }]);
+      parse(`${TAG}{"name": "get_weather", "parameters": {"city": "Zürich 苏黎世", "note": "❄️"}}`).calls,
+    ).toEqual([{ callIndex: 0, name: "get_weather", arguments: '{"city":"Zürich 苏黎世","note":"❄️"}' }]);
   });
 
   it("should not parse a call inside reasoning", () => {

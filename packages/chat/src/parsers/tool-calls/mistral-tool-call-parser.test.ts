@@ -119,8 +119,8 @@ describe("mistral tool-call parser", () => {
     });
 
     it("should keep unicode arguments", () => {
-      expect(parse(`${TC}get_weather[ARGS]{"city": "Genève", "note": "🇨🇭"}`).calls).toEqual([
-        { callIndex: 0, name: "get_weather", arguments: '{"city":"Genève","note":"🇨🇭"}' },
+      expect(parse(`${TC}get_weather[ARGS]{"city": "Genève 日内瓦", "note": "🇨🇭"}`).calls).toEqual([
+        { callIndex: 0, name: "get_weather", arguments: '{"city":"Genève 日内瓦","note":"🇨🇭"}' },
       ]);
     });
   });

@@ -3,12 +3,12 @@ import { weatherTools } from "../__fixtures__/weather-tools";
 import { parseAssistantOutput } from "../parse-assistant-output";
 import { hermesToolCallParser, qwen25ToolCallParser } from "./qwen25-tool-call-parser";
 
-const parse = (text: string, finishReason: "stop" | "length" = "stop") =>
-  qwen25ToolCallParser.parse({ text, tools: weatherTools, finishReason });
-
 const call = (json: string) => `<tool_call>\n${json}\n</tool_call>`;
 
-describe("qwen25 / hermes tool-call parser", () => {
+describe.each([qwen25ToolCallParser, hermesToolCallParser])("$name tool-call parser", (parser) => {
+  const parse = (text: string, finishReason: "stop" | "length" = "stop") =>
+    parser.parse({ text, tools: weatherTools, finishReason });
+
   it("should parse a single call with canonical arguments", () => {
     expect(parse(call('{"name": "get_weather", "arguments": {"days": 3.0, "city": "Paris"}}'))).toEqual({
       content: "",
@@ -137,7 +137,7 @@ describe("qwen25 / hermes tool-call parser", () => {
     const result = parseAssistantOutput({
       text: `<think>\nMaybe ${call('{"name": "get_time", "arguments": {"tz": "UTC"}}')}? No.\n</think>\n\nIt is noon.<|im_end|>`,
       reasoningParser: "qwen3",
-      toolParser: "qwen25",
+      toolParser: parser,
       tools: weatherTools,
       finishReason: "stop",
       callIdSeed: "s",
