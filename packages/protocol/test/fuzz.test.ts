@@ -40,8 +40,9 @@ function paths(
   out: (string | number)[][] = [],
 ): (string | number)[][] {
   out.push(prefix);
-  if (Array.isArray(value)) value.forEach((item, i) => paths(item, [...prefix, i], out));
-  else if (value !== null && typeof value === "object") {
+  if (Array.isArray(value)) {
+    for (const [i, item] of value.entries()) paths(item, [...prefix, i], out);
+  } else if (value !== null && typeof value === "object") {
     for (const [key, item] of Object.entries(value)) paths(item, [...prefix, key], out);
   }
   return out;
