@@ -27,3 +27,4 @@ export {
   type ScriptedServerOptions,
   startScriptedServer,
 } from "./scripted-server";
+export { startPolicyChatServer } from "./start-policy-chat-server";
