@@ -362,6 +362,17 @@ describe("exportGroup drop semantics", () => {
     });
   });
 
+  it("should use functions given inline in the config when no functions are passed", async () => {
+    const outcome = await exportGroup({
+      group: { groupIndex: 0, sessions: [implicitSession("a", null), implicitSession("b", null)] },
+      config: assertExportConfig({
+        nSamplesPerPrompt: 2,
+        customRm: (input: RewardFunctionInput) => input.slot,
+      }),
+    });
+    expect(outcome.kind === "exported" && outcome.rows.map((row) => row.reward)).toEqual([0, 1]);
+  });
+
   it("should refuse a config that names a function it was not given", async () => {
     await expect(
       exportGroup({

@@ -1,6 +1,10 @@
 import type { ExportConfig } from "../config/export-config";
 import type { ExportFunctions } from "../config/resolve-export-functions";
-import { type AdvantageInputSlot, validateAdvantageResult } from "../credit/advantage-function";
+import {
+  type AdvantageFunction,
+  type AdvantageInputSlot,
+  validateAdvantageResult,
+} from "../credit/advantage-function";
 import { normalizeGroupRewards } from "../credit/normalize-group-rewards";
 import { AdvantageResultError } from "../errors/advantage-result-error";
 import { GroupSizeError } from "../errors/group-size-error";
@@ -9,7 +13,7 @@ import { contextKey } from "../plan/context-name";
 import { planSessionExport, type SessionExportPlan } from "../plan/plan-session-export";
 import type { RewardValue } from "../plan/session-output-like";
 import { resolveRewardValue } from "../reward/resolve-reward-value";
-import type { RewardFunctionInput } from "../reward/reward-function";
+import type { GroupRewardFunction, RewardFunction, RewardFunctionInput } from "../reward/reward-function";
 import { buildTrainingRow } from "../rows/build-training-row";
 import type {
   ExportedContext,
@@ -25,7 +29,10 @@ export interface ExportGroupOptions {
   group: GroupExportInput;
   /** A parsed config (see {@link assertExportConfig}). */
   config: ExportConfig;
-  /** Loaded user functions ({@link resolveExportFunctions}); must match the config. @default {} */
+  /**
+   * Loaded user functions ({@link resolveExportFunctions}); must match the config. When omitted, the
+   * functions given inline in the config are used (a `module#export` string must be loaded first).
+   */
   functions?: ExportFunctions;
   /** @default "train" */
   mode?: ExportMode;
@@ -50,7 +57,8 @@ export interface ExportGroupOptions {
  * @throws TypeError when the config names a function that is not in `functions`.
  */
 export async function exportGroup(options: ExportGroupOptions): Promise<GroupExportOutcome> {
-  const { group, config, functions = {}, mode = "train", decode } = options;
+  const { group, config, mode = "train", decode } = options;
+  const functions = options.functions ?? inlineFunctions(config);
   const { groupIndex, sessions } = group;
   checkFunctions({ config, functions });
 
@@ -281,6 +289,18 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
 function setReward(context: ExportedContext, resolved: ReturnType<typeof resolveRewardValue>): void {
   context.reward = resolved?.primary ?? null;
   context.rewardDetails = resolved?.details ?? {};
+}
+
+/** The functions a config holds directly (not as `module#export` strings). */
+function inlineFunctions(config: ExportConfig): ExportFunctions {
+  const functions: ExportFunctions = {};
+  if (typeof config.customRm === "function") {
+    if (config.groupRm) functions.groupReward = config.customRm as GroupRewardFunction;
+    else functions.reward = config.customRm as RewardFunction;
+  }
+  if (typeof config.customAdvantage === "function")
+    functions.advantage = config.customAdvantage as AdvantageFunction;
+  return functions;
 }
 
 function checkFunctions({ config, functions }: { config: ExportConfig; functions: ExportFunctions }): void {

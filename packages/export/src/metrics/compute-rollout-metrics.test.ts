@@ -1,5 +1,5 @@
+import type { TrainingSample } from "@relax/forest";
 import { describe, expect, it } from "vitest";
-import { conversation, FakeForest } from "../../test/fake-forest";
 import type { GroupExportOutcome } from "../group/group-export-outcome";
 import { buildTrainingRow } from "../rows/build-training-row";
 import type { TrainingRow } from "../rows/training-row";
@@ -7,18 +7,33 @@ import { computeRolloutMetrics } from "./compute-rollout-metrics";
 import { estimatePassAtK, passRates } from "./pass-at-k";
 import { percentile, summaryStats } from "./summary-stats";
 
-const forests = new Map<number, FakeForest>();
-function turnsSample(turns: number) {
-  let forest = forests.get(turns);
-  if (!forest) {
-    const texts = Array.from({ length: turns * 2 }, (_, i) => (i % 2 === 0 ? `q${i}` : `a${i}`));
-    forest = new FakeForest({
-      sessionId: `t${turns}`,
-      conversations: [{ messages: conversation(...texts) }],
-    });
-    forests.set(turns, forest);
-  }
-  return forest.buildSample(forest.implicitExportLeaf().stateHash);
+/** A small synthetic sample with `turns` response turns (metrics read only the row fields). */
+function turnsSample(turns: number): TrainingSample {
+  const responseLength = turns * 3;
+  return {
+    sessionId: `t${turns}`,
+    rolloutId: `t${turns}`,
+    stateHash: `hash-${turns}`,
+    tokens: Array.from({ length: 2 + responseLength }, (_, i) => i),
+    promptLength: 2,
+    responseLength,
+    lossMask: Array.from({ length: responseLength }, (_, i) => (i % 3 === 2 ? 0 : 1)),
+    rolloutLogProbs: Array.from({ length: responseLength }, (_, i) => (i % 3 === 2 ? 0 : -0.5)),
+    status: "completed",
+    weightVersions: ["w"],
+    weightVersionSpans: [],
+    turnCount: turns,
+    turns: Array.from({ length: turns }, (_, i) => ({
+      turnIndex: i,
+      stateHash: `h${i}`,
+      parentStateHash: `h${i - 1}`,
+      transition: "append" as const,
+      toleratedEdits: [],
+      finishReason: "stop" as const,
+      responseSpan: [i * 3, i * 3 + 2] as [number, number],
+      observationTokens: i === 0 ? 0 : 1,
+    })),
+  };
 }
 
 function row({
