@@ -60,6 +60,14 @@ describe("canonicalToolArguments", () => {
     expect((error as CanonicalizationError).message).toContain(reason);
   });
 
+  it("should keep a __proto__ key as an ordinary member", () => {
+    expect(canonicalToolArguments('{"__proto__": {"x": 1}, "a": 2}')).toBe('{"__proto__":{"x":1},"a":2}');
+    expect(canonicalToolArguments(JSON.parse('{"__proto__": 1}'))).toBe('{"__proto__":1}');
+    expect(() => canonicalToolArguments('{"__proto__": 1, "__proto__": 2}')).toThrow(
+      'duplicate key "__proto__"',
+    );
+  });
+
   it("should reject non-object arguments that are not strings", () => {
     expect(() => canonicalToolArguments(null)).toThrow(
       "arguments: must be a JSON object or a string holding one, got null",

@@ -18,7 +18,7 @@ function fromPlainValue(value: unknown, path: string): StrictJsonValue {
   }
   if (Array.isArray(value)) return value.map((item, i) => fromPlainValue(item, `${path}[${i}]`));
   if (typeof value === "object") {
-    const out: Record<string, StrictJsonValue> = {};
+    const out: Record<string, StrictJsonValue> = Object.create(null);
     for (const [key, item] of Object.entries(value as Record<string, unknown>)) {
       if (hasLoneSurrogate(key)) {
         throw new CanonicalizationError({ path, reason: "object key contains a lone surrogate" });

@@ -1,3 +1,5 @@
+import { RelaxError } from "../errors/relax-error";
+
 const marker = Symbol.for("relax.error.CanonicalizationError");
 
 /**
@@ -5,9 +7,8 @@ const marker = Symbol.for("relax.error.CanonicalizationError");
  * offending field in the caller's terms (e.g. `messages[3].tool_calls[0].id`); `param` is the top-level
  * protocol parameter (e.g. `messages`) for OpenAI-style error bodies. Protocol layers turn it into a 400.
  */
-export class CanonicalizationError extends Error {
+export class CanonicalizationError extends RelaxError {
   readonly [marker] = true;
-  override readonly name = "CanonicalizationError";
   /** Field path of the offending value, e.g. `messages[1].tool_calls[0].function.arguments`. */
   readonly path: string;
   /** The top-level request parameter the path starts with. */
@@ -16,14 +17,14 @@ export class CanonicalizationError extends Error {
   readonly reason: string;
 
   constructor({ path, reason, cause }: { path: string; reason: string; cause?: unknown }) {
-    super(`${path}: ${reason}`, cause === undefined ? undefined : { cause });
+    super({ name: "CanonicalizationError", message: `${path}: ${reason}`, cause });
     this.path = path;
     this.reason = reason;
     this.param = path.split(/[.[]/, 1)[0] ?? path;
   }
 
   /** True for any `CanonicalizationError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is CanonicalizationError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is CanonicalizationError {
+    return RelaxError.hasMarker(error, "relax.error.CanonicalizationError");
   }
 }

@@ -49,7 +49,7 @@ function sortDeep(value: unknown, path: string): unknown {
   }
   if (Array.isArray(value)) return value.map((item, i) => sortDeep(item, `${path}[${i}]`));
   if (isPlainObject(value)) {
-    const out: Record<string, unknown> = {};
+    const out: Record<string, unknown> = Object.create(null);
     for (const key of Object.keys(value).sort(compareCodePoints)) {
       if (value[key] !== undefined) out[key] = sortDeep(value[key], `${path}.${key}`);
     }

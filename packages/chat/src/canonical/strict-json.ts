@@ -142,7 +142,8 @@ export function parseStrictJson(text: string, path: string): StrictJsonValue {
     const c = text[pos];
     if (c === "{") {
       pos++;
-      const object: Record<string, StrictJsonValue> = {};
+      // A null prototype keeps a "__proto__" key an ordinary member.
+      const object: Record<string, StrictJsonValue> = Object.create(null);
       skipWhitespace();
       if (text[pos] === "}") {
         pos++;
