@@ -418,6 +418,23 @@ describe("SessionForest: resets and subtrees", () => {
     );
   });
 
+  it("should link a compaction that keeps the first messages to the history it replaced", () => {
+    const { forest, renderer } = charForest();
+    generate(forest, renderer, forest.beginTurn(state([S, U])), R1);
+    const before = generate(forest, renderer, forest.beginTurn(state([S, U, R1, T1])), R2);
+    // The agent keeps system + task and replaces the rest by a summary: a new segment under the root.
+    const compacted = forest.beginTurn(state([S, U, user("Summary: add gave 3.")]));
+    expect(compacted).toMatchObject({ transition: "branch", linear: false });
+    const node = forest.node(compacted.observationStateHash)!;
+    expect(node.parentStateHash).toBe(forest.rootStateHash);
+    expect(node.kind === "observation" && node.resetFrom).toBe(before.node.stateHash);
+    const after = generate(forest, renderer, compacted, assistant("3"));
+    expect(forest.buildSample(after.node.stateHash)).toMatchObject({
+      resetFrom: before.node.stateHash,
+      turnCount: 1,
+    });
+  });
+
   it("should refuse implicit export of non-linear history even with one exportable leaf", () => {
     const { forest, renderer } = charForest();
     // A first context that never got a response, then a reset: one exportable leaf, but not linear.

@@ -232,8 +232,9 @@ export class SessionForest {
       if (parent.kind === "root") {
         node.tools = structuredClone(tools);
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
-        if (transition === "reset" && this.#latestResponse !== undefined)
-          node.resetFrom = this.#latestResponse;
+        // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
+        // session was. The first request and a retry that supersedes an unanswered first observation are not.
+        if (!linear && this.#latestResponse !== undefined) node.resetFrom = this.#latestResponse;
       }
       this.#nodes.set(node.stateHash, node);
       parent.children.push(node.stateHash);

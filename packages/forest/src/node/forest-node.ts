@@ -52,8 +52,9 @@ export interface ObservationNode extends ForestNodeBase {
   /** Canonical chat-template kwargs of the subtree; set only on a subtree's first observation. */
   readonly chatTemplateKwargs?: ChatTemplateKwargs;
   /**
-   * For a subtree that began with a `reset` (e.g. compaction): the state the session had reached before
-   * it (its latest committed response), linking the two segments.
+   * For a subtree started after the session had responses (a `reset` such as compaction, or a fork that
+   * re-renders history from the first message): the state the session had reached before it (its latest
+   * committed response), linking the two segments.
    */
   readonly resetFrom?: string;
   /** Turn that created it. */

@@ -73,8 +73,9 @@ export interface TrainingSample {
    */
   segmentStateHash?: string;
   /**
-   * When this segment began with a `reset` inside the session (compaction: history replaced by a summary),
-   * the state the session had reached before it, linking the segment to the history it replaced.
+   * When this segment (subtree) began after the session already had responses — a `reset` such as
+   * compaction (history replaced by a summary) — the state the session had reached before it, linking the
+   * segment to the history it replaced.
    */
   resetFrom?: string;
 }
