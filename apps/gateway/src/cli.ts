@@ -69,6 +69,7 @@ function addRolloutOptions(command: Command): Command {
       "time every session of a Group has to send its first request (default 600)",
       float("--agent-first-request-timeout"),
     )
+    .option("--session-log-dir <dir>", "keep each agent's stdout+stderr as <dir>/<session id>.log")
     .option("--keep-session-dirs", "keep per-session IO directories and logs")
     .option(
       "--sglang-url <url>",
@@ -209,6 +210,7 @@ function demoPreset(): RolloutConfigInput {
     rolloutMaxResponseLen: 512,
     agentTimeout: 120,
     output: "out/demo-rows.jsonl",
+    sessionLogDir: "out/session-logs",
     saveDebugRolloutData: "out/demo-debug-{rollout_id}.json",
   };
 }

@@ -180,6 +180,7 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
       matchingPolicy: config.agenticMatchingPolicy,
       maxContextTokens: config.rolloutMaxContextLen,
       keepSessionDirs: config.keepSessionDirs,
+      ...(config.sessionLogDir !== undefined ? { logDir: resolve(config.sessionLogDir) } : {}),
       events: {
         sessionPrepared: () => reporter.sessionPrepared(),
         groupLeased: () => reporter.groupLeased(config.nSamplesPerPrompt),

@@ -46,6 +46,8 @@ export const rolloutConfigSchema = z
      * `--agent-timeout`; this bounds a start that hangs). @default 600
      */
     agentFirstRequestTimeout: z.number().positive().default(600),
+    /** Directory for per-session agent logs (`<dir>/<session id>.log`, kept); by default logs live and die with the session's IO directory. */
+    sessionLogDir: z.string().optional(),
     /** Keep per-session IO directories and logs after the session ends. @default false */
     keepSessionDirs: z.boolean().default(false),
 

@@ -25,35 +25,54 @@ export function compareCodePoints(a: string, b: string): number {
  * for the values both can represent. `undefined` object members are omitted (as `JSON.stringify` does);
  * {@link JsonNumberLiteral}s are written verbatim. Used for state hashes and canonical tool arguments.
  *
+ * @param path - names the value in error messages (built only when an error is thrown).
  * @throws CanonicalizationError for non-finite numbers, bigint, functions and symbols.
  */
 export function stableStringify(value: unknown, path = "value"): string {
-  if (value === null) return "null";
-  switch (typeof value) {
-    case "string":
-      return JSON.stringify(value);
-    case "boolean":
-      return value ? "true" : "false";
-    case "number":
-      if (!Number.isFinite(value)) {
-        throw new CanonicalizationError({ path, reason: `number ${value} is not finite` });
+  const trail: Array<string | number> = [];
+  const fail = (reason: string): never => {
+    const at = trail.reduce<string>(
+      (out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${key}`),
+      path,
+    );
+    throw new CanonicalizationError({ path: at, reason });
+  };
+  const write = (item: unknown): string => {
+    if (item === null) return "null";
+    switch (typeof item) {
+      case "string":
+        return JSON.stringify(item);
+      case "boolean":
+        return item ? "true" : "false";
+      case "number":
+        return Number.isFinite(item) ? JSON.stringify(item) : fail(`number ${item} is not finite`);
+      case "object": {
+        if (item instanceof JsonNumberLiteral) return item.literal;
+        if (Array.isArray(item)) {
+          let out = "[";
+          for (let i = 0; i < item.length; i++) {
+            trail.push(i);
+            out += (i > 0 ? "," : "") + write(item[i] ?? null);
+            trail.pop();
+          }
+          return `${out}]`;
+        }
+        const record = item as Record<string, unknown>;
+        const keys = Object.keys(record)
+          .filter((key) => record[key] !== undefined)
+          .sort(compareCodePoints);
+        let out = "{";
+        for (let i = 0; i < keys.length; i++) {
+          const key = keys[i]!;
+          trail.push(key);
+          out += `${i > 0 ? "," : ""}${JSON.stringify(key)}:${write(record[key])}`;
+          trail.pop();
+        }
+        return `${out}}`;
       }
-      return JSON.stringify(value);
-    case "object": {
-      if (value instanceof JsonNumberLiteral) return value.literal;
-      if (Array.isArray(value)) {
-        return `[${value.map((item, i) => stableStringify(item ?? null, `${path}[${i}]`)).join(",")}]`;
-      }
-      const record = value as Record<string, unknown>;
-      const keys = Object.keys(record)
-        .filter((key) => record[key] !== undefined)
-        .sort(compareCodePoints);
-      const members = keys.map(
-        (key) => `${JSON.stringify(key)}:${stableStringify(record[key], `${path}.${key}`)}`,
-      );
-      return `{${members.join(",")}}`;
+      default:
+        return fail(`a ${typeof item} is not a JSON value`);
     }
-    default:
-      throw new CanonicalizationError({ path, reason: `a ${typeof value} is not a JSON value` });
-  }
+  };
+  return write(value);
 }
