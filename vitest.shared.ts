@@ -5,7 +5,7 @@ import { defineConfig } from "vitest/config";
  * Shared vitest settings: workspace packages resolve to their TypeScript sources through the
  * `@relax/source` export condition, so a package's tests never depend on a stale `dist/` of another.
  */
-export function relaxVitestConfig(options: { testTimeout?: number } = {}) {
+export function relaxVitestConfig(options: { testTimeout?: number; fileParallelism?: boolean } = {}) {
   const conditions = ["@relax/source", ...defaultServerConditions];
   return defineConfig({
     resolve: { conditions },
@@ -15,6 +15,7 @@ export function relaxVitestConfig(options: { testTimeout?: number } = {}) {
       testTimeout: options.testTimeout ?? 20_000,
       hookTimeout: 60_000,
       pool: "forks",
+      fileParallelism: options.fileParallelism ?? true,
     },
   });
 }

@@ -115,6 +115,50 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
     expect(readdirSync(dir).filter((file) => file.endsWith(".json"))).toHaveLength(6);
   }, 120_000);
 
+  it("should keep one context when the agent replays history without reasoning (tolerated drift), with the generated tokens intact", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-e2e-drift-"));
+    const before = engine.generates.length;
+    const config = resolveConfig(
+      {},
+      {
+        promptData: fixture("drift.jsonl"),
+        metadataKey: "metadata",
+        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        agentEnv: ["AGENT_TURNS=3"],
+        sglangUrl: [engine.url],
+        agentWritesReward: true,
+        nSamplesPerPrompt: 2,
+        rolloutBatchSize: 1,
+        agenticReasoningParser: "qwen3",
+        output: join(dir, "rows.jsonl"),
+        saveDebugRolloutData: join(dir, "debug-{rollout_id}.json"),
+        progress: false,
+        logLevel: "silent",
+      },
+    );
+    const run = await runRollout(config, quiet);
+    expect(run.summary.groupsExported).toBe(1);
+    const rows = await readRows(join(dir, "rows.jsonl"));
+    expect(rows).toHaveLength(2);
+    const calls = engine.generates.slice(before);
+    for (const row of rows) {
+      const own = calls.filter((call) => call.headers["x-smg-routing-key"] === row.session_id);
+      expect(own).toHaveLength(3);
+      const last = own.at(-1)!;
+      // The committed reasoning tokens stay in the lineage although the agent no longer sends them.
+      expect(row.tokens).toEqual([...last.request.input_ids, ...last.response.output_ids]);
+      expect(row.num_turns).toBe(3);
+    }
+    const dump = JSON.parse(readFileSync(join(dir, "debug-0.json"), "utf8"));
+    const turns = dump.groups[0].samples[0].turns;
+    expect(turns.map((turn: { transition: string }) => turn.transition)).toEqual([
+      "append",
+      "drift",
+      "drift",
+    ]);
+    expect(turns[1].toleratedEdits).toEqual(["reasoning_dropped@messages[1]"]);
+  }, 120_000);
+
   it("should drop a Group whose agent exits early, hangs past --agent-timeout or exports an unmatched record, keep running, count the drops and leave no process behind", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-fail-"));
     const config = resolveConfig(

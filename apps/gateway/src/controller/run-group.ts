@@ -229,7 +229,9 @@ function describeOutcome(outcome: AgentOutcome): string {
   if (outcome.status === "failed") {
     const tail = outcome.error.logTail.trim();
     const first = outcome.error.message.split("\n")[0] ?? "failed";
-    return tail ? `${first}\n--- last lines of ${outcome.logPath} ---\n${tail.split("\n").slice(-20).join("\n")}` : first;
+    return tail
+      ? `${first}\n--- last lines of ${outcome.logPath} ---\n${tail.split("\n").slice(-20).join("\n")}`
+      : first;
   }
   if (outcome.status === "terminated") return `terminated: ${outcome.reason}`;
   return `exit code ${outcome.exitCode}`;

