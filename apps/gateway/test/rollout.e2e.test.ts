@@ -156,7 +156,11 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
       "drift",
       "drift",
     ]);
-    expect(turns[1].toleratedEdits).toEqual(["reasoning_dropped@messages[1]"]);
+    expect(turns[1].toleratedEdits).toEqual(["reasoning_dropped@messages[1].reasoning_content"]);
+    expect(turns[2].toleratedEdits).toEqual([
+      "reasoning_dropped@messages[1].reasoning_content",
+      "reasoning_dropped@messages[3].reasoning_content",
+    ]);
   }, 120_000);
 
   it("should drop a Group whose agent exits early, hangs past --agent-timeout or exports an unmatched record, keep running, count the drops and leave no process behind", async () => {
