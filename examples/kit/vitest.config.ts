@@ -1,3 +1,3 @@
-import { relaxVitestConfig } from "../../vitest.shared";
+import { relaxVitestConfig } from "../../vitest.shared.ts";
 
 export default relaxVitestConfig();

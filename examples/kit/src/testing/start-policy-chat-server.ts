@@ -7,7 +7,13 @@ import { type ScriptedServer, startScriptedServer } from "./scripted-server";
  * ({@link generateWithPolicy}). The `rid` of each turn is `<session>-req-<n>`: the Bearer credential (the
  * session id) and the 1-based count of that session's requests, so runs are reproducible.
  */
-export function startPolicyChatServer({ policy, tokenize = false }: { policy: StandinPolicy; tokenize?: boolean }): Promise<ScriptedServer> {
+export function startPolicyChatServer({
+  policy,
+  tokenize = false,
+}: {
+  policy: StandinPolicy;
+  tokenize?: boolean;
+}): Promise<ScriptedServer> {
   const counts = new Map<string, number>();
   return startScriptedServer({
     replies: async (request) => {
