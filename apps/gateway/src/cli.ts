@@ -114,7 +114,15 @@ function addRolloutOptions(command: Command): Command {
       "max tokens of a session lineage (default 32768)",
       int("--rollout-max-context-len"),
     )
-    .option("--rollout-seed <n>", "seed of the stand-in engine (default 42)", int("--rollout-seed"))
+    .option(
+      "--rollout-seed <n>",
+      "seed of the stand-in engine and of deterministic sampling seeds (default 42)",
+      int("--rollout-seed"),
+    )
+    .option(
+      "--rollout-deterministic-seed",
+      "send a sampling_seed per session and turn, so a run is reproducible",
+    )
     .option("--reward-key <key>", "primary field of an object reward")
     .option("--agent-writes-reward", "the agent writes reward into its output (declares the reward source)")
     .option("--custom-rm-path <module#export>", "reward function for sessions without a reward")
@@ -207,6 +215,7 @@ function demoPreset(): RolloutConfigInput {
     agenticReasoningParser: "qwen3",
     agentWritesReward: true,
     logPassrate: true,
+    rolloutDeterministicSeed: true,
     rolloutMaxResponseLen: 512,
     agentTimeout: 120,
     output: "out/demo-rows.jsonl",

@@ -178,6 +178,7 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
       agentTimeoutMs: config.agentTimeout * 1000,
       firstRequestTimeoutMs: config.agentFirstRequestTimeout * 1000,
       matchingPolicy: config.agenticMatchingPolicy,
+      ...(config.rolloutDeterministicSeed ? { deterministicSeed: config.rolloutSeed } : {}),
       maxContextTokens: config.rolloutMaxContextLen,
       keepSessionDirs: config.keepSessionDirs,
       ...(config.sessionLogDir !== undefined ? { logDir: resolve(config.sessionLogDir) } : {}),

@@ -32,6 +32,12 @@ export const rolloutConfigSchema = z
     /** Shuffle the dataset with this seed; `undefined` keeps file order. */
     /** Seed of the stand-in engine and of per-request sampling seeds. @default 42 */
     rolloutSeed: z.number().int().default(42),
+    /**
+     * Send SGLang a `sampling_seed` per session and turn (`rollout seed + sample position × 1000 + turn`),
+     * so a run with the same data and seed samples the same tokens (as the Python Relax does with
+     * deterministic inference). @default false
+     */
+    rolloutDeterministicSeed: z.boolean().default(false),
 
     /** The agent command, run through `bash -lc` (`--agent-command`). */
     agentCommand: z.string().min(1),

@@ -30,6 +30,8 @@ export interface GroupContext {
    */
   firstRequestTimeoutMs?: number;
   matchingPolicy: MatchPolicy;
+  /** `--rollout-seed` when `--rollout-deterministic-seed` is on: per-session, per-turn sampling seeds. */
+  deterministicSeed?: number;
   maxContextTokens: number;
   keepSessionDirs: boolean;
   /** Directory for per-session logs (kept after the session). */
@@ -94,7 +96,16 @@ export async function runGroup(
       rolloutId: id,
       metadata: { groupId, groupIndex, slot: i, promptIndex: prompt.index },
     });
-    const session = new GatewaySession({ id, groupId, mode, forest });
+    const session = new GatewaySession({
+      id,
+      groupId,
+      mode,
+      forest,
+      // Python Relax: sampling_seed = rollout_seed + sample position, when deterministic inference is on.
+      ...(context.deterministicSeed !== undefined
+        ? { samplingSeedBase: context.deterministicSeed + (prompt.index * size + i) * 1000 }
+        : {}),
+    });
     registry.add(session);
     sessions.push(session);
   }

@@ -19,8 +19,6 @@ export interface RolloutSampling {
   topK: number;
   /** Max new tokens per turn (`--rollout-max-response-len`); a request may ask for fewer. */
   maxResponseLen: number;
-  /** Seed added to each request's own `seed`, when it sends one. */
-  seed?: number;
 }
 
 /** What a turn runner needs; see {@link createTurnRunner}. */
@@ -114,7 +112,12 @@ export function createTurnRunner(
             topK: sampling.topK,
             stopTokenIds,
             ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
-            ...(request.seed !== undefined ? { seed: request.seed + (sampling.seed ?? 0) } : {}),
+            // The agent's own seed wins; otherwise the session's deterministic seed for this turn, if any.
+            ...(request.seed !== undefined
+              ? { seed: request.seed }
+              : session.samplingSeedBase !== undefined
+                ? { seed: session.samplingSeedBase + plan.turnId }
+                : {}),
           },
         });
       } finally {

@@ -14,6 +14,11 @@ export class GatewaySession {
   readonly groupId: string;
   readonly mode: "train" | "eval";
   readonly forest: SessionForest;
+  /**
+   * Base of the per-turn sampling seed (`base + turn id`) sent when the agent gives none; set with
+   * `--rollout-deterministic-seed` so that a run is reproducible. `undefined` sends no seed.
+   */
+  readonly samplingSeedBase?: number;
   #state: GatewaySessionState = "prepare";
   #requests = 0;
   #generating = 0;
@@ -25,8 +30,15 @@ export class GatewaySession {
   /** Engine time and token counts, for metrics. */
   readonly stats = { turns: 0, generatedTokens: 0, engineMs: 0, gatewayMs: 0 };
 
-  constructor(options: { id: string; groupId: string; mode: "train" | "eval"; forest: SessionForest }) {
+  constructor(options: {
+    id: string;
+    groupId: string;
+    mode: "train" | "eval";
+    forest: SessionForest;
+    samplingSeedBase?: number;
+  }) {
     this.id = options.id;
+    if (options.samplingSeedBase !== undefined) this.samplingSeedBase = options.samplingSeedBase;
     this.groupId = options.groupId;
     this.mode = options.mode;
     this.forest = options.forest;

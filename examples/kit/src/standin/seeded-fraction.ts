@@ -10,13 +10,15 @@ export function seededFraction(key: string): number {
 }
 
 /**
- * The key a stand-in policy seeds its choices with for one request: the request id, the sampling seed
- * (when given) and a label. Samples of a Group share a prompt but not a `rid`, so their choices differ.
+ * The key a stand-in policy seeds its choices with for one request: the sampling seed and a label when
+ * the request carries a seed (Relax sends one per session and turn with `--rollout-deterministic-seed`,
+ * which makes a run reproducible), otherwise the request id and the label. Samples of a Group share a
+ * prompt but not a seed or `rid`, so their choices differ.
  */
 export function requestSeedKey(
   request: { rid?: string; sampling?: { seed?: number | null; sampling_seed?: number | null } },
   label: string,
 ): string {
-  const seed = request.sampling?.seed ?? request.sampling?.sampling_seed ?? "";
-  return `${request.rid ?? ""}|${seed}|${label}`;
+  const seed = request.sampling?.seed ?? request.sampling?.sampling_seed;
+  return seed != null ? `seed:${seed}|${label}` : `${request.rid ?? ""}||${label}`;
 }
