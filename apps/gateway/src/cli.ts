@@ -186,7 +186,16 @@ async function rolloutAction(
 ) {
   const file = typeof options.config === "string" ? await readConfigFile(options.config) : {};
   const config = resolveConfig({ ...preset, ...file }, flagValues(options));
-  const run = await runRollout(config);
+  // First SIGINT/SIGTERM: terminate every agent and stop cleanly; a second one exits at once.
+  const interrupt = new AbortController();
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (interrupt.signal.aborted) process.exit(130);
+    process.stderr.write(`\nrelax: ${signal}: terminating agent processes (send again to exit at once)\n`);
+    interrupt.abort();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  const run = await runRollout(config, { signal: interrupt.signal });
   if (run.summary.groupsExported === 0) process.exitCode = 1;
 }
 
@@ -244,6 +253,11 @@ addRolloutOptions(
 ).action((options: Record<string, unknown>) => rolloutAction(options, demoPreset()));
 
 program.parseAsync(process.argv).catch((error: unknown) => {
+  if (error instanceof Error && error.name === "RolloutInterruptedError") {
+    process.stderr.write(`relax: ${error.message}\n`);
+    process.exitCode = 130;
+    return;
+  }
   if (error instanceof ConfigError || (error instanceof Error && error.name === "ExportConfigError")) {
     process.stderr.write(`relax: invalid configuration\n${error.message}\n`);
     process.exitCode = 2;

@@ -6,7 +6,12 @@
 export { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
 export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
 export { type PromptItem, readPromptDataset } from "./controller/prompt-dataset";
-export { RolloutController, RolloutStalledError, type StepResult } from "./controller/rollout-controller";
+export {
+  RolloutController,
+  RolloutInterruptedError,
+  RolloutStalledError,
+  type StepResult,
+} from "./controller/rollout-controller";
 export { type GroupContext, type GroupResult, runGroup } from "./controller/run-group";
 export { type Backend, startBackend } from "./engine/start-backend";
 export { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";

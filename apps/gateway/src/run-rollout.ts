@@ -23,6 +23,8 @@ export interface RunIo {
   /** Summary table and banner. @default process.stdout */
   stdout?: NodeJS.WritableStream;
   logger?: Logger;
+  /** Aborting it interrupts the run: agents are terminated, servers closed, `RolloutInterruptedError` thrown. */
+  signal?: AbortSignal;
 }
 
 /** What {@link runRollout} returns. */
@@ -182,6 +184,7 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
       maxContextTokens: config.rolloutMaxContextLen,
       keepSessionDirs: config.keepSessionDirs,
       ...(config.sessionLogDir !== undefined ? { logDir: resolve(config.sessionLogDir) } : {}),
+      ...(io.signal !== undefined ? { signal: io.signal } : {}),
       events: {
         sessionPrepared: () => reporter.sessionPrepared(),
         groupLeased: () => reporter.groupLeased(config.nSamplesPerPrompt),

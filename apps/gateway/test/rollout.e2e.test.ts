@@ -163,6 +163,35 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
     ]);
   }, 120_000);
 
+  it("should terminate every agent and reject with RolloutInterruptedError when the run is interrupted", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-e2e-interrupt-"));
+    const before = engine.generates.length;
+    const interrupt = new AbortController();
+    const watcher = setInterval(() => {
+      if (engine.generates.length >= before + 2) interrupt.abort();
+    }, 20);
+    const config = resolveConfig(
+      {},
+      {
+        promptData: fixture("hang.jsonl"),
+        metadataKey: "metadata",
+        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        sglangUrl: [engine.url],
+        agentWritesReward: true,
+        nSamplesPerPrompt: 2,
+        rolloutBatchSize: 1,
+        output: join(dir, "rows.jsonl"),
+        progress: false,
+        logLevel: "silent",
+      },
+    );
+    await expect(runRollout(config, { ...quiet, signal: interrupt.signal })).rejects.toThrow(
+      "rollout 0 interrupted; every agent process was terminated",
+    );
+    clearInterval(watcher);
+    expect(leftoverAgentProcesses("g0-")).toEqual([]);
+  }, 120_000);
+
   it("should drop a Group whose agent exits early, hangs past --agent-timeout or exports an unmatched record, keep running, count the drops and leave no process behind", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-fail-"));
     const config = resolveConfig(

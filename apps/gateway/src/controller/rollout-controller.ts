@@ -32,6 +32,11 @@ export interface StepResult {
   wallSeconds: number;
 }
 
+/** Thrown when the run was interrupted (SIGINT / SIGTERM); every agent has been terminated by then. */
+export class RolloutInterruptedError extends Error {
+  override readonly name = "RolloutInterruptedError";
+}
+
 /** Thrown when a step cannot fill its batch because every Group keeps failing. */
 export class RolloutStalledError extends Error {
   override readonly name = "RolloutStalledError";
@@ -116,9 +121,11 @@ export class RolloutController {
       active.set(slot, promise);
     };
 
+    const signal = this.#options.group.signal;
     while (exported.length < groupsPerStep) {
       while (
         stalled === undefined &&
+        !signal?.aborted &&
         active.size < concurrency &&
         exported.length + active.size < groupsPerStep
       ) {
@@ -132,7 +139,7 @@ export class RolloutController {
         consecutiveDrops = 0;
         exported.push(result);
         reporter.groupExported(result);
-      } else {
+      } else if (result.reason !== "interrupted") {
         consecutiveDrops++;
         logger.warn(
           {
@@ -150,6 +157,12 @@ export class RolloutController {
           );
         }
       }
+    }
+    if (signal?.aborted) {
+      reporter.endStep();
+      throw new RolloutInterruptedError(
+        `rollout ${rolloutId} interrupted; every agent process was terminated`,
+      );
     }
     if (stalled !== undefined) {
       reporter.endStep();

@@ -38,6 +38,8 @@ export interface GroupContext {
   logDir?: string;
   /** Lifecycle callbacks for progress and logs. */
   events?: GroupEvents;
+  /** Aborting it terminates every agent of the Group (the run was interrupted). */
+  signal?: AbortSignal;
 }
 
 /** Progress callbacks of {@link runGroup}. */
@@ -139,6 +141,7 @@ export async function runGroup(
             keepIoDir: context.keepSessionDirs,
             ...(context.logDir !== undefined ? { logDir: context.logDir } : {}),
             onWarning: () => {},
+            ...(context.signal !== undefined ? { signal: context.signal } : {}),
           }),
         );
         events?.sessionPrepared?.(session.id);
@@ -160,9 +163,20 @@ export async function runGroup(
       const prepareTimeout = new Promise<"timeout">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), context.firstRequestTimeoutMs ?? context.agentTimeoutMs);
       });
-      const first = await Promise.race([firstRequests.then(() => undefined), earlyExit, prepareTimeout]);
+      const interrupted = new Promise<"interrupted">((resolve) => {
+        if (context.signal?.aborted) resolve("interrupted");
+        context.signal?.addEventListener("abort", () => resolve("interrupted"), { once: true });
+      });
+      const first = await Promise.race([
+        firstRequests.then(() => undefined),
+        earlyExit,
+        prepareTimeout,
+        interrupted,
+      ]);
       clearTimeout(timer);
-      if (first === "timeout") {
+      if (first === "interrupted") {
+        fail("interrupted", "the run was interrupted");
+      } else if (first === "timeout") {
         const waiting = sessions.filter((session) => session.requests === 0).map((session) => session.id);
         fail(
           "agent_first_request_timeout",
