@@ -7,7 +7,13 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../src/config/load-config";
 import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
-import { fixture, leftoverAgentProcesses, type RecordedGenerate, startRecordingEngine } from "./helpers";
+import {
+  expectRowMatchesEngine,
+  fixture,
+  leftoverAgentProcesses,
+  type RecordedGenerate,
+  startRecordingEngine,
+} from "./helpers";
 
 const sink = () =>
   new Writable({
@@ -76,22 +82,9 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
         const previous = [...calls[k - 1]!.request.input_ids, ...calls[k - 1]!.response.output_ids];
         expect(calls[k]!.request.input_ids.slice(0, previous.length)).toEqual(previous);
       }
+      // tokens = last input + last output; loss_mask / logprobs exactly on every turn's generated ids.
+      expectRowMatchesEngine(expect, row, calls);
       const last = calls.at(-1)!;
-      expect(row.tokens).toEqual([...last.request.input_ids, ...last.response.output_ids]);
-      const promptLength = calls[0]!.request.input_ids.length;
-      expect(row.prompt_length).toBe(promptLength);
-      expect(row.response_length).toBe(row.tokens.length - promptLength);
-      const mask = new Array<number>(row.response_length).fill(0);
-      const logprobs = new Array<number>(row.response_length).fill(0);
-      for (const call of calls) {
-        const start = call.request.input_ids.length - promptLength;
-        call.response.output_ids.forEach((_, i) => {
-          mask[start + i] = 1;
-          logprobs[start + i] = call.response.meta_info.output_token_logprobs[i]![0];
-        });
-      }
-      expect(row.loss_mask).toEqual(mask);
-      expect(row.rollout_log_probs).toEqual(logprobs);
       expect(row.num_turns).toBe(3);
       expect(row.status).toBe("completed");
       // The stop token is in the row, exactly as the engine returned it (<|im_end|> = 151645).
