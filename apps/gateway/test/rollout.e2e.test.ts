@@ -156,6 +156,35 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
     ]);
   }, 120_000);
 
+  it("should run the eval dataset after training with RELAX_ROLLOUT_MODE=eval and keep eval rows out of the training file", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-e2e-eval-"));
+    const config = resolveConfig(
+      {},
+      {
+        promptData: fixture("data.jsonl"),
+        evalPromptData: fixture("data.jsonl"),
+        metadataKey: "metadata",
+        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        sglangUrl: [engine.url],
+        agentWritesReward: true,
+        nSamplesPerPrompt: 2,
+        nSamplesPerEvalPrompt: 1,
+        rolloutBatchSize: 1,
+        output: join(dir, "rows.jsonl"),
+        progress: false,
+        logLevel: "silent",
+      },
+    );
+    const run = await runRollout(config, quiet);
+    expect(run.steps[0]!.rows.map((row) => row.metadata.rollout_mode)).toEqual(["train", "train"]);
+    expect(run.evalSteps).toHaveLength(1);
+    const evalRows = run.evalSteps[0]!.rows;
+    expect(evalRows).toHaveLength(3);
+    expect(evalRows.map((row) => row.metadata.rollout_mode)).toEqual(["eval", "eval", "eval"]);
+    expect(evalRows.every((row) => row.advantage === 0)).toBe(true);
+    expect(await readRows(join(dir, "rows.jsonl"))).toHaveLength(2);
+  }, 120_000);
+
   it("should terminate every agent and reject with RolloutInterruptedError when the run is interrupted", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-interrupt-"));
     const before = engine.generates.length;
