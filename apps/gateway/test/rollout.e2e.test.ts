@@ -224,7 +224,7 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
         agentCommand: `node ${fixture("echo-agent.mjs")}`,
         sglangUrl: [engine.url],
         agentWritesReward: true,
-        agentTimeout: 3,
+        agentTimeout: 10,
         nSamplesPerPrompt: 2,
         rolloutBatchSize: 2,
         agenticConcurrency: 2,

@@ -69,7 +69,7 @@ export async function createMarkerKit(): Promise<MarkerKit> {
 /** Polls `predicate` every 20 ms until it holds; throws after `timeoutMs`. */
 export async function waitFor<T>(
   predicate: () => T | Promise<T>,
-  { timeoutMs = 10_000, what = "condition" }: { timeoutMs?: number; what?: string } = {},
+  { timeoutMs = 45_000, what = "condition" }: { timeoutMs?: number; what?: string } = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
