@@ -12,7 +12,7 @@ export function relaxVitestConfig(options: { testTimeout?: number; fileParalleli
     ssr: { resolve: { conditions, externalConditions: ["@relax/source"] } },
     test: {
       include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-      testTimeout: options.testTimeout ?? 20_000,
+      testTimeout: options.testTimeout ?? 60_000,
       hookTimeout: 60_000,
       pool: "forks",
       fileParallelism: options.fileParallelism ?? true,
