@@ -141,8 +141,10 @@ describe("seededFraction", () => {
     expect(seededFraction(requestSeedKey({ rid: "rid-1" }, "step-0"))).toBe(0.34151964736409113);
   });
 
-  it("should key on rid and seed so that samples of a Group differ", () => {
-    expect(requestSeedKey({ rid: "r", sampling: { sampling_seed: 7 } }, "x")).toBe("r|7|x");
-    expect(requestSeedKey({ rid: "r", sampling: { seed: 3 } }, "x")).toBe("r|3|x");
+  it("should key on the sampling seed when there is one (reproducible runs), else on the rid", () => {
+    expect(requestSeedKey({ rid: "r", sampling: { sampling_seed: 7 } }, "x")).toBe("seed:7|x");
+    expect(requestSeedKey({ rid: "other", sampling: { seed: 7 } }, "x")).toBe("seed:7|x");
+    expect(requestSeedKey({ rid: "r", sampling: {} }, "x")).toBe("r||x");
+    expect(requestSeedKey({ rid: "r" }, "x")).toBe("r||x");
   });
 });
