@@ -195,8 +195,18 @@ async function rolloutAction(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  const run = await runRollout(config, { signal: interrupt.signal });
-  if (run.summary.groupsExported === 0) process.exitCode = 1;
+  let exitCode = 130;
+  process.once("SIGTERM", () => {
+    exitCode = 143;
+  });
+  try {
+    const run = await runRollout(config, { signal: interrupt.signal });
+    if (run.summary.groupsExported === 0) process.exitCode = 1;
+  } catch (error) {
+    if (error instanceof Error && error.name === "RolloutInterruptedError")
+      (error as { exitCode?: number }).exitCode = exitCode;
+    throw error;
+  }
 }
 
 /** The GSM8K demo preset: 8 prompts × 4 samples on the stand-in engine with the real Qwen3 tokenizer. */
@@ -236,7 +246,7 @@ function demoPreset(): RolloutConfigInput {
 const program = new Command()
   .name("relax")
   .description("Run agentic RL rollouts: unmodified agents, SGLang token-in/token-out, exact training rows.")
-  .showHelpAfterError();
+  .showHelpAfterError("(run `relax <command> --help` for the options)");
 
 addRolloutOptions(
   program
@@ -255,7 +265,21 @@ addRolloutOptions(
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof Error && error.name === "RolloutInterruptedError") {
     process.stderr.write(`relax: ${error.message}\n`);
-    process.exitCode = 130;
+    process.exitCode = (error as { exitCode?: number }).exitCode ?? 130;
+    return;
+  }
+  // Errors with a complete message of their own: no stack trace (set RELAX_DEBUG=1 for one).
+  const known = [
+    "BackendUnavailableError",
+    "RolloutStalledError",
+    "DatasetError",
+    "FunctionLoadError",
+    "TokenizerLoadError",
+    "UnknownParserError",
+  ];
+  if (error instanceof Error && known.includes(error.name) && !process.env.RELAX_DEBUG) {
+    process.stderr.write(`relax: ${error.message}\n`);
+    process.exitCode = 1;
     return;
   }
   if (error instanceof ConfigError || (error instanceof Error && error.name === "ExportConfigError")) {

@@ -18,6 +18,11 @@ import { createGatewayApp } from "./service/create-gateway-app";
 import { createTurnRunner } from "./service/create-turn-runner";
 import { SessionRegistry } from "./service/session-registry";
 
+/** The inference backend did not answer its health check at start-up. */
+export class BackendUnavailableError extends Error {
+  override readonly name = "BackendUnavailableError";
+}
+
 /** Where a run writes its human-facing output. */
 export interface RunIo {
   /** Summary table and banner. @default process.stdout */
@@ -80,7 +85,11 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
     baseDir: cwd,
     decode,
   });
-  for (const warning of exporter.warnings) logger.warn({ path: warning.path }, warning.message);
+  for (const warning of exporter.warnings) {
+    // "no --reward-key" only matters for object rewards, which the run will report if they come.
+    if (warning.path === "rewardKey") logger.debug({ path: warning.path }, warning.message);
+    else logger.warn({ path: warning.path }, warning.message);
+  }
 
   const prompts = await readPromptDataset({
     file: resolve(config.promptData),
@@ -104,10 +113,24 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
       : {}),
     tokenizer,
     tokenizerName: config.tokenizer,
-    contextLength: config.rolloutMaxContextLen,
+    // The forest lets prompt + completion reach --rollout-max-context-len, while SGLang refuses
+    // input + max_new_tokens >= context_length: the stand-in gets one token more. A real server needs a
+    // --context-length above --rollout-max-context-len too (see the README).
+    contextLength: config.rolloutMaxContextLen + 1,
     seed: config.rolloutSeed,
     baseDir: cwd,
   });
+  // Fail before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
+  // surface only as agents failing their requests).
+  const unhealthy = (await backend.client.health()).filter((server) => !server.ok);
+  if (unhealthy.length > 0) {
+    await backend.close();
+    throw new BackendUnavailableError(
+      `the inference backend is not healthy: ${unhealthy
+        .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
+        .join(", ")}; check --sglang-url`,
+    );
+  }
   const registry = new SessionRegistry();
   const reporter = new RunReporter({ progress: config.progress });
   const generate = createTurnRunner({

@@ -10,7 +10,12 @@ import { resolveConfig } from "../src/config/load-config";
 import type { RolloutConfigInput } from "../src/config/rollout-config";
 import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
-import { expectRowMatchesEngine, type RecordedGenerate, startRecordingEngine } from "./helpers";
+import {
+  AGENT_HOME_ENV,
+  expectRowMatchesEngine,
+  type RecordedGenerate,
+  startRecordingEngine,
+} from "./helpers";
 
 const example = (path: string) => fileURLToPath(new URL(`../../../examples/${path}`, import.meta.url));
 const quiet = {
@@ -75,7 +80,8 @@ describe("examples under relax rollout (real agent processes, stand-in engine â€
       flags: {
         promptData: example("gsm8k-calculator/data/gsm8k-relax.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${example("gsm8k-calculator/dist/agent.js")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${example("gsm8k-calculator/dist/agent.js")}`,
+        agentEnv: [AGENT_HOME_ENV],
         nSamplesPerPrompt: 3,
         rolloutBatchSize: 2,
       },
@@ -98,7 +104,8 @@ describe("examples under relax rollout (real agent processes, stand-in engine â€
       flags: {
         promptData: example("gsm8k-calculator/data/gsm8k-relax.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${example("anthropic-agent/dist/agent.js")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${example("anthropic-agent/dist/agent.js")}`,
+        agentEnv: [AGENT_HOME_ENV],
         nSamplesPerPrompt: 2,
         rolloutBatchSize: 1,
       },
@@ -124,7 +131,8 @@ describe("examples under relax rollout (real agent processes, stand-in engine â€
       policyModule: "@relax-examples/minimal-agent/policy",
       flags: {
         promptData: join(dir, "prompts.jsonl"),
-        agentCommand: `node ${example("minimal-agent/dist/agent.js")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${example("minimal-agent/dist/agent.js")}`,
+        agentEnv: [AGENT_HOME_ENV],
         nSamplesPerPrompt: 2,
         rolloutBatchSize: 2,
       },
@@ -146,7 +154,8 @@ describe("examples under relax rollout (real agent processes, stand-in engine â€
       flags: {
         promptData: example("multi-agent/data/multi-agent-relax.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${example("multi-agent/dist/agent.js")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${example("multi-agent/dist/agent.js")}`,
+        agentEnv: [AGENT_HOME_ENV],
         agenticMultiContext: true,
         agenticCustomAdvantagePath: `${example("multi-agent/dist/advantage.js")}#advantage`,
         useDynamicBatchSize: true,

@@ -94,6 +94,14 @@ describe("gateway service (in process)", () => {
     expect(unknown.status).toBe(404);
     expect(unknown.headers.get("x-should-retry")).toBe("false");
     expect((await unknown.json()).error.code).toBe("session_discarded");
+    // A hand-joined base URL ("…/agentic_api/" + "/chat/completions") still routes.
+    const doubled = await app.request(`${BASE}//chat/completions`, {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/json", authorization: "Bearer nobody" },
+    });
+    expect(doubled.status).toBe(404);
+    expect((await doubled.json()).error.code).toBe("session_discarded");
     const health = await app.request("http://gateway.test/health");
     expect(await health.json()).toMatchObject({ status: "ok" });
   });

@@ -1,12 +1,21 @@
 import { execFileSync } from "node:child_process";
+import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTokenizer } from "@relax/chat";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
 import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 
 export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+/**
+ * `HOME=<empty dir>` for test agents: `bash -l` then reads no user profile, so a developer's shell setup
+ * (pyenv rehash locks, slow rc files) cannot slow or stall the agents under test.
+ */
+export const AGENT_HOME_ENV = `HOME=${mkdtempSync(join(tmpdir(), "relax-agent-home-"))}`;
 
 /** One `/generate` exchange as it crossed the wire. */
 export interface RecordedGenerate {

@@ -8,6 +8,7 @@ import { resolveConfig } from "../src/config/load-config";
 import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
 import {
+  AGENT_HOME_ENV,
   expectRowMatchesEngine,
   fixture,
   leftoverAgentProcesses,
@@ -51,8 +52,8 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
       {
         promptData: fixture("data.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${fixture("echo-agent.mjs")}`,
-        agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${dir}`],
+        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
+        agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${dir}`, AGENT_HOME_ENV],
         sglangUrl: [engine.url],
         agentWritesReward: true,
         nSamplesPerPrompt: 3,
@@ -116,8 +117,8 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
       {
         promptData: fixture("drift.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${fixture("echo-agent.mjs")}`,
-        agentEnv: ["AGENT_TURNS=3"],
+        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
+        agentEnv: ["AGENT_TURNS=3", AGENT_HOME_ENV],
         sglangUrl: [engine.url],
         agentWritesReward: true,
         nSamplesPerPrompt: 2,
@@ -164,7 +165,8 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
         promptData: fixture("data.jsonl"),
         evalPromptData: fixture("data.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
+        agentEnv: [AGENT_HOME_ENV],
         sglangUrl: [engine.url],
         agentWritesReward: true,
         nSamplesPerPrompt: 2,
@@ -197,7 +199,8 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
       {
         promptData: fixture("hang.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
+        agentEnv: [AGENT_HOME_ENV],
         sglangUrl: [engine.url],
         agentWritesReward: true,
         nSamplesPerPrompt: 2,
@@ -221,7 +224,8 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
       {
         promptData: fixture("failures.jsonl"),
         metadataKey: "metadata",
-        agentCommand: `node ${fixture("echo-agent.mjs")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
+        agentEnv: [AGENT_HOME_ENV],
         sglangUrl: [engine.url],
         agentWritesReward: true,
         agentTimeout: 10,

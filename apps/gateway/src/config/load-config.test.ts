@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { ConfigError, camelCaseKey, readConfigFile, resolveConfig } from "./load-config";
 
-const minimal = { promptData: "data.jsonl", agentCommand: "node agent.js", enginePolicy: "policy.js" };
+const minimal = {
+  promptData: "test/fixtures/data.jsonl",
+  agentCommand: "node agent.js",
+  enginePolicy: "policy.js",
+};
 
 function configError(fn: () => unknown): string {
   try {
@@ -76,9 +80,29 @@ describe("resolveConfig", () => {
       "--engine-policy: only used by the built-in stand-in engine; drop it or drop --sglang-url",
       "--rollout-max-response-len: must be smaller than --rollout-max-context-len",
     ]);
-    expect(configError(() => resolveConfig({}, { promptData: "d", agentCommand: "a" }))).toBe(
+    expect(configError(() => resolveConfig({}, { promptData: minimal.promptData, agentCommand: "a" }))).toBe(
       "--engine-policy: the built-in stand-in engine needs a policy module (or pass --sglang-url)",
     );
+    expect(
+      configError(() =>
+        resolveConfig(
+          {},
+          {
+            ...minimal,
+            promptData: "missing.jsonl",
+            agentCwd: "no/such/dir",
+            agenticToolCallParser: "nosuch",
+            agenticReasoningParser: "qwen3",
+          },
+        ),
+      ).split("\n"),
+    ).toEqual([
+      expect.stringMatching(
+        /^--agentic-tool-call-parser: unknown parser "nosuch"; valid: qwen25, qwen, hermes, /,
+      ),
+      "--prompt-data: no such file: missing.jsonl",
+      "--agent-cwd: not a directory: no/such/dir",
+    ]);
   });
 });
 

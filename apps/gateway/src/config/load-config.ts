@@ -1,5 +1,7 @@
+import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
+import { reasoningParserNames, toolCallParserNames } from "@relax/chat";
 import { parse as parseYaml } from "yaml";
 import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
 
@@ -84,6 +86,34 @@ export function resolveConfig(
     problems.push(
       "--engine-policy: the built-in stand-in engine needs a policy module (or pass --sglang-url)",
     );
+  }
+  if (
+    config.agenticToolCallParser !== undefined &&
+    !toolCallParserNames.includes(config.agenticToolCallParser as never)
+  ) {
+    problems.push(
+      `--agentic-tool-call-parser: unknown parser "${config.agenticToolCallParser}"; valid: ${toolCallParserNames.join(", ")}`,
+    );
+  }
+  if (
+    config.agenticReasoningParser !== undefined &&
+    !reasoningParserNames.includes(config.agenticReasoningParser as never)
+  ) {
+    problems.push(
+      `--agentic-reasoning-parser: unknown parser "${config.agenticReasoningParser}"; valid: ${reasoningParserNames.join(", ")}`,
+    );
+  }
+  for (const [flag, path] of [
+    ["--prompt-data", config.promptData],
+    ["--eval-prompt-data", config.evalPromptData],
+  ] as const) {
+    if (path !== undefined && !existsSync(path)) problems.push(`${flag}: no such file: ${path}`);
+  }
+  if (
+    config.agentCwd !== undefined &&
+    !(existsSync(config.agentCwd) && statSync(config.agentCwd).isDirectory())
+  ) {
+    problems.push(`--agent-cwd: not a directory: ${config.agentCwd}`);
   }
   if (config.rolloutMaxResponseLen >= config.rolloutMaxContextLen) {
     problems.push("--rollout-max-response-len: must be smaller than --rollout-max-context-len");

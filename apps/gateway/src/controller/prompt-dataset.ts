@@ -1,5 +1,6 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
+import { CanonicalizationError, canonicalizeMessages } from "@relax/chat";
 
 /** One dataset row turned into a session input (before media conversion). */
 export interface PromptItem {
@@ -73,6 +74,15 @@ export async function readPromptDataset(options: {
           throw new DatasetError(file, lineNumber, `"${metadataKey}" must be an object`);
         }
         item.metadata = metadata as Record<string, unknown>;
+      }
+    }
+    if (item.messages !== undefined && multimodalKeys === undefined) {
+      // Catch what the agent's first request would be refused for (roles, content, tool calls) now.
+      try {
+        canonicalizeMessages(item.messages, { path: inputKey });
+      } catch (error) {
+        if (CanonicalizationError.isInstance(error)) throw new DatasetError(file, lineNumber, error.message);
+        throw error;
       }
     }
     if (item.messages === undefined && item.metadata === undefined) {

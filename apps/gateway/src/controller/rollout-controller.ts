@@ -141,14 +141,17 @@ export class RolloutController {
         reporter.groupExported(result);
       } else if (result.reason !== "interrupted") {
         consecutiveDrops++;
+        // The headline goes in the message; the agent's log tail (why it failed) in `details`.
+        const [headline, ...details] = result.message.split("\n");
         logger.warn(
           {
             rollout: rolloutId,
             group: result.groupId,
             reason: result.reason,
             prompt_index: result.prompt.index,
+            ...(details.length > 0 ? { details: details.join("\n").slice(-4000) } : {}),
           },
-          `AGENTIC Dropped 1 group: ${result.message.split("\n")[0]}`,
+          `AGENTIC Dropped 1 group: ${headline}`,
         );
         reporter.groupDropped(result);
         if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {

@@ -185,7 +185,7 @@ export async function runGroup(
       } else if (first !== undefined && sessions[first.i]!.requests === 0) {
         fail(
           "agent_exited_before_first_request",
-          `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)})`,
+          `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)}`,
         );
       } else {
         for (const session of sessions) session.lease();
@@ -250,14 +250,15 @@ export async function runGroup(
   return { kind: "exported", groupId, prompt, export: exported, sessions, outcomes };
 }
 
+/** `<what happened>)` plus, on following lines, the last lines of the agent's log. */
 function describeOutcome(outcome: AgentOutcome): string {
   if (outcome.status === "failed") {
     const tail = outcome.error.logTail.trim();
     const first = outcome.error.message.split("\n")[0] ?? "failed";
     return tail
-      ? `${first}\n--- last lines of ${outcome.logPath} ---\n${tail.split("\n").slice(-20).join("\n")}`
-      : first;
+      ? `${first})\n--- agent log (last lines) ---\n${tail.split("\n").slice(-20).join("\n")}`
+      : `${first})`;
   }
-  if (outcome.status === "terminated") return `terminated: ${outcome.reason}`;
-  return `exit code ${outcome.exitCode}`;
+  if (outcome.status === "terminated") return `terminated: ${outcome.reason})`;
+  return `exit code ${outcome.exitCode})`;
 }

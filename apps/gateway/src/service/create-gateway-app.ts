@@ -47,8 +47,11 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
     app.get(`${prefix}/health`, health);
     app.get(`${prefix}/healthz`, health);
   }
-  app.all(`${basePath}/*`, (c) => handler(c.req.raw));
+  // `RELAX_BASE_URL` ends with "/", so a hand-written agent joining it with "/chat/completions" sends
+  // "//chat/completions": collapse repeated slashes before routing.
+  app.all(`${basePath}/*`, (c) => handler(normalizeSlashes(c.req.raw)));
   app.all(basePath, (c) => handler(c.req.raw));
+  app.all(`${basePath}//*`, (c) => handler(normalizeSlashes(c.req.raw)));
   app.notFound((c) =>
     c.json(
       {
@@ -63,4 +66,11 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
     ),
   );
   return app;
+}
+
+function normalizeSlashes(request: Request): Request {
+  const url = new URL(request.url);
+  if (!url.pathname.includes("//")) return request;
+  url.pathname = url.pathname.replace(/\/{2,}/g, "/");
+  return new Request(url, request);
 }

@@ -8,7 +8,16 @@ import {
 } from "@relax/chat";
 import { ContextLimitError, type TurnPlan } from "@relax/forest";
 import { type GenerateContext, ProtocolError } from "@relax/protocol";
-import { createRequestId, type GenerateResult, type SglangClient } from "@relax/sglang";
+import {
+  ContextLengthError,
+  createRequestId,
+  type GenerateOptions,
+  type GenerateResult,
+  SglangApiError,
+  type SglangClient,
+  SglangConnectionError,
+  SglangTimeoutError,
+} from "@relax/sglang";
 import { SessionNotFoundError } from "./gateway-errors";
 import type { SessionRegistry } from "./session-registry";
 
@@ -68,6 +77,13 @@ export function createTurnRunner(
 ): (context: GenerateContext) => Promise<AssistantTurn> {
   const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn } = options;
   const stopTokenIds = [...tokenizer.stopTokenIds];
+  const generateOrMap = async (request: GenerateOptions): Promise<GenerateResult> => {
+    try {
+      return await engine.generate(request);
+    } catch (error) {
+      throw toBackendError(error);
+    }
+  };
 
   return async ({ sessionId, request, signal: clientSignal }) => {
     const session = registry.get(sessionId);
@@ -100,7 +116,7 @@ export function createTurnRunner(
       session.generationStarted();
       let result: GenerateResult;
       try {
-        result = await engine.generate({
+        result = await generateOrMap({
           inputIds: plan.inputIds,
           rid,
           signal,
@@ -216,6 +232,33 @@ export function createTurnRunner(
       session.endRequest(controller);
     }
   };
+}
+
+/**
+ * Backend failures seen by the agent: a connection error or timeout is 503 (retryable by the client), any
+ * other SGLang error except a context-length 400 is 502 — never a bare 500 that reads as a gateway bug.
+ */
+function toBackendError(error: unknown): unknown {
+  if (SglangConnectionError.isInstance(error) || SglangTimeoutError.isInstance(error)) {
+    return new ProtocolError({
+      status: 503,
+      type: "server_error",
+      code: "backend_unavailable",
+      message: `the inference backend is unavailable: ${(error as Error).message}`,
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (SglangApiError.isInstance(error) && !ContextLengthError.isInstance(error)) {
+    return new ProtocolError({
+      status: 502,
+      type: "server_error",
+      code: "backend_error",
+      message: `the inference backend failed: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+  return error;
 }
 
 function toProtocolError(error: unknown): unknown {
