@@ -83,14 +83,18 @@ const sampler = setInterval(() => {
   peakRss = Math.max(peakRss, process.memoryUsage().rss);
 }, 50);
 const started = performance.now();
-const rtts = await new Promise<Array<{ sessionId: string; turn: number; ms: number }>>((resolve, reject) => {
-  const worker = new Worker(fileURLToPath(new URL("./agents.mjs", import.meta.url)), {
-    workerData: { baseUrl, sessions, turns: TURNS, firstMessage },
-  });
-  worker.once("message", resolve);
-  worker.once("error", reject);
-});
+const results = await new Promise<Array<{ sessionId: string; turn: number; ms: number; error?: string }>>(
+  (resolve, reject) => {
+    const worker = new Worker(fileURLToPath(new URL("./agents.mjs", import.meta.url)), {
+      workerData: { baseUrl, sessions, turns: TURNS, firstMessage },
+    });
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  },
+);
 const wallSeconds = (performance.now() - started) / 1000;
+const rtts = results.filter((result) => result.error === undefined);
+const clientErrors = results.filter((result) => result.error !== undefined);
 clearInterval(sampler);
 
 const failed = events.filter((event) => event.error !== undefined).length;
@@ -99,6 +103,9 @@ const added = rtts.map((rtt) => rtt.ms - (engineBy.get(`${rtt.sessionId}#${rtt.t
 const internal = events.map((event) => event.gatewayMs);
 const contextTokens = registry.get(sessions[0]!)!.forest.stats();
 
+if (clientErrors.length > 0) {
+  console.log(`  client-visible errors: ${clientErrors.length} (first: ${clientErrors[0]!.error})`);
+}
 console.log(
   `gateway load bench: ${SESSIONS} sessions × ${TURNS} turns, stand-in engine (not a model) at zero latency`,
 );
