@@ -238,10 +238,7 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
         output: output.replaceAll("{rollout_id}", String(rolloutId)),
       });
       steps.push(step);
-      logger.info(
-        { rollout: rolloutId, ...roundMetrics(step.metrics) },
-        formatAgenticEvent("metrics", { rollout: rolloutId }),
-      );
+      logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
     }
     if (evalPrompts.length > 0) {
       const step = await controller.runStep({
