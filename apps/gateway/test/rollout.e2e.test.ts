@@ -5,6 +5,7 @@ import { Writable } from "node:stream";
 import { readTrainingRowsFile } from "@relax/export";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveConfig } from "../src/config/load-config";
+import type { RolloutConfigInput } from "../src/config/rollout-config";
 import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
 import {
@@ -45,25 +46,32 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
     await engine.close();
   });
 
-  it("should write rows holding exactly the ids the engine received and produced, with exact masks, logprobs, rewards and GRPO advantages", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "relax-e2e-"));
-    const config = resolveConfig(
+  /** A run of the fixture agent (`fixtures/echo-agent.mjs`) against the recording engine; `flags` on top. */
+  const echoAgentConfig = (dir: string, flags: Partial<RolloutConfigInput>) =>
+    resolveConfig(
       {},
       {
-        promptData: fixture("data.jsonl"),
         metadataKey: "metadata",
         agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
-        agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${dir}`, AGENT_HOME_ENV],
         sglangUrl: [engine.url],
         agentWritesReward: true,
-        nSamplesPerPrompt: 3,
-        rolloutBatchSize: 2,
-        agenticReasoningParser: "qwen3",
         output: join(dir, "rows.jsonl"),
         progress: false,
         logLevel: "silent",
+        ...flags,
+        agentEnv: [...(flags.agentEnv ?? []), AGENT_HOME_ENV],
       },
     );
+
+  it("should write rows holding exactly the ids the engine received and produced, with exact masks, logprobs, rewards and GRPO advantages", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-e2e-"));
+    const config = echoAgentConfig(dir, {
+      promptData: fixture("data.jsonl"),
+      agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${dir}`],
+      nSamplesPerPrompt: 3,
+      rolloutBatchSize: 2,
+      agenticReasoningParser: "qwen3",
+    });
     const run = await runRollout(config, quiet);
     expect(run.summary.groupsExported).toBe(2);
     expect(run.summary.groupsDropped).toBe(0);
@@ -112,24 +120,14 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
   it("should keep one context when the agent replays history without reasoning (tolerated drift), with the generated tokens intact", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-drift-"));
     const before = engine.generates.length;
-    const config = resolveConfig(
-      {},
-      {
-        promptData: fixture("drift.jsonl"),
-        metadataKey: "metadata",
-        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
-        agentEnv: ["AGENT_TURNS=3", AGENT_HOME_ENV],
-        sglangUrl: [engine.url],
-        agentWritesReward: true,
-        nSamplesPerPrompt: 2,
-        rolloutBatchSize: 1,
-        agenticReasoningParser: "qwen3",
-        output: join(dir, "rows.jsonl"),
-        saveDebugRolloutData: join(dir, "debug-{rollout_id}.json"),
-        progress: false,
-        logLevel: "silent",
-      },
-    );
+    const config = echoAgentConfig(dir, {
+      promptData: fixture("drift.jsonl"),
+      agentEnv: ["AGENT_TURNS=3"],
+      nSamplesPerPrompt: 2,
+      rolloutBatchSize: 1,
+      agenticReasoningParser: "qwen3",
+      saveDebugRolloutData: join(dir, "debug-{rollout_id}.json"),
+    });
     const run = await runRollout(config, quiet);
     expect(run.summary.groupsExported).toBe(1);
     const rows = await readRows(join(dir, "rows.jsonl"));
@@ -159,24 +157,13 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
 
   it("should run the eval dataset after training with RELAX_ROLLOUT_MODE=eval and keep eval rows out of the training file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-eval-"));
-    const config = resolveConfig(
-      {},
-      {
-        promptData: fixture("data.jsonl"),
-        evalPromptData: fixture("data.jsonl"),
-        metadataKey: "metadata",
-        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
-        agentEnv: [AGENT_HOME_ENV],
-        sglangUrl: [engine.url],
-        agentWritesReward: true,
-        nSamplesPerPrompt: 2,
-        nSamplesPerEvalPrompt: 1,
-        rolloutBatchSize: 1,
-        output: join(dir, "rows.jsonl"),
-        progress: false,
-        logLevel: "silent",
-      },
-    );
+    const config = echoAgentConfig(dir, {
+      promptData: fixture("data.jsonl"),
+      evalPromptData: fixture("data.jsonl"),
+      nSamplesPerPrompt: 2,
+      nSamplesPerEvalPrompt: 1,
+      rolloutBatchSize: 1,
+    });
     const run = await runRollout(config, quiet);
     expect(run.steps[0]!.rows.map((row) => row.metadata.rollout_mode)).toEqual(["train", "train"]);
     expect(run.evalSteps).toHaveLength(1);
@@ -194,22 +181,11 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
     const watcher = setInterval(() => {
       if (engine.generates.length >= before + 2) interrupt.abort();
     }, 20);
-    const config = resolveConfig(
-      {},
-      {
-        promptData: fixture("hang.jsonl"),
-        metadataKey: "metadata",
-        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
-        agentEnv: [AGENT_HOME_ENV],
-        sglangUrl: [engine.url],
-        agentWritesReward: true,
-        nSamplesPerPrompt: 2,
-        rolloutBatchSize: 1,
-        output: join(dir, "rows.jsonl"),
-        progress: false,
-        logLevel: "silent",
-      },
-    );
+    const config = echoAgentConfig(dir, {
+      promptData: fixture("hang.jsonl"),
+      nSamplesPerPrompt: 2,
+      rolloutBatchSize: 1,
+    });
     await expect(runRollout(config, { ...quiet, signal: interrupt.signal })).rejects.toThrow(
       "rollout 0 interrupted; every agent process was terminated",
     );
@@ -219,24 +195,13 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
 
   it("should drop a Group whose agent exits early, hangs past --agent-timeout or exports an unmatched record, keep running, count the drops and leave no process behind", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-fail-"));
-    const config = resolveConfig(
-      {},
-      {
-        promptData: fixture("failures.jsonl"),
-        metadataKey: "metadata",
-        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
-        agentEnv: [AGENT_HOME_ENV],
-        sglangUrl: [engine.url],
-        agentWritesReward: true,
-        agentTimeout: 10,
-        nSamplesPerPrompt: 2,
-        rolloutBatchSize: 2,
-        agenticConcurrency: 2,
-        output: join(dir, "rows.jsonl"),
-        progress: false,
-        logLevel: "silent",
-      },
-    );
+    const config = echoAgentConfig(dir, {
+      promptData: fixture("failures.jsonl"),
+      agentTimeout: 10,
+      nSamplesPerPrompt: 2,
+      rolloutBatchSize: 2,
+      agenticConcurrency: 2,
+    });
     const run = await runRollout(config, quiet);
     expect(run.summary.groupsExported).toBe(2);
     expect(run.summary.groupsDropped).toBe(3);
