@@ -142,12 +142,12 @@ class FakeControlServer:
             if entry.get("type") == "step_end":
                 self._finish_step()
             line = (json.dumps(entry) + "\n").encode("utf-8")
-            handler.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
-            handler.wfile.flush()
-            with self._lock:
+            with self._lock:  # counted before the write, so a reader never sees a line not yet counted
                 self.lines_written += 1
             if entry.get("type") == "step_end":
                 self.step_end_written.set()
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(line), line))
+            handler.wfile.flush()
         handler.wfile.write(b"0\r\n\r\n")
         handler.wfile.flush()
 
