@@ -1,0 +1,259 @@
+"""A slime rollout function that takes its rollouts from ``relax serve``.
+
+Use it as ``--rollout-function-path relax_client.slime.generate_rollout``. slime calls
+``generate_rollout(args, rollout_id, data_source, evaluation=False)`` once per rollout step (and with
+``evaluation=True`` for evals). This module asks the control API for step ``rollout_id`` (``POST
+/rollout/v1/steps``) or runs the evals (``POST /rollout/v1/evals``) and returns what slime expects:
+
+* train: ``RolloutFnTrainOutput(samples=groups, metrics=…)`` where ``groups`` is one list per Group, ordered by
+  ``group_index``. Each session of a Group is one ``Sample``; when any session of the step exported several
+  contexts (sibling rows), every session becomes a ``list[Sample]`` instead, whose samples share one integer
+  ``Sample.rollout_id`` (slime's contract for several training samples of one rollout).
+* eval: ``RolloutFnEvalOutput(data={dataset: {"rewards": [...], "truncated": [...], "samples": [...]}})``.
+
+Configuration, read from slime's ``args`` (e.g. set through ``--custom-config-path`` YAML) or the
+environment: ``relax_control_url`` / ``$RELAX_CONTROL_URL``, ``relax_control_token`` /
+``$RELAX_CONTROL_TOKEN``, ``relax_eval_datasets`` (list; default all), ``relax_reward_source`` (``"reward"``,
+the default: slime normalises rewards itself; ``"advantage"``: Relax's per-row credit, for use with
+``--disable-rewards-normalization``).
+
+slime's ``Sample`` and output classes are imported from slime when it is installed; tests inject stand-ins.
+This adapter has not been run inside a real slime job yet (see ``clients/python/README.md``).
+"""
+
+import os
+from typing import Any, Dict, Iterable, List, Optional, Tuple, Type
+
+from .client import RelaxClient
+from .streams import StepStream
+from .types import Row
+
+__all__ = ["SlimeTypes", "load_slime_types", "row_to_sample", "rows_to_groups", "RelaxSlimeRollout", "generate_rollout"]
+
+
+class SlimeTypes:
+    """The three slime classes the adapter builds: ``Sample``, ``RolloutFnTrainOutput``, ``RolloutFnEvalOutput``.
+
+    ``train_output`` / ``eval_output`` may be ``None``: slime then accepts the legacy return values (the bare
+    groups list for train, the bare data dict for eval).
+    """
+
+    def __init__(self, sample: Type[Any], train_output: Optional[Type[Any]] = None, eval_output: Optional[Type[Any]] = None) -> None:
+        self.sample = sample
+        self.train_output = train_output
+        self.eval_output = eval_output
+
+
+def load_slime_types() -> SlimeTypes:
+    """Imports ``slime.utils.types.Sample`` and ``slime.rollout.base_types.RolloutFn{Train,Eval}Output``.
+
+    :raises ImportError: when slime is not installed (pass ``SlimeTypes`` explicitly then).
+    """
+    from slime.utils.types import Sample  # type: ignore[import-not-found]
+
+    try:
+        from slime.rollout.base_types import RolloutFnEvalOutput, RolloutFnTrainOutput  # type: ignore[import-not-found]
+    except ImportError:  # older slime: legacy return values
+        return SlimeTypes(Sample)
+    return SlimeTypes(Sample, RolloutFnTrainOutput, RolloutFnEvalOutput)
+
+
+def _session_rewards(rows: Iterable[Row]) -> Dict[str, float]:
+    """Each session's primary reward: the first non-null ``reward`` among its rows."""
+    rewards: Dict[str, float] = {}
+    for row in rows:
+        if row.reward is not None and row.session_id not in rewards:
+            rewards[row.session_id] = float(row.reward)
+    return rewards
+
+
+def row_to_sample(
+    row: Row, sample_cls: Type[Any], *, index: int, rollout_id: int, reward: float, reward_filled: bool = False
+) -> Any:
+    """One training row as a slime ``Sample``.
+
+    ``tokens``, ``response_length``, ``loss_mask``, ``rollout_log_probs``, ``weight_versions``, ``session_id``
+    and ``group_index`` are copied; ``status`` becomes ``sample_cls.Status(row.status)`` (slime's values are
+    the same lower-case words); ``reward`` is the given number; ``index`` and the integer ``rollout_id`` are
+    the step-local numbers chosen by the caller. ``metadata`` is the row's metadata plus a ``"relax"`` entry
+    with the Relax identifiers (session, rollout id string, context name, state hash, prompt / sample index,
+    weight-version spans, abort count, turns, stop reason, reward details, advantage).
+    """
+    sample = sample_cls()
+    sample.group_index = row.group_index
+    sample.index = index
+    sample.rollout_id = rollout_id
+    sample.tokens = list(row.tokens)
+    sample.response_length = row.response_length
+    sample.loss_mask = list(row.loss_mask)
+    sample.rollout_log_probs = [float(value) for value in row.rollout_log_probs]
+    sample.reward = reward
+    sample.status = sample_cls.Status(row.status)
+    sample.weight_versions = list(row.weight_versions)
+    sample.session_id = row.session_id
+    metadata = dict(row.metadata)
+    metadata["relax"] = {
+        "session_id": row.session_id,
+        "rollout_id": row.rollout_id,
+        "context_name": row.context_name,
+        "state_hash": row.state_hash,
+        "prompt_index": row.prompt_index,
+        "sample_index": row.sample_index,
+        "weight_version_spans": [[span.version, span.start, span.end] for span in row.weight_version_spans],
+        "abort_count": row.abort_count,
+        "num_turns": row.num_turns,
+        "stop_reason": row.stop_reason,
+        "reward_details": dict(row.reward_details),
+        "advantage": row.advantage,
+        "reward_filled": reward_filled,
+    }
+    sample.metadata = metadata
+    return sample
+
+
+def _ordered_sessions(rows: List[Row]) -> List[Tuple[int, List[List[Row]]]]:
+    """``[(group_index, [rows of session 0, rows of session 1, …]), …]`` by group index, then sample index."""
+    groups: Dict[int, Dict[str, List[Row]]] = {}
+    for row in rows:
+        groups.setdefault(row.group_index, {}).setdefault(row.session_id, []).append(row)
+    ordered = []
+    for group_index in sorted(groups):
+        sessions = list(groups[group_index].values())
+        sessions.sort(key=lambda session: (session[0].sample_index is None, session[0].sample_index or 0))
+        ordered.append((group_index, sessions))
+    return ordered
+
+
+def rows_to_groups(rows: List[Row], sample_cls: Type[Any], *, nest: str = "auto", reward_source: str = "reward") -> List[List[Any]]:
+    """Rows of one step as slime groups.
+
+    ``nest``: ``"auto"`` gives ``list[list[Sample]]`` when every session has one row and
+    ``list[list[list[Sample]]]`` (one list per session) as soon as one session has several; ``"always"`` /
+    ``"never"`` force either shape (``"never"`` flattens sibling rows into the group). The shape is uniform
+    across the step, as slime flattens by looking at the first element only.
+
+    Rewards (``reward_source="reward"``): a row without a reward (a sibling context) gets its session's
+    primary reward, or 0.0 when the session has none (``metadata["relax"]["reward_filled"]`` is then true).
+    ``reward_source="advantage"`` puts Relax's ``advantage`` in ``Sample.reward`` instead.
+
+    Integer rollout ids number the sessions of the step from 0 in order; sample indices number the rows.
+    """
+    if nest not in ("auto", "always", "never"):
+        raise ValueError("nest must be 'auto', 'always' or 'never', got %r" % nest)
+    if reward_source not in ("reward", "advantage"):
+        raise ValueError("reward_source must be 'reward' or 'advantage', got %r" % reward_source)
+    session_rewards = _session_rewards(rows)
+    ordered = _ordered_sessions(rows)
+    nested = nest == "always" or (nest == "auto" and any(len(s) > 1 for _, sessions in ordered for s in sessions))
+    groups: List[List[Any]] = []
+    index = 0
+    session_number = 0
+    for _, sessions in ordered:
+        group: List[Any] = []
+        for session_rows in sessions:
+            samples = []
+            for row in session_rows:
+                if reward_source == "advantage":
+                    reward, filled = float(row.advantage), False
+                elif row.reward is not None:
+                    reward, filled = float(row.reward), False
+                else:
+                    reward, filled = session_rewards.get(row.session_id, 0.0), True
+                samples.append(
+                    row_to_sample(row, sample_cls, index=index, rollout_id=session_number, reward=reward, reward_filled=filled)
+                )
+                index += 1
+            session_number += 1
+            if nested:
+                group.append(samples)
+            else:
+                group.extend(samples)
+        groups.append(group)
+    return groups
+
+
+class RelaxSlimeRollout:
+    """The adapter: a :class:`RelaxClient` plus the slime classes. ``generate_rollout`` uses one per process.
+
+    :param client: the control-API client.
+    :param types: slime's classes (default: :func:`load_slime_types`).
+    :param weight_version: sent with every step as the version the engine serves (default none: the engine
+        responses name it).
+    """
+
+    def __init__(
+        self, client: RelaxClient, types: Optional[SlimeTypes] = None, *, weight_version: Optional[str] = None,
+        eval_datasets: Optional[List[str]] = None, reward_source: str = "reward", nest: str = "auto",
+    ) -> None:  # fmt: skip
+        self.client = client
+        self.types = types if types is not None else load_slime_types()
+        self.weight_version = weight_version
+        self.eval_datasets = eval_datasets
+        self.reward_source = reward_source
+        self.nest = nest
+        #: The last step's stream (its ``summary``, ``dropped`` and any due-eval rows), for inspection.
+        self.last_step: Optional[StepStream] = None
+
+    def train(self, rollout_id: int) -> Any:
+        """Runs step ``rollout_id`` and returns slime's train output.
+
+        :raises RuntimeError: when the step produced no row (every Group dropped); slime cannot train on it.
+        :raises RelaxApiError: e.g. 409 ``step_out_of_order`` when slime's rollout id is not the server's next.
+        """
+        with self.client.step(rollout_id, weight_version=self.weight_version) as stream:
+            rows = stream.collect()
+        self.last_step = stream
+        if not rows:
+            reasons = sorted({group.reason for group in stream.dropped})
+            raise RuntimeError("relax step %d produced no rows (%d groups dropped: %s)" % (rollout_id, len(stream.dropped), ", ".join(reasons)))
+        groups = rows_to_groups(rows, self.types.sample, nest=self.nest, reward_source=self.reward_source)
+        metrics: Dict[str, Any] = dict(stream.summary.metrics) if stream.summary else {}
+        metrics["relax/rows"] = len(rows)
+        metrics["relax/dropped_groups"] = len(stream.dropped)
+        if self.types.train_output is None:
+            return groups
+        return self.types.train_output(samples=groups, metrics=metrics)
+
+    def evaluate(self, rollout_id: int) -> Any:
+        """Runs the eval datasets and returns slime's eval output (``rewards``, ``truncated``, ``samples``)."""
+        with self.client.run_evals(rollout_id, datasets=self.eval_datasets) as stream:
+            results = stream.collect()
+        truncated_status = self.types.sample.Status("truncated")
+        data: Dict[str, Dict[str, Any]] = {}
+        for dataset, result in results.items():
+            groups = rows_to_groups(result.rows, self.types.sample, nest="never", reward_source="reward")
+            samples = [sample for group in groups for sample in group]
+            data[dataset] = {
+                "rewards": [sample.reward for sample in samples],
+                "truncated": [sample.status == truncated_status for sample in samples],
+                "samples": samples,
+            }
+        if self.types.eval_output is None:
+            return data
+        return self.types.eval_output(data=data)
+
+
+_ADAPTERS: Dict[Tuple[Optional[str], Optional[str]], RelaxSlimeRollout] = {}
+
+
+def _adapter_for(args: Any) -> RelaxSlimeRollout:
+    url = getattr(args, "relax_control_url", None) or os.environ.get("RELAX_CONTROL_URL")
+    token = getattr(args, "relax_control_token", None) or os.environ.get("RELAX_CONTROL_TOKEN")
+    key = (url, token)
+    if key not in _ADAPTERS:
+        _ADAPTERS[key] = RelaxSlimeRollout(
+            RelaxClient(url, token),
+            eval_datasets=getattr(args, "relax_eval_datasets", None),
+            reward_source=getattr(args, "relax_reward_source", None) or "reward",
+        )
+    return _ADAPTERS[key]
+
+
+def generate_rollout(args: Any, rollout_id: int, data_source: Any = None, evaluation: bool = False) -> Any:
+    """slime's rollout-function signature (``--rollout-function-path relax_client.slime.generate_rollout``).
+
+    ``data_source`` is not used: prompts come from ``relax serve``'s ``--prompt-data`` and its own cursor
+    (kept in its ``--run-dir``).
+    """
+    adapter = _adapter_for(args)
+    return adapter.evaluate(rollout_id) if evaluation else adapter.train(rollout_id)
