@@ -84,8 +84,7 @@ class TrainerLoopTest(unittest.TestCase):
         if os.environ.get("RELAX_KEEP_TEST_DIRS") != "1":
             shutil.rmtree(cls.work, ignore_errors=True)
 
-    def start_serve(self, run_dir: str, name: str):
-        port = free_port()
+    def start_serve(self, run_dir: str, name: str, port: int):
         log = open(os.path.join(self.work, name + ".log"), "w")
         process = subprocess.Popen(
             ["node", CLI, "serve",
@@ -127,7 +126,8 @@ class TrainerLoopTest(unittest.TestCase):
     def test_loop_versions_spans_and_restart(self):
         run_dir = os.path.join(self.work, "run")
         checkpoints = os.path.join(self.work, "checkpoints")
-        client, _, stop = self.start_serve(run_dir, "serve-1")
+        port = free_port()  # the restart reuses it: same flags, so the run dir's config hash matches
+        client, _, stop = self.start_serve(run_dir, "serve-1", port)
         self.assertEqual(client.status().next_rollout_id, 0)
 
         # Steps 0 and 1, synchronous: rollout, train, pause, load, resume.
@@ -164,7 +164,7 @@ class TrainerLoopTest(unittest.TestCase):
         stop()
 
         # Restart on the same run dir: continues at rollout id 3 and the next prompts.
-        client, _, _ = self.start_serve(run_dir, "serve-2")
+        client, _, _ = self.start_serve(run_dir, "serve-2", port)
         status = client.status()
         self.assertEqual((status.next_rollout_id, status.dataset.cursor), (3, 3 * GROUPS))
         after = trainer.run_trainer(client, steps=1, checkpoint_dir=checkpoints, start_version=4)[0]
