@@ -15,8 +15,9 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
-const outDir = join(here, ".blocks");
-const skippedDirs = new Set(["node_modules", "dist", ".changeset", ".turbo", "coverage", ".blocks"]);
+// Inside node_modules: in the workspace (so @relax/* resolve), but outside biome and git.
+const outDir = join(here, "node_modules", ".cache", "docs-check");
+const skippedDirs = new Set(["node_modules", "dist", ".changeset", ".turbo", "coverage"]);
 const tsLanguages = new Set(["ts", "typescript", "tsx"]);
 
 /** Every Markdown file under `dir`, as paths relative to the repository root, sorted. */
