@@ -8,29 +8,17 @@
 // - a block whose info string contains the word `fragment` (```ts fragment) is skipped;
 // - files under node_modules, dist, .changeset, .turbo, coverage and hidden folders are not read.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { dirname, join, relative } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { listMarkdownFiles } from "./list-markdown-files.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
 // Inside node_modules: in the workspace (so @relax/* resolve), but outside biome and git.
 const outDir = join(here, "node_modules", ".cache", "docs-check");
-const skippedDirs = new Set(["node_modules", "dist", ".changeset", ".turbo", "coverage"]);
 const tsLanguages = new Set(["ts", "typescript", "tsx"]);
-
-/** Every Markdown file under `dir`, as paths relative to the repository root, sorted. */
-function listMarkdownFiles(dir) {
-  const found = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (entry.name.startsWith(".") || skippedDirs.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) found.push(...listMarkdownFiles(path));
-    else if (entry.isFile() && entry.name.endsWith(".md")) found.push(relative(root, path));
-  }
-  return found.sort();
-}
 
 /**
  * The fenced TypeScript blocks of one Markdown text: `{ line, info, code }`, `line` being the 1-based line
