@@ -57,8 +57,17 @@ type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: Hist
  * ```ts
  * const forest = new SessionForest({ sessionId: "s1", renderer, maxContextTokens: 32768 });
  * const plan = forest.beginTurn(state, { maxNewTokens: 1024 });
- * const out = await engine.generate({ input_ids: plan.inputIds, max_new_tokens: plan.maxNewTokens });
- * forest.commitResponse(plan, { outputIds: out.ids, logprobs: out.logprobs, finishReason: "stop", message });
+ * // `sglang`: createSglangClient (@relax/sglang); `message`: parseAssistantOutput (@relax/chat)
+ * const result = await sglang.generate({
+ *   inputIds: plan.inputIds,
+ *   sampling: { maxNewTokens: plan.maxNewTokens },
+ * });
+ * forest.commitResponse(plan, {
+ *   outputIds: result.outputIds,
+ *   logprobs: result.outputLogprobs,
+ *   finishReason: result.finishReason.type,
+ *   message,
+ * });
  * const sample = forest.buildSample(forest.implicitExportLeaf().stateHash);
  * ```
  */
