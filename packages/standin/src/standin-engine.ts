@@ -44,6 +44,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     weightVersion: options.weightVersion ?? "default",
     defaultMaxNewTokens: options.defaultMaxNewTokens ?? 128,
     cacheCapacityTokens: options.cacheCapacityTokens ?? 4_000_000,
+    continuationCapacity: options.continuationCapacity ?? 1024,
   });
   const faults = new FaultInjector(options.faults);
   const calls: StandinCall[] = [];
@@ -86,6 +87,9 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           max_concurrency: options.maxConcurrency ?? null,
           paused: scheduler.paused,
           num_requests: scheduler.busy,
+          num_running_reqs: scheduler.snapshot().filter((request) => request.state === "running").length,
+          num_waiting_reqs: scheduler.snapshot().filter((request) => request.state === "waiting").length,
+          continuations_kept: scheduler.continuationsKept,
           cached_tokens_stored: scheduler.cachedTokensStored,
         },
       ],
@@ -111,6 +115,66 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       default:
         return false;
     }
+  }
+
+  /**
+   * `/update_weights_from_disk`, label only: the stand-in has no weights, so a successful update changes
+   * `weight_version` (when given) and flushes the prefix cache (unless `flush_cache: false`). As in SGLang:
+   * `abort_all_requests: true` aborts everything in flight first; without a pause the update waits for
+   * the requests in flight to finish; `success: false` answers come with HTTP 400.
+   */
+  async function updateWeightsFromDisk(body: unknown, response: ServerResponse): Promise<void> {
+    if (
+      typeof body !== "object" ||
+      body === null ||
+      Array.isArray(body) ||
+      typeof (body as { model_path?: unknown }).model_path !== "string"
+    ) {
+      // SGLang's route takes a required `model_path: str`; FastAPI answers its validation error shape.
+      return sendJson(response, 422, {
+        detail: [
+          {
+            type:
+              typeof body === "object" && body !== null && "model_path" in body ? "string_type" : "missing",
+            loc: ["body", "model_path"],
+            msg:
+              typeof body === "object" && body !== null && "model_path" in body
+                ? "Input should be a valid string"
+                : "Field required",
+            input:
+              typeof body === "object" && body !== null && "model_path" in body
+                ? (body as { model_path: unknown }).model_path
+                : (body ?? null),
+          },
+        ],
+      });
+    }
+    const update = parseOrThrow(updateWeightsFromDiskRequestSchema, body);
+    const refuse = (message: string) =>
+      sendJson(response, 400, { success: false, message, num_paused_requests: 0 });
+    if (update.model_path!.trim() === "") {
+      return refuse("Failed to update weights: model_path is empty (stand-in: nothing to load).");
+    }
+    if (update.abort_all_requests) scheduler.abort({ all: true });
+    // Aborted requests end on their next step; without a pause, SGLang's update waits for in-flight work.
+    if (scheduler.paused === false) await scheduler.drain();
+    else await scheduler.drainAborted();
+    const flush = update.flush_cache ?? true;
+    if (flush && scheduler.busy > 0) {
+      // SGLang flushes after loading and asserts the flush worked; the stand-in refuses up front instead,
+      // changing nothing, so the caller sees why (requests paused in place or retracted hold the cache).
+      return refuse(
+        `Cache flush failed after updating weights: ${scheduler.busy} requests are paused in place or waiting; ` +
+          "send flush_cache: false while generation is paused with mode in_place or retract.",
+      );
+    }
+    if (update.weight_version != null) scheduler.weightVersion = update.weight_version;
+    if (flush) scheduler.flushCache({ force: true });
+    return sendJson(response, 200, {
+      success: true,
+      message: "Succeeded to update model weights. (stand-in: only the weight version label changed)",
+      num_paused_requests: 0,
+    });
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -175,17 +239,8 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
         case "/continue_generation":
           scheduler.resume();
           return sendJson(response, 200, { message: "Generation continued successfully.", status: "ok" });
-        case "/update_weights_from_disk": {
-          const update = parseOrThrow(updateWeightsFromDiskRequestSchema, body);
-          const paused = update.abort_all_requests ? scheduler.abort({ all: true }) : 0;
-          if (update.weight_version != null) scheduler.weightVersion = update.weight_version;
-          if (update.flush_cache ?? true) scheduler.flushCache({ force: true });
-          return sendJson(response, 200, {
-            success: true,
-            message: "Succeeded to update model weights. (stand-in: only the weight version label changed)",
-            num_paused_requests: paused,
-          });
-        }
+        case "/update_weights_from_disk":
+          return await updateWeightsFromDisk(body, response);
         case "/update_weight_version": {
           const update = parseOrThrow(updateWeightVersionRequestSchema, body);
           if (update.abort_all_requests ?? true) scheduler.abort({ all: true });
@@ -278,6 +333,9 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       ),
     flushCache: () => {
       scheduler.flushCache({ force: true });
+    },
+    get continuationsKept() {
+      return scheduler.continuationsKept;
     },
   };
 }
