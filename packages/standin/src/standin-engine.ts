@@ -19,11 +19,14 @@ import { STANDIN_VERSION } from "./standin-version";
  * what SGLang does around the policy's text: tokenises it, appends the stop token, honours
  * `max_new_tokens` / stop strings / stop token ids, reports deterministic logprobs, `cached_tokens` from
  * a prefix cache, `weight_version` and `e2e_latency`, and supports streaming, prefix-match aborts,
- * pause / continue, a concurrency limit and injected faults.
+ * pause / continue (`abort`, `retract`, `in_place`, each with SGLang's behaviour), exact continuation of
+ * aborted requests resubmitted as prompt + partial output (see `ContinuationStore`), a concurrency limit
+ * and injected faults.
  *
  * Routes: `/generate`, `/abort_request`, `/health`, `/health_generate`, `/get_model_info` (`/model_info`),
  * `/get_server_info` (`/server_info`), `/pause_generation`, `/continue_generation`,
- * `/update_weights_from_disk` (changes only the weight label), `/update_weight_version`, `/flush_cache`.
+ * `/update_weights_from_disk` and `/update_weight_version` (label only: they change the reported
+ * `weight_version` and the seeded logprobs, nothing is loaded), `/flush_cache`.
  *
  * @example
  * const engine = createStandinEngine({ tokenizer, policy: scriptedPolicy(["Hello!"]) });
