@@ -121,37 +121,40 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
   }
 
   /**
+   * SGLang's control routes take typed bodies: a required field that is missing (or not a string) gets
+   * FastAPI's 422 `{"detail":[{type, loc, msg, input}]}`. Returns whether it answered.
+   */
+  function requireStringField(
+    body: unknown,
+    field: string,
+    response: ServerResponse,
+    { allowNumber = false }: { allowNumber?: boolean } = {},
+  ): boolean {
+    const record = typeof body === "object" && body !== null && !Array.isArray(body) ? body : undefined;
+    const present = record !== undefined && field in record;
+    const value = present ? (record as Record<string, unknown>)[field] : undefined;
+    if (typeof value === "string" || (allowNumber && typeof value === "number")) return false;
+    sendJson(response, 422, {
+      detail: [
+        {
+          type: present ? "string_type" : "missing",
+          loc: ["body", field],
+          msg: present ? "Input should be a valid string" : "Field required",
+          input: present ? value : (body ?? null),
+        },
+      ],
+    });
+    return true;
+  }
+
+  /**
    * `/update_weights_from_disk`, label only: the stand-in has no weights, so a successful update changes
    * `weight_version` (when given) and flushes the prefix cache (unless `flush_cache: false`). As in SGLang:
    * `abort_all_requests: true` aborts everything in flight first; without a pause the update waits for
    * the requests in flight to finish; `success: false` answers come with HTTP 400.
    */
   async function updateWeightsFromDisk(body: unknown, response: ServerResponse): Promise<void> {
-    if (
-      typeof body !== "object" ||
-      body === null ||
-      Array.isArray(body) ||
-      typeof (body as { model_path?: unknown }).model_path !== "string"
-    ) {
-      // SGLang's route takes a required `model_path: str`; FastAPI answers its validation error shape.
-      return sendJson(response, 422, {
-        detail: [
-          {
-            type:
-              typeof body === "object" && body !== null && "model_path" in body ? "string_type" : "missing",
-            loc: ["body", "model_path"],
-            msg:
-              typeof body === "object" && body !== null && "model_path" in body
-                ? "Input should be a valid string"
-                : "Field required",
-            input:
-              typeof body === "object" && body !== null && "model_path" in body
-                ? (body as { model_path: unknown }).model_path
-                : (body ?? null),
-          },
-        ],
-      });
-    }
+    if (requireStringField(body, "model_path", response)) return;
     const update = parseOrThrow(updateWeightsFromDiskRequestSchema, body);
     const refuse = (message: string) =>
       sendJson(response, 400, { success: false, message, num_paused_requests: 0 });
@@ -245,6 +248,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
         case "/update_weights_from_disk":
           return await updateWeightsFromDisk(body, response);
         case "/update_weight_version": {
+          if (requireStringField(body, "new_version", response, { allowNumber: true })) return;
           const update = parseOrThrow(updateWeightVersionRequestSchema, body);
           if (update.abort_all_requests ?? true) scheduler.abort({ all: true });
           scheduler.weightVersion = update.new_version;

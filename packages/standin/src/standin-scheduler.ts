@@ -39,8 +39,6 @@ export interface StandinJob {
   retractions?: number;
   /** Set while the job is retracted: resolves `true` once re-admitted, `false` if aborted while waiting. */
   readmission?: Promise<boolean>;
-  /** Whether the output continues a kept plan of an aborted request (see `ContinuationStore`). */
-  continued?: boolean;
 }
 
 /** A read-only view of a request, for tests. */
@@ -381,9 +379,9 @@ export class StandinScheduler {
 
     const stopTokenIds = job.sampling.stop_token_ids ?? [];
     const stopSet = new Set<number>([...stopTokenIds, ...tokenizer.stopTokenIds]);
+    // An exact continuation of an aborted request (prompt + its emitted ids) takes the rest of its plan.
     let planned = this.#continuations.take(job.inputIds);
-    if (planned) job.continued = true;
-    else {
+    if (!planned) {
       try {
         planned = await callStandinPolicy({
           job,

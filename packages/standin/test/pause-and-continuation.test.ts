@@ -214,6 +214,32 @@ describe("stand-in exact continuation after an abort", () => {
 });
 
 describe("stand-in /pause_generation modes on the wire", () => {
+  it("in_place then abort by rid: the frozen request returns its partial output and continues exactly", async () => {
+    const engine = await start({ tokenLatencyMs: 3 });
+    const pending = generate(engine, {
+      rid: "r",
+      input_ids: prompt,
+      sampling_params: { max_new_tokens: 64 },
+    });
+    await engine.whenGenerated({ rid: "r", tokens: 3 });
+    await post(engine, "/pause_generation", { mode: "in_place" });
+    const frozenAt = engine.requests()[0]!.outputTokens;
+    await post(engine, "/abort_request", { rid: "r" });
+    const partial = await pending;
+    expect(partial.output_ids).toEqual(fullIds.slice(0, frozenAt));
+    await post(engine, "/update_weights_from_disk", { model_path: "/m", weight_version: "v5" });
+    await post(engine, "/continue_generation", {});
+    const context = [...prompt, ...partial.output_ids];
+    const rest = await generate(engine, {
+      input_ids: context,
+      sampling_params: { max_new_tokens: 64 - frozenAt },
+    });
+    expect([...partial.output_ids, ...rest.output_ids]).toEqual(fullIds);
+    expect(logprobsOf(rest)).toEqual(
+      computeStandinLogprobs({ seed: 7, weightVersion: "v5", inputIds: context, outputIds: rest.output_ids }),
+    );
+  });
+
   it("abort: in-flight requests end now with their partial output; new ones wait for continue", async () => {
     const engine = await start({ tokenLatencyMs: 3 });
     const pending = generate(engine, { rid: "r", input_ids: prompt });
@@ -436,5 +462,46 @@ describe("stand-in /update_weights_from_disk", () => {
     const aborted = await second;
     expect(aborted.meta_info.finish_reason).toMatchObject({ type: "abort" });
     expect(engine.weightVersion).toBe("w2");
+  });
+});
+
+describe("stand-in /update_weight_version", () => {
+  it("should refuse a missing new_version with FastAPI's 422 and keep the label", async () => {
+    const engine = await start();
+    const missing = await post(engine, "/update_weight_version", { abort_all_requests: false });
+    expect([missing.status, missing.json()]).toEqual([
+      422,
+      {
+        detail: [
+          {
+            type: "missing",
+            loc: ["body", "new_version"],
+            msg: "Field required",
+            input: { abort_all_requests: false },
+          },
+        ],
+      },
+    ]);
+    const none = await post(engine, "/update_weight_version", undefined);
+    expect(none.status).toBe(422);
+    expect(engine.weightVersion).toBe("default");
+  });
+
+  it("should abort requests in flight by default (abort_all_requests defaults to true)", async () => {
+    const engine = await start({ tokenLatencyMs: 3 });
+    const pending = generate(engine, {
+      rid: "r",
+      input_ids: prompt,
+      sampling_params: { max_new_tokens: 64 },
+    });
+    await engine.whenGenerated({ rid: "r", tokens: 2 });
+    expect((await post(engine, "/update_weight_version", { new_version: "v9" })).json()).toEqual({
+      success: true,
+      message: "Weight version updated to v9",
+      new_version: "v9",
+    });
+    const aborted = await pending;
+    expect(aborted.meta_info.finish_reason).toMatchObject({ type: "abort" });
+    expect(aborted.output_ids).toEqual(fullIds.slice(0, aborted.output_ids.length));
   });
 });
