@@ -435,30 +435,23 @@ describe("stand-in /update_weights_from_disk", () => {
 
   it("should abort in-flight requests with abort_all_requests, and otherwise wait for them to finish", async () => {
     const engine = await start({ tokenLatencyMs: 3 });
-    const order: string[] = [];
-    const first = generate(engine, {
-      rid: "a",
-      input_ids: prompt,
-      sampling_params: { max_new_tokens: 6 },
-    }).then((body) => {
-      order.push("generate");
-      return body;
-    });
+    const first = generate(engine, { rid: "a", input_ids: prompt, sampling_params: { max_new_tokens: 6 } });
     await engine.whenGenerated({ rid: "a", tokens: 1 });
-    await post(engine, "/update_weights_from_disk", { model_path: "/m", weight_version: "w1" }).then(() =>
-      order.push("update"),
-    );
-    expect(order).toEqual(["generate", "update"]);
+    const update = post(engine, "/update_weights_from_disk", { model_path: "/m", weight_version: "w1" });
+    // The update answers only once the request in flight has finished generating (not aborted).
+    const inFlightWhenAnswered = await update.then(() => engine.requests());
+    expect(inFlightWhenAnswered).toEqual([]);
     expect((await first).meta_info.finish_reason).toEqual({ type: "length", length: 6 });
+    expect(engine.weightVersion).toBe("w1");
 
     const second = generate(engine, { rid: "b", input_ids: prompt, sampling_params: { max_new_tokens: 64 } });
     await engine.whenGenerated({ rid: "b", tokens: 1 });
-    const update = await post(engine, "/update_weights_from_disk", {
+    const aborting = await post(engine, "/update_weights_from_disk", {
       model_path: "/m",
       weight_version: "w2",
       abort_all_requests: true,
     });
-    expect(update.json()).toMatchObject({ success: true, num_paused_requests: 0 });
+    expect(aborting.json()).toMatchObject({ success: true, num_paused_requests: 0 });
     const aborted = await second;
     expect(aborted.meta_info.finish_reason).toMatchObject({ type: "abort" });
     expect(engine.weightVersion).toBe("w2");
