@@ -57,5 +57,6 @@ export type {
   ServerInfo,
   SglangClient,
   SglangClientOptions,
+  WeightUpdateOutcome,
 } from "./sglang-client-types";
 export { type ControlRetryOptions, RETRY_STATUS_CODES } from "./sglang-http";

@@ -122,6 +122,24 @@ export interface AbortOutcome {
   error?: Error;
 }
 
+/**
+ * What `updateWeightsFromDisk` did on one worker: SGLang's `{success, message, num_paused_requests}`
+ * answer (`success: false` comes with HTTP 400 and is reported here, not thrown), or `error` when the
+ * worker gave no such answer (connection, timeout, another status after retries, an unparsable body).
+ */
+export interface WeightUpdateOutcome {
+  /** Worker base URL. */
+  url: string;
+  /** Whether the worker loaded the weights (false as well when `error` is set). */
+  success: boolean;
+  /** The worker's `message` (the error's message when `error` is set). */
+  message: string;
+  /** SGLang's `num_paused_requests`, when the worker reported it. */
+  numPausedRequests?: number;
+  /** Why no answer came back. */
+  error?: Error;
+}
+
 /** The SGLang client. Create with `createSglangClient`. */
 export interface SglangClient {
   /**
@@ -156,14 +174,22 @@ export interface SglangClient {
   continueGeneration(): Promise<void>;
   /** `POST /update_weight_version` on every worker (changes only the label). */
   updateWeightVersion(options: { newVersion: string; abortAllRequests?: boolean }): Promise<void>;
-  /** `POST /update_weights_from_disk` on every worker. */
+  /**
+   * `POST /update_weights_from_disk` on every worker at once; resolves with one outcome per worker, in
+   * worker order, once all have answered (it never rejects for one worker's failure: check `success`).
+   * SGLang's defaults apply to omitted fields (`abort_all_requests: false`, `flush_cache: true`; without
+   * `weightVersion` the label stays). Without a pause, SGLang answers only after the requests in flight
+   * have finished.
+   *
+   * @throws SglangInvalidArgumentError (empty `modelPath`; nothing sent); the router's worker-list errors.
+   */
   updateWeightsFromDisk(options: {
     modelPath: string;
     weightVersion?: string;
     abortAllRequests?: boolean;
     flushCache?: boolean;
     loadFormat?: string;
-  }): Promise<void>;
+  }): Promise<WeightUpdateOutcome[]>;
   /** `POST /flush_cache` on every worker (refused by SGLang while requests run). */
   flushCache(): Promise<void>;
   /** Requests this client has in flight. */

@@ -24,6 +24,7 @@ import type {
   ServerInfo,
   SglangClient,
   SglangClientOptions,
+  WeightUpdateOutcome,
 } from "./sglang-client-types";
 import { normalizeUrl, SglangControlPlane } from "./sglang-control-plane";
 import { createKy, mapTransportError, parseBodyText } from "./sglang-http";
@@ -361,7 +362,9 @@ class SglangClientImpl implements SglangClient {
     return this.#control.updateWeightVersion(options);
   }
 
-  updateWeightsFromDisk(options: Parameters<SglangClient["updateWeightsFromDisk"]>[0]): Promise<void> {
+  updateWeightsFromDisk(
+    options: Parameters<SglangClient["updateWeightsFromDisk"]>[0],
+  ): Promise<WeightUpdateOutcome[]> {
     return this.#control.updateWeightsFromDisk(options);
   }
 

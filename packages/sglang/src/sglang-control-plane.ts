@@ -12,7 +12,13 @@ import {
   updateWeightsResponseSchema,
   workerListResponseSchema,
 } from "./sglang-api";
-import type { AbortOutcome, ModelInfo, ServerHealth, ServerInfo } from "./sglang-client-types";
+import type {
+  AbortOutcome,
+  ModelInfo,
+  ServerHealth,
+  ServerInfo,
+  WeightUpdateOutcome,
+} from "./sglang-client-types";
 import { type ControlRetryOptions, sendControl } from "./sglang-http";
 
 /** Normalises a base URL (no trailing slash). @throws SglangInvalidArgumentError naming `field`. */
@@ -211,13 +217,39 @@ export class SglangControlPlane {
     abortAllRequests?: boolean;
     flushCache?: boolean;
     loadFormat?: string;
-  }): Promise<void> {
+  }): Promise<WeightUpdateOutcome[]> {
+    if (typeof modelPath !== "string" || modelPath.length === 0) {
+      throw new SglangInvalidArgumentError({ field: "modelPath", reason: "must be a non-empty string" });
+    }
     const json: Record<string, unknown> = { model_path: modelPath };
     if (weightVersion !== undefined) json.weight_version = weightVersion;
     if (abortAllRequests !== undefined) json.abort_all_requests = abortAllRequests;
     if (flushCache !== undefined) json.flush_cache = flushCache;
     if (loadFormat !== undefined) json.load_format = loadFormat;
-    await this.#broadcast("/update_weights_from_disk", json, updateWeightsResponseSchema);
+    const urls = await this.workers();
+    return Promise.all(urls.map((url) => this.#updateOne(url, "/update_weights_from_disk", json)));
+  }
+
+  /** One worker's weight update; SGLang's `success: false` (HTTP 400) is an outcome, not an error. */
+  async #updateOne(url: string, path: string, json: unknown): Promise<WeightUpdateOutcome> {
+    const target = `${url}${path}`;
+    let body: unknown;
+    try {
+      body = await this.#send(target, "post", json);
+    } catch (error) {
+      if (!(SglangApiError.isInstance(error) && error.status === 400)) {
+        return { url, success: false, message: (error as Error).message, error: error as Error };
+      }
+      body = error.body;
+    }
+    try {
+      const parsed = this.#parseControl(updateWeightsResponseSchema, body, target);
+      const outcome: WeightUpdateOutcome = { url, success: parsed.success, message: parsed.message ?? "" };
+      if (parsed.num_paused_requests != null) outcome.numPausedRequests = parsed.num_paused_requests;
+      return outcome;
+    } catch (error) {
+      return { url, success: false, message: (error as Error).message, error: error as Error };
+    }
   }
 
   async flushCache(): Promise<void> {

@@ -60,6 +60,8 @@ export function buildGenerateResponse({
     cached_tokens: job.cachedTokens,
     weight_version: weightVersion,
   };
+  // Newer SGLang builds report how often a request was retracted; the stand-in adds it only when it was.
+  if (job.retractions) meta.num_retractions = job.retractions;
   if (shape.returnLogprob) {
     meta.input_token_logprobs = range.from === 0 && shape.logprobStartLen >= 0 ? promptLogprobs() : [];
     meta.output_token_logprobs = job.outputIds

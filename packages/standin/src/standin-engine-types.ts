@@ -36,6 +36,12 @@ export interface StandinEngineOptions {
   tokenizerPath?: string;
   /** Prefix-cache capacity in tokens (the cache is dropped when full). @default 4000000 */
   cacheCapacityTokens?: number;
+  /**
+   * Most plans of aborted requests kept for exact continuation (a later `/generate` whose `input_ids`
+   * are the aborted prompt followed by its emitted ids continues the plan; oldest evicted first; also
+   * bounded by `cacheCapacityTokens` ids in all). 0 disables continuation. @default 1024
+   */
+  continuationCapacity?: number;
 }
 
 /** One HTTP request the engine received. */
@@ -82,4 +88,6 @@ export interface StandinEngine {
   whenGenerated(options: { rid?: string; tokens: number }): Promise<void>;
   /** Clears the prefix cache (even with requests in flight). */
   flushCache(): void;
+  /** Plans of aborted requests kept for exact continuation. */
+  readonly continuationsKept: number;
 }

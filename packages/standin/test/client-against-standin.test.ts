@@ -375,3 +375,123 @@ describe("client against the stand-in: control endpoints and streaming", () => {
     expect(error).toMatchObject({ maxContextLength: 16, requestedTokens: 10 });
   });
 });
+
+describe("client against the stand-in: control endpoints on every worker", () => {
+  async function startWorkers(count: number, options: Partial<StandinEngineOptions> = {}) {
+    const started = await Promise.all(
+      Array.from({ length: count }, () =>
+        start({ policy: constantPolicy(longReply), tokenLatencyMs: 3, ...options }),
+      ),
+    );
+    const urls = started.map(({ engine }) => engine.url);
+    const client = createSglangClient({ workers: urls, controlRetry: { limit: 1, backoffMs: 1 } });
+    return { engines: started.map(({ engine }) => engine), urls, client };
+  }
+
+  it("should return each worker's update_weights_from_disk answer and change every worker's label", async () => {
+    const { engines, urls, client } = await startWorkers(2);
+    const outcomes = await client.updateWeightsFromDisk({ modelPath: "/ckpt/9", weightVersion: "step-9" });
+    expect(outcomes).toEqual(
+      urls.map((url) => ({
+        url,
+        success: true,
+        message: "Succeeded to update model weights. (stand-in: only the weight version label changed)",
+        numPausedRequests: 0,
+      })),
+    );
+    expect(engines.map((engine) => engine.weightVersion)).toEqual(["step-9", "step-9"]);
+    for (const engine of engines) {
+      expect(engine.calls.find((call) => call.path === "/update_weights_from_disk")!.body).toEqual({
+        model_path: "/ckpt/9",
+        weight_version: "step-9",
+      });
+    }
+  });
+
+  it("should report a worker's refusal and a dead worker per worker instead of throwing", async () => {
+    const { engines, urls, client } = await startWorkers(2);
+    const frozen = createSglangClient({ baseUrl: urls[1]!, controlRetry: false });
+    const pending = frozen.generate({ inputIds: prompt, sampling: { maxNewTokens: 50 } });
+    await engines[1]!.whenGenerated({ tokens: 2 });
+    await frozen.pauseGeneration({ mode: "in_place" });
+    const outcomes = await client.updateWeightsFromDisk({ modelPath: "/ckpt/10", weightVersion: "step-10" });
+    expect(outcomes).toEqual([
+      {
+        url: urls[0],
+        success: true,
+        message: "Succeeded to update model weights. (stand-in: only the weight version label changed)",
+        numPausedRequests: 0,
+      },
+      {
+        url: urls[1],
+        success: false,
+        message:
+          "Cache flush failed after updating weights: 1 requests are paused in place or waiting; send flush_cache: false while generation is paused with mode in_place or retract.",
+        numPausedRequests: 0,
+      },
+    ]);
+    expect(engines.map((engine) => engine.weightVersion)).toEqual(["step-10", "default"]);
+    const retry = await frozen.updateWeightsFromDisk({
+      modelPath: "/ckpt/10",
+      weightVersion: "step-10",
+      flushCache: false,
+    });
+    expect(retry.map((outcome) => outcome.success)).toEqual([true]);
+    await frozen.continueGeneration();
+    expect((await pending).outputIds).toHaveLength(50);
+
+    await engines[0]!.close();
+    const down = await client.updateWeightsFromDisk({ modelPath: "/ckpt/11" });
+    expect(down[0]).toMatchObject({ url: urls[0], success: false });
+    expect(SglangConnectionError.isInstance(down[0]!.error)).toBe(true);
+    expect(down[1]).toMatchObject({ url: urls[1], success: true });
+    await expect(client.updateWeightsFromDisk({ modelPath: "" })).rejects.toThrow(/modelPath/);
+  });
+
+  it("should send abort(rid) to every worker and end the request on the one running it", async () => {
+    const { engines, urls, client } = await startWorkers(2);
+    const rid = "a".repeat(32);
+    const runningOn = createSglangClient({ baseUrl: urls[1]!, controlRetry: false });
+    const pending = runningOn.generate({ rid, inputIds: prompt, sampling: { maxNewTokens: 100 } });
+    await engines[1]!.whenGenerated({ rid, tokens: 2 });
+    const outcomes = await client.abort(rid);
+    expect(outcomes).toEqual(urls.map((url) => ({ url, ok: true })));
+    for (const engine of engines) {
+      expect(engine.calls.filter((call) => call.path === "/abort_request").map((call) => call.body)).toEqual([
+        { rid },
+      ]);
+    }
+    const partial = await pending;
+    expect(partial.finishReason.type).toBe("abort");
+    expect(partial.outputIds.length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("should continue an aborted request exactly when resubmitted as prompt + partial output", async () => {
+    const { client: reference } = await start({ policy: scriptedPolicy([longReply]) });
+    const uninterrupted = await reference.generate({ inputIds: prompt, sampling: { maxNewTokens: 40 } });
+    expect(uninterrupted.finishReason).toEqual({ type: "length", length: 40 });
+
+    const { engine, client } = await start({
+      policy: scriptedPolicy([longReply, "a different reply"]),
+      tokenLatencyMs: 3,
+    });
+    const controller = new AbortController();
+    const pending = client.generate({
+      inputIds: prompt,
+      sampling: { maxNewTokens: 40 },
+      signal: controller.signal,
+    });
+    await engine.whenGenerated({ tokens: 5 });
+    controller.abort();
+    const partial = await pending;
+    expect(partial.finishReason.type).toBe("abort");
+    const emitted = partial.outputIds.length;
+    const rest = await client.generate({
+      inputIds: [...prompt, ...partial.outputIds],
+      sampling: { maxNewTokens: 40 - emitted },
+    });
+    expect([...partial.outputIds, ...rest.outputIds]).toEqual(uninterrupted.outputIds);
+    expect([...partial.outputLogprobs, ...rest.outputLogprobs]).toEqual(uninterrupted.outputLogprobs);
+    expect(rest.finishReason).toEqual({ type: "length", length: 40 - emitted });
+  });
+});
