@@ -86,8 +86,8 @@ describe("runGroup (in process, fake launcher)", () => {
     expect(launcher.launched[0]!.input).toEqual({ messages: prompt.messages, metadata: { id: "a" } });
     const rows = result.export.rows;
     expect(rows.map((row) => [row.reward, row.advantage ?? null])).toEqual([
-      [1, expect.closeTo(0.707106, 5)],
-      [0, expect.closeTo(-0.707106, 5)],
+      [1, expect.closeTo(Math.SQRT1_2, 5)],
+      [0, expect.closeTo(-Math.SQRT1_2, 5)],
     ]);
     // The row's prompt is exactly the engine's input_ids; the response is the engine's output, masked 1.
     const generate = gateway.standin.calls.slice(calls).filter((call) => call.path === "/generate");
