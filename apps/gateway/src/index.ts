@@ -7,15 +7,27 @@ export { ConfigError, readConfigFile, resolveConfig } from "./config/load-config
 export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
 export { type PromptItem, readPromptDataset } from "./controller/prompt-dataset";
 export {
+  type ControllerStepOptions,
   RolloutController,
   RolloutInterruptedError,
   RolloutStalledError,
   type StepResult,
+  stepMetrics,
 } from "./controller/rollout-controller";
-export { type GroupContext, type GroupResult, runGroup } from "./controller/run-group";
+export { type GroupContext, type GroupResult, type LaunchAgent, runGroup } from "./controller/run-group";
+export { BackendUnavailableError } from "./engine/backend-unavailable-error";
 export { type Backend, startBackend } from "./engine/start-backend";
 export { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
-export { type RolloutRun, runRollout } from "./run-rollout";
+export { type RolloutRun, type RunIo, runRollout } from "./run-rollout";
+export { AsyncDisposableStack } from "./runtime/async-disposable-stack";
+export {
+  createRolloutRuntime,
+  type RolloutRuntime,
+  type RuntimeIo,
+  type RuntimeStepOptions,
+} from "./runtime/create-rollout-runtime";
+export { type GatewayServer, listenGateway } from "./runtime/listen-gateway";
+export { planRolloutComponents, type RolloutComponents } from "./runtime/plan-rollout-components";
 export { createGatewayApp, type GatewayAppOptions } from "./service/create-gateway-app";
 export {
   createTurnRunner,

@@ -12,7 +12,7 @@ export const rolloutConfigSchema = z
     /** Dataset key whose value (a string or a message list) becomes the session's `messages`. @default "prompt" */
     inputKey: z.string().default("prompt"),
     /** Dataset key whose object becomes the session's `metadata`. @default "metadata" */
-    metadataKey: z.string().optional(),
+    metadataKey: z.string().default("metadata"),
     /** `{"image": "images"}`: dataset fields holding media for `<image>` placeholders. */
     multimodalKeys: z.record(z.string(), z.string()).optional(),
     /** Sessions per Group (`--n-samples-per-prompt`). @default 4 */
@@ -29,7 +29,6 @@ export const rolloutConfigSchema = z
     agenticEvalConcurrency: z.number().int().positive().optional(),
     /** Samples per eval prompt. @default 1 */
     nSamplesPerEvalPrompt: z.number().int().positive().default(1),
-    /** Shuffle the dataset with this seed; `undefined` keeps file order. */
     /** Seed of the stand-in engine and of per-request sampling seeds. @default 42 */
     rolloutSeed: z.number().int().default(42),
     /**
@@ -43,7 +42,10 @@ export const rolloutConfigSchema = z
     agentCommand: z.string().min(1),
     /** Working directory of the agent (`--agent-cwd`). @default process.cwd() */
     agentCwd: z.string().optional(),
-    /** Extra environment `KEY=VALUE` (`--agent-env`); `RELAX_*` keys are reserved. */
+    /**
+     * Extra environment `KEY=VALUE` (`--agent-env FOO=bar BAZ=qux`, or the flag repeated; a config file
+     * gives a list); `RELAX_*` keys are reserved.
+     */
     agentEnv: z.array(z.string()).default([]),
     /** Active-time budget per session in seconds (`--agent-timeout`). @default 1800 */
     agentTimeout: z.number().positive().default(1800),

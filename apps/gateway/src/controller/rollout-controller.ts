@@ -1,5 +1,5 @@
 import type { ExportMode, GroupExportOutcome, TrainingRow } from "@relax/export";
-import { computeRolloutMetrics, writeDebugDump, writeTrainingRowsFile } from "@relax/export";
+import { computeRolloutMetrics, writeDebugDump } from "@relax/export";
 import type { Logger } from "pino";
 import { formatAgenticEvent } from "../report/create-logger";
 import type { RunReporter } from "../report/run-reporter";
@@ -20,6 +20,27 @@ export interface RolloutControllerOptions {
    * configuration is broken, not the data). @default 3 × the step's Group count, at least 8
    */
   maxConsecutiveDrops?: number;
+}
+
+/** Options of {@link RolloutController.runStep}. */
+export interface ControllerStepOptions {
+  rolloutId: number;
+  /** The dataset: train steps continue from {@link RolloutController.cursor}; eval steps start at the top. */
+  prompts: readonly PromptItem[];
+  /** Groups that must export for the step to close. */
+  groupsPerStep: number;
+  /** Sessions per Group. */
+  groupSize: number;
+  /** Resident Groups at most (Prepare + Runtime). */
+  concurrency: number;
+  mode: ExportMode;
+  /**
+   * Called with each Group's result as soon as it finishes (exported or dropped), before the step closes.
+   * A throwing callback is logged and does not stop the step.
+   */
+  onGroup?: (result: GroupResult) => void;
+  /** Aborting it interrupts this step only (combined with the Group context's run signal). */
+  signal?: AbortSignal;
 }
 
 /** What one rollout step produced. */
@@ -46,32 +67,52 @@ export class RolloutStalledError extends Error {
  * The rollout controller (seed 000 "Runtime Scheduling"): for each step, runs Groups of
  * `n` sessions over the dataset until `groupsPerStep` Groups have exported, with at most `concurrency`
  * resident Groups (Prepare + Runtime share the capacity). A dropped Group is logged with its reason,
- * counted, and replaced by the next prompt. Emits the Python Relax's `accounting_start` /
- * `accounting_end` log lines.
+ * counted, and replaced by the next prompt. Emits the `accounting_start` / `accounting_end` log lines
+ * (`accounting_end` also for a step that stalls or is interrupted, with its real debt).
  */
 export class RolloutController {
   readonly #options: RolloutControllerOptions;
   #cursor = 0;
+  #debt = 0;
+  #resident = 0;
 
   constructor(options: RolloutControllerOptions) {
     this.#options = options;
   }
 
   /**
-   * Runs one step over `prompts` (cycled from where the previous step stopped).
-   * @throws RolloutStalledError after `maxConsecutiveDrops` drops in a row.
+   * Position of the next train prompt: the number of train prompts taken so far (the dataset is cycled,
+   * so prompt `cursor % prompts.length` comes next). Set it to continue a run at a given prompt.
    */
-  async runStep(options: {
-    rolloutId: number;
-    prompts: readonly PromptItem[];
-    groupsPerStep: number;
-    groupSize: number;
-    concurrency: number;
-    mode: ExportMode;
-    output?: string;
-  }): Promise<StepResult> {
+  get cursor(): number {
+    return this.#cursor;
+  }
+
+  set cursor(value: number) {
+    if (!Number.isInteger(value) || value < 0)
+      throw new RangeError(`cursor must be an integer >= 0, got ${value}`);
+    this.#cursor = value;
+  }
+
+  /** Groups the running step still owes (`groupsPerStep` minus exported Groups); 0 between steps. */
+  get debt(): number {
+    return this.#debt;
+  }
+
+  /** Groups resident now (launched and not finished: Prepare + Runtime). */
+  get residentGroups(): number {
+    return this.#resident;
+  }
+
+  /**
+   * Runs one step over `prompts` (train steps cycle from {@link cursor}; eval steps start at prompt 0).
+   * @throws RolloutStalledError after `maxConsecutiveDrops` drops in a row.
+   * @throws RolloutInterruptedError when the Group context's signal aborted.
+   */
+  async runStep(options: ControllerStepOptions): Promise<StepResult> {
     const { rolloutId, prompts, groupsPerStep, groupSize, concurrency, mode } = options;
     const { logger, reporter } = this.#options;
+    if (prompts.length === 0) throw new RangeError(`rollout ${rolloutId}: no prompts`);
     const started = performance.now();
     const maxConsecutiveDrops = this.#options.maxConsecutiveDrops ?? Math.max(8, 3 * groupsPerStep);
     logger.info(
@@ -92,12 +133,16 @@ export class RolloutController {
     let consecutiveDrops = 0;
     let stalled: Error | undefined;
     let evalCursor = 0;
+    this.#debt = groupsPerStep;
+    const signals = [this.#options.group.signal, options.signal].filter((item) => item !== undefined);
+    const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+    const group = signal !== undefined ? { ...this.#options.group, signal } : this.#options.group;
 
     const launch = () => {
       const slot = nextGroupIndex++;
       // Train steps continue through the dataset across steps (cycling); eval always starts at the top.
       const prompt = prompts[(mode === "eval" ? evalCursor++ : this.#cursor++) % prompts.length]!;
-      const promise = runGroup(this.#options.group, {
+      const promise = runGroup(group, {
         groupIndex: slot,
         prompt,
         size: groupSize,
@@ -119,9 +164,9 @@ export class RolloutController {
         }),
       );
       active.set(slot, promise);
+      this.#resident = active.size;
     };
 
-    const signal = this.#options.group.signal;
     while (exported.length < groupsPerStep) {
       while (
         stalled === undefined &&
@@ -134,10 +179,12 @@ export class RolloutController {
       if (active.size === 0) break;
       const { slot, result } = await Promise.race(active.values());
       active.delete(slot);
+      this.#resident = active.size;
       results.push(result);
       if (result.kind === "exported") {
         consecutiveDrops = 0;
         exported.push(result);
+        this.#debt = groupsPerStep - exported.length;
         reporter.groupExported(result);
       } else if (result.reason !== "interrupted") {
         consecutiveDrops++;
@@ -160,70 +207,89 @@ export class RolloutController {
           );
         }
       }
-    }
-    if (signal?.aborted) {
-      reporter.endStep();
-      throw new RolloutInterruptedError(
-        `rollout ${rolloutId} interrupted; every agent process was terminated`,
-      );
-    }
-    if (stalled !== undefined) {
-      reporter.endStep();
-      throw stalled;
+      try {
+        options.onGroup?.(result);
+      } catch (error) {
+        logger.warn(
+          { rollout: rolloutId, group: result.groupId, err: String(error) },
+          "onGroup callback threw",
+        );
+      }
     }
 
     // Rows in Group order, so a trainer sees each Group's samples contiguously.
     exported.sort((a, b) => groupIndexOf(a) - groupIndexOf(b));
     const rows = exported.flatMap((result) => (result.kind === "exported" ? result.export.rows : []));
-    const exportOutcomes: GroupExportOutcome[] = results.flatMap((result) =>
-      result.export ? [result.export] : [],
-    );
-    const metrics = computeRolloutMetrics({
-      outcomes: exportOutcomes,
-      logPassrate: this.#options.logPassrate,
-      prefix: mode === "eval" ? "eval/" : "",
-    });
-    const dropReasons = new Map<string, number>();
-    for (const result of results) {
-      if (result.kind === "dropped" && result.export === undefined) {
-        dropReasons.set(result.reason, (dropReasons.get(result.reason) ?? 0) + 1);
-      }
-    }
-    for (const [reason, count] of dropReasons)
-      metrics[`${mode === "eval" ? "eval/" : ""}rollout/dropped_groups/${reason}`] = count;
-    if (options.output !== undefined) {
-      await writeTrainingRowsFile({
-        path: options.output,
-        rows,
-        append: !options.output.includes("{rollout_id}") && rolloutId > 0,
-      });
-    }
-    if (this.#options.saveDebugRolloutData !== undefined) {
-      const path = await writeDebugDump({
-        pathTemplate: this.#options.saveDebugRolloutData,
-        rolloutStep: rolloutId,
-        mode,
-        outcomes: exportOutcomes,
-        decode: this.#options.decode,
-      });
-      logger.info({ path }, "debug rollout data written");
-    }
     const wallSeconds = (performance.now() - started) / 1000;
+    const debt = this.#debt;
     logger.info(
       formatAgenticEvent("accounting_end", {
         rollout: rolloutId,
         mode,
         groups: exported.length,
         rows: rows.length,
-        dropped_groups: results.length - exported.length,
-        debt: groupsPerStep - exported.length,
-        resident_groups: active.size,
+        dropped_groups: results.filter(
+          (result) => result.kind === "dropped" && result.reason !== "interrupted",
+        ).length,
+        debt,
+        resident_groups: this.#resident,
+        interrupted_groups: results.filter(
+          (result) => result.kind === "dropped" && result.reason === "interrupted",
+        ).length,
         wall_s: Number(wallSeconds.toFixed(2)),
       }),
     );
+    this.#debt = 0;
     reporter.endStep();
+    if (signal?.aborted) {
+      throw new RolloutInterruptedError(
+        `rollout ${rolloutId} interrupted; every agent process was terminated`,
+      );
+    }
+    if (stalled !== undefined) throw stalled;
+
+    const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate });
+    if (this.#options.saveDebugRolloutData !== undefined) {
+      const path = await writeDebugDump({
+        pathTemplate: this.#options.saveDebugRolloutData,
+        rolloutStep: rolloutId,
+        mode,
+        outcomes: results.flatMap((result) => (result.export ? [result.export] : [])),
+        decode: this.#options.decode,
+      });
+      logger.info({ path }, "debug rollout data written");
+    }
     return { rolloutId, mode, rows, groups: results, metrics, wallSeconds };
   }
+}
+
+/**
+ * The step's metrics: the export pipeline's (over Groups that reached export) plus
+ * `rollout/dropped_groups/<reason>` for Groups dropped before export (launch, barrier, agent failure),
+ * with `rollout/dropped_groups` the sum of every per-reason count. Interrupted Groups are not drops.
+ */
+export function stepMetrics(options: {
+  results: readonly GroupResult[];
+  mode: ExportMode;
+  logPassrate: boolean;
+}): Record<string, number> {
+  const { results, mode, logPassrate } = options;
+  const prefix = mode === "eval" ? "eval/" : "";
+  const exportOutcomes: GroupExportOutcome[] = results.flatMap((result) =>
+    result.export ? [result.export] : [],
+  );
+  const metrics = computeRolloutMetrics({ outcomes: exportOutcomes, logPassrate, prefix });
+  const reasonKey = `${prefix}rollout/dropped_groups/`;
+  for (const result of results) {
+    if (result.kind === "dropped" && result.export === undefined && result.reason !== "interrupted") {
+      const key = `${reasonKey}${result.reason}`;
+      metrics[key] = (metrics[key] ?? 0) + 1;
+    }
+  }
+  metrics[`${prefix}rollout/dropped_groups`] = Object.entries(metrics)
+    .filter(([key]) => key.startsWith(reasonKey))
+    .reduce((sum, [, count]) => sum + count, 0);
+  return metrics;
 }
 
 function groupIndexOf(result: GroupResult): number {

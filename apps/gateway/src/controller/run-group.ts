@@ -6,11 +6,19 @@ import {
   type AgentOutcome,
   type AgentSessionHandle,
   buildSessionInput,
+  type LaunchAgentSessionOptions,
   launchAgentSession,
 } from "@relax/launcher";
 import { GatewaySession } from "../service/gateway-session";
 import type { SessionRegistry } from "../service/session-registry";
 import type { PromptItem } from "./prompt-dataset";
+
+/**
+ * Starts one session's agent and returns its handle, as `launchAgentSession` of `@relax/launcher` does
+ * (the handle's active-time budget starts paused; `done` resolves with the outcome). Injected so tests
+ * can run an in-process agent instead of a process.
+ */
+export type LaunchAgent = (options: LaunchAgentSessionOptions) => Promise<AgentSessionHandle>;
 
 /** Everything a Group needs from the run; shared by all Groups. */
 export interface GroupContext {
@@ -40,6 +48,8 @@ export interface GroupContext {
   events?: GroupEvents;
   /** Aborting it terminates every agent of the Group (the run was interrupted). */
   signal?: AbortSignal;
+  /** How an agent is started. @default launchAgentSession (`bash -lc <agentCommand>` per session) */
+  launchAgent?: LaunchAgent;
 }
 
 /** Progress callbacks of {@link runGroup}. */
@@ -85,6 +95,7 @@ export async function runGroup(
   options: { groupIndex: number; prompt: PromptItem; size: number; mode: ExportMode; rolloutId: number },
 ): Promise<GroupResult> {
   const { registry, renderer, exporter, events } = context;
+  const launchAgent = context.launchAgent ?? launchAgentSession;
   const { groupIndex, prompt, size, mode } = options;
   const groupId = `${mode === "eval" ? "eval-" : ""}g${options.rolloutId}-${groupIndex}-${randomBytes(3).toString("hex")}`;
   const sessions: GatewaySession[] = [];
@@ -112,6 +123,9 @@ export async function runGroup(
     sessions.push(session);
   }
 
+  // Signals derived with AbortSignal.any put no listener on the run's signal, which outlives every Group
+  // (one listener per resident session there would pass Node's MaxListeners limit).
+  const signal = context.signal !== undefined ? AbortSignal.any([context.signal]) : undefined;
   const handles: AgentSessionHandle[] = [];
   const outcomes: AgentOutcome[] = [];
   let failure: { reason: string; message: string } | undefined;
@@ -128,7 +142,7 @@ export async function runGroup(
     for (const session of sessions) {
       try {
         handles.push(
-          await launchAgentSession({
+          await launchAgent({
             sessionId: session.id,
             groupId,
             rolloutMode: mode,
@@ -141,7 +155,7 @@ export async function runGroup(
             keepIoDir: context.keepSessionDirs,
             ...(context.logDir !== undefined ? { logDir: context.logDir } : {}),
             onWarning: () => {},
-            ...(context.signal !== undefined ? { signal: context.signal } : {}),
+            ...(signal !== undefined ? { signal: AbortSignal.any([signal]) } : {}),
           }),
         );
         events?.sessionPrepared?.(session.id);
@@ -163,9 +177,11 @@ export async function runGroup(
       const prepareTimeout = new Promise<"timeout">((resolve) => {
         timer = setTimeout(() => resolve("timeout"), context.firstRequestTimeoutMs ?? context.agentTimeoutMs);
       });
+      let onAbort: (() => void) | undefined;
       const interrupted = new Promise<"interrupted">((resolve) => {
-        if (context.signal?.aborted) resolve("interrupted");
-        context.signal?.addEventListener("abort", () => resolve("interrupted"), { once: true });
+        onAbort = () => resolve("interrupted");
+        if (signal?.aborted) onAbort();
+        else signal?.addEventListener("abort", onAbort, { once: true });
       });
       const first = await Promise.race([
         firstRequests.then(() => undefined),
@@ -174,6 +190,7 @@ export async function runGroup(
         interrupted,
       ]);
       clearTimeout(timer);
+      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
       if (first === "interrupted") {
         fail("interrupted", "the run was interrupted");
       } else if (first === "timeout") {

@@ -3,12 +3,16 @@ import type { RunCounters } from "./run-reporter";
 
 /** Figures of a finished run, as printed by {@link formatSummary} and returned by `runRollout`. */
 export interface RunSummary {
+  /** Train steps run. */
   steps: number;
+  /** Train rows, sessions and Groups; eval Groups are reported apart in {@link RunSummary.eval}. */
   rows: number;
   sessions: number;
   groupsExported: number;
   groupsDropped: number;
   dropReasons: Record<string, number>;
+  /** Eval steps, when any ran: Groups exported / dropped and the mean numeric reward of their rows. */
+  eval: { groupsExported: number; groupsDropped: number; rows: number; rewardMean: number | null } | null;
   reward: { mean: number; std: number; min: number; max: number } | null;
   passrate: number | null;
   turnsPerSession: { mean: number; max: number } | null;
@@ -37,14 +41,19 @@ export function percentile(values: readonly number[], p: number): number {
   return sorted[low]! + (sorted[high]! - sorted[low]!) * (rank - low);
 }
 
-/** Aggregates the rows and counters of a run into a {@link RunSummary}. */
+/**
+ * Aggregates the rows and counters of a run into a {@link RunSummary}: `rows` are the train rows;
+ * `evalRows` (when eval steps ran) only feed {@link RunSummary.eval}.
+ */
 export function summarizeRun(options: {
   rows: readonly TrainingRow[];
+  evalRows?: readonly TrainingRow[];
   counters: RunCounters;
   steps: number;
   wallSeconds: number;
 }): RunSummary {
-  const { rows, counters, steps, wallSeconds } = options;
+  const { rows, evalRows, counters, steps, wallSeconds } = options;
+  const evalRewards = (evalRows ?? []).flatMap((row) => (typeof row.reward === "number" ? [row.reward] : []));
   const rewards = rows.flatMap((row) => (typeof row.reward === "number" ? [row.reward] : []));
   const sessions = new Map<string, number>();
   for (const row of rows)
@@ -58,6 +67,16 @@ export function summarizeRun(options: {
     groupsExported: counters.groupsExported,
     groupsDropped: counters.groupsDropped,
     dropReasons: Object.fromEntries(counters.dropReasons),
+    eval:
+      evalRows === undefined
+        ? null
+        : {
+            groupsExported: counters.evalGroupsExported,
+            groupsDropped: counters.evalGroupsDropped,
+            rows: evalRows.length,
+            rewardMean:
+              evalRewards.length > 0 ? evalRewards.reduce((a, b) => a + b, 0) / evalRewards.length : null,
+          },
     reward: stats(rewards),
     passrate: rewards.length > 0 ? rewards.filter((reward) => reward === 1).length / rewards.length : null,
     turnsPerSession: turnsPerSession && { mean: turnsPerSession.mean, max: turnsPerSession.max },
@@ -78,7 +97,7 @@ export function summarizeRun(options: {
 
 const fixed = (value: number, digits = 3) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
 
-/** A two-column text table of a run summary. */
+/** A two-column text table of a run summary (train figures; eval on rows of their own), then `extra`. */
 export function formatSummary(summary: RunSummary, extra: Array<[string, string]> = []): string {
   const rows: Array<[string, string]> = [
     ["rollout steps", String(summary.steps)],
@@ -120,6 +139,15 @@ export function formatSummary(summary: RunSummary, extra: Array<[string, string]
         : "n/a",
     ],
     ["wall time", `${fixed(summary.wallSeconds, 2)} s`],
+    ...(summary.eval === null
+      ? []
+      : ([
+          [
+            "eval groups exported / dropped",
+            `${summary.eval.groupsExported} / ${summary.eval.groupsDropped}`,
+          ],
+          ["eval reward mean", summary.eval.rewardMean === null ? "n/a" : fixed(summary.eval.rewardMean)],
+        ] satisfies Array<[string, string]>)),
     ...extra,
   ];
   const width = Math.max(...rows.map(([key]) => key.length));

