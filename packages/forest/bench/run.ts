@@ -10,7 +10,7 @@
  */
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ChatMessage, ConversationState } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import { hashConversationState, SessionForest } from "../src/index";
 import { createSyntheticRenderer } from "./synthetic-renderer";
 
