@@ -7,46 +7,6 @@
  * (unstable: no compatibility promise between versions).
  */
 
-// Canonical messages, tools and conversation state
-export {
-  type AssistantMessage,
-  assistantMessageSchema,
-  type ChatMessage,
-  type ChatRole,
-  chatMessageSchema,
-  type ContentPart,
-  contentPartSchema,
-  type ImageUrlPart,
-  imageUrlPartSchema,
-  type MessageContent,
-  messageContentSchema,
-  type SystemMessage,
-  systemMessageSchema,
-  type TextPart,
-  textPartSchema,
-  type ToolCall,
-  type ToolMessage,
-  toolCallSchema,
-  toolMessageSchema,
-  type UserMessage,
-  userMessageSchema,
-} from "./messages/chat-message";
-export {
-  type ChatTemplateKwargs,
-  type ConversationState,
-  chatTemplateKwargsSchema,
-  type FunctionTool,
-  functionToolSchema,
-} from "./messages/function-tool";
-// Generation: the canonical request and the assistant turn
-export type {
-  AssistantTurn,
-  ParseIssue,
-  TokenLogprob,
-  TurnFinishReason,
-  TurnUsage,
-} from "./generation/assistant-turn";
-export type { CanonicalRequest } from "./generation/canonical-request";
 // Canonicalisation
 export { CanonicalizationError } from "./canonical/canonicalization-error";
 export {
@@ -62,6 +22,46 @@ export { ChatTemplateError, type ChatTemplateFailure } from "./errors/chat-templ
 export { ObservationDeltaError, type ObservationDeltaFailure } from "./errors/observation-delta-error";
 export { RelaxError } from "./errors/relax-error";
 export { TokenizerLoadError, type TokenizerLoadFailure } from "./errors/tokenizer-load-error";
+// Generation: the canonical request and the assistant turn
+export type {
+  AssistantTurn,
+  ParseIssue,
+  TokenLogprob,
+  TurnFinishReason,
+  TurnUsage,
+} from "./generation/assistant-turn";
+export type { CanonicalRequest } from "./generation/canonical-request";
+// Canonical messages, tools and conversation state
+export {
+  type AssistantMessage,
+  assistantMessageSchema,
+  type ChatMessage,
+  type ChatRole,
+  type ContentPart,
+  chatMessageSchema,
+  contentPartSchema,
+  type ImageUrlPart,
+  imageUrlPartSchema,
+  type MessageContent,
+  messageContentSchema,
+  type SystemMessage,
+  systemMessageSchema,
+  type TextPart,
+  type ToolCall,
+  type ToolMessage,
+  textPartSchema,
+  toolCallSchema,
+  toolMessageSchema,
+  type UserMessage,
+  userMessageSchema,
+} from "./messages/chat-message";
+export {
+  type ChatTemplateKwargs,
+  type ConversationState,
+  chatTemplateKwargsSchema,
+  type FunctionTool,
+  functionToolSchema,
+} from "./messages/function-tool";
 // Parsers
 export { InvalidParserInputError } from "./parsers/invalid-parser-input-error";
 export {

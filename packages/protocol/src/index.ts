@@ -8,14 +8,12 @@
  * with their zod request schemas, the reply types, `ProtocolError` and `toErrorResponse`.
  */
 
-// Handler
+// Anthropic Messages
 export {
-  createProtocolHandler,
-  type GenerateContext,
-  type ProtocolHandlerOptions,
-  type RequestEndEvent,
-} from "./handler/create-protocol-handler";
-export type { ModelInfo } from "./handler/list-models";
+  type AnthropicMessagesResponse,
+  anthropicMessagesRequestSchema,
+} from "./anthropic-messages/anthropic-messages-api";
+export { convertAnthropicMessagesRequest } from "./anthropic-messages/convert-anthropic-messages-request";
 // Chat Completions
 export {
   type ChatCompletion,
@@ -24,17 +22,19 @@ export {
   chatCompletionsRequestSchema,
 } from "./chat-completions/chat-completions-api";
 export { convertChatCompletionsRequest } from "./chat-completions/convert-chat-completions-request";
-// Responses
-export { convertResponsesRequest } from "./responses/convert-responses-request";
-export { type ResponsesResponse, responsesRequestSchema } from "./responses/responses-api";
-// Anthropic Messages
-export {
-  type AnthropicMessagesResponse,
-  anthropicMessagesRequestSchema,
-} from "./anthropic-messages/anthropic-messages-api";
-export { convertAnthropicMessagesRequest } from "./anthropic-messages/convert-anthropic-messages-request";
 // Errors
 export { ProtocolError } from "./errors/protocol-error";
 export { toErrorResponse } from "./errors/to-error-response";
+// Handler
+export {
+  createProtocolHandler,
+  type GenerateContext,
+  type ProtocolHandlerOptions,
+  type RequestEndEvent,
+} from "./handler/create-protocol-handler";
+export type { ModelInfo } from "./handler/list-models";
+// Responses
+export { convertResponsesRequest } from "./responses/convert-responses-request";
+export { type ResponsesResponse, responsesRequestSchema } from "./responses/responses-api";
 // Shared types
 export type { ConvertedRequest, Protocol, ProtocolWarning } from "./shared/protocol";

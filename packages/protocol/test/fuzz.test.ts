@@ -3,8 +3,13 @@ import { CanonicalizationError, chatMessageSchema, functionToolSchema } from "@r
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { type ConvertedRequest, convertAnthropicMessagesRequest, convertChatCompletionsRequest, convertResponsesRequest } from "../src/index";
 import { describeError } from "../src/errors/describe-error";
+import {
+  type ConvertedRequest,
+  convertAnthropicMessagesRequest,
+  convertChatCompletionsRequest,
+  convertResponsesRequest,
+} from "../src/index";
 import { REJECTED_CASES } from "./rejected-cases";
 
 /** What a valid projection must satisfy, checked against `@relax/chat`'s own schemas. */

@@ -1,6 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
-import { abortRequestSchema, pauseGenerationRequestSchema, updateWeightsFromDiskRequestSchema, updateWeightVersionRequestSchema } from "@relax/sglang/internal";
+import {
+  abortRequestSchema,
+  pauseGenerationRequestSchema,
+  updateWeightsFromDiskRequestSchema,
+  updateWeightVersionRequestSchema,
+} from "@relax/sglang/internal";
 import { handleGenerate } from "./handle-generate";
 import type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
 import { FaultInjector, type StandinFault } from "./standin-faults";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collectSse, readableStreamToArray } from "../src/testing/index";
 import { formatSseData } from "../src/standin-http";
+import { collectSse, readableStreamToArray } from "../src/testing/index";
 
 function byteStream(parts: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({

@@ -1,6 +1,13 @@
 import { generateRequestSchema, generateResponseSchema } from "@relax/sglang/internal";
 import { afterEach, describe, expect, it } from "vitest";
-import { constantPolicy, createStandinEngine, type StandinEngine, type StandinEngineOptions, type StandinPolicyRequest, scriptedPolicy } from "../src/index";
+import {
+  constantPolicy,
+  createStandinEngine,
+  type StandinEngine,
+  type StandinEngineOptions,
+  type StandinPolicyRequest,
+  scriptedPolicy,
+} from "../src/index";
 import { collectSse, computeStandinLogprobs } from "../src/testing/index";
 import { chatPrompt, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 

@@ -1,4 +1,10 @@
-import { type AssistantTurn, type ChatRenderer, parseAssistantOutput, type TextTokenizer, type TokenLogprob } from "@relax/chat";
+import {
+  type AssistantTurn,
+  type ChatRenderer,
+  parseAssistantOutput,
+  type TextTokenizer,
+  type TokenLogprob,
+} from "@relax/chat";
 import { mergeTemplateKwargs } from "@relax/chat/internal";
 import { ContextLimitError, type TurnPlan } from "@relax/forest";
 import { type GenerateContext, ProtocolError } from "@relax/protocol";
