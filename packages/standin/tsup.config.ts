@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/cli.ts"],
+  entry: { index: "src/index.ts", cli: "src/cli.ts", "testing/index": "src/testing/index.ts" },
   format: ["esm"],
   dts: true,
   sourcemap: true,

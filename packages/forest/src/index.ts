@@ -3,16 +3,13 @@
  * The SessionForest: committed conversation states of one session, chained state hashes, longest-prefix
  * matching with transition classes and drift tolerance, token deltas, training samples, export matching and
  * snapshots. Depends only on `@relax/chat` (a `TokenRenderer` is injected); no I/O.
+ *
+ * This file is the public contract: `SessionForest`, its option / result / node / sample types, the
+ * snapshot schema and the typed errors. Test helpers are exported from `@relax/forest/testing`.
  */
 
-export { compareAssistantEcho } from "./drift/compare-assistant-echo";
-export { redactionPattern } from "./drift/compare-text";
-export {
-  DEFAULT_REDACTION_MARKERS,
-  formatHistoryEdit,
-  type HistoryEdit,
-  type HistoryEditKind,
-} from "./drift/history-edit";
+export type { HistoryEdit, HistoryEditKind } from "./drift/history-edit";
+// Errors
 export { ContextLimitError } from "./errors/context-limit-error";
 export { ExportMatchError, type ExportMatchFailure } from "./errors/export-match-error";
 export { ForestInputError } from "./errors/forest-input-error";
@@ -20,6 +17,7 @@ export { NoResponseError } from "./errors/no-response-error";
 export { SnapshotError } from "./errors/snapshot-error";
 export { StateConflictError } from "./errors/state-conflict-error";
 export { UnknownStateError } from "./errors/unknown-state-error";
+// Nodes, samples and turns
 export type {
   ForestNode,
   ObservationNode,
@@ -35,6 +33,7 @@ export type {
   TurnTrace,
   WeightVersionSpan,
 } from "./sample/training-sample";
+// The forest
 export { SessionForest } from "./session-forest";
 export type {
   BeginTurnOptions,
@@ -45,10 +44,6 @@ export type {
   MatchPolicy,
   SessionForestOptions,
 } from "./session-forest-types";
-export {
-  FOREST_SNAPSHOT_FORMAT,
-  type ForestSnapshot,
-  forestSnapshotSchema,
-} from "./snapshot/forest-snapshot";
-export { chainStateHash, hashConversationState, ROOT_STATE_HASH, seedStateHash } from "./state/state-hash";
+// Snapshots
+export { type ForestSnapshot, forestSnapshotSchema } from "./snapshot/forest-snapshot";
 export type { TurnPlan, TurnRecord, TurnStatus } from "./turn/turn-record";

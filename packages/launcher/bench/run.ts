@@ -14,12 +14,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Bench } from "tinybench";
-import {
-  LocalProcessBackend,
-  launchAgentSession,
-  parseSessionOutput,
-  resolveReaperBinary,
-} from "../src/index";
+import { LocalProcessBackend, launchAgentSession, parseSessionOutput } from "../src/index";
+import { resolveReaperBinary } from "../src/process/resolve-reaper-binary";
 
 const sessions = Number(process.env.BENCH_SESSIONS ?? 500);
 const latencyRuns = Number(process.env.BENCH_LATENCY_RUNS ?? 40);

@@ -2,7 +2,8 @@ import { spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { findSessionProcesses, launchAgentSession, sweepSessionProcesses } from "../src/index";
+import { launchAgentSession } from "../src/index";
+import { findSessionProcesses, sweepSessionProcesses } from "../src/process/sweep-session-processes";
 import { createMarkerKit, createTestBackend, shellQuote, tempDir, waitFor } from "./helpers";
 
 describe("process-group supervision (fallback without relax-reaper)", () => {

@@ -3,7 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
-import { type LocalProcessBackend, launchAgentSession, resolveReaperBinary } from "../src/index";
+import { type LocalProcessBackend, launchAgentSession } from "../src/index";
+import { resolveReaperBinary } from "../src/process/resolve-reaper-binary";
 import {
   createMarkerKit,
   createTestBackend,

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import { describe, expect, it } from "vitest";
 import {
   type ConvertedRequest,

@@ -3,12 +3,12 @@ import { CanonicalizationError, chatMessageSchema, functionToolSchema } from "@r
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
+import { describeError } from "../src/errors/describe-error";
 import {
   type ConvertedRequest,
   convertAnthropicMessagesRequest,
   convertChatCompletionsRequest,
   convertResponsesRequest,
-  describeError,
 } from "../src/index";
 import { REJECTED_CASES } from "./rejected-cases";
 

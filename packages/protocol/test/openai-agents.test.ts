@@ -1,5 +1,5 @@
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool } from "@openai/agents";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";

@@ -1,10 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import {
-  ANTHROPIC_MESSAGES_IGNORED_FIELDS,
-  CHAT_COMPLETIONS_IGNORED_FIELDS,
-  RESPONSES_IGNORED_FIELDS,
-} from "../src/index";
+import { ANTHROPIC_MESSAGES_IGNORED_FIELDS } from "../src/anthropic-messages/convert-anthropic-messages-request";
+import { CHAT_COMPLETIONS_IGNORED_FIELDS } from "../src/chat-completions/convert-chat-completions-request";
+import { RESPONSES_IGNORED_FIELDS } from "../src/responses/convert-responses-request";
 
 const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 

@@ -9,7 +9,9 @@
 import { createServer } from "node:http";
 import ky from "ky";
 import { Bench } from "tinybench";
-import { convertGenerateRequest, createSglangClient, parseGenerateResponse } from "../src/index";
+import { convertGenerateRequest } from "../src/convert-generate-request";
+import { createSglangClient } from "../src/index";
+import { parseGenerateResponse } from "../src/parse-generate-response";
 
 const OUTPUT_TOKENS = 512;
 const outputIds = Array.from({ length: OUTPUT_TOKENS }, (_, index) => 1000 + ((index * 7919) % 150_000));

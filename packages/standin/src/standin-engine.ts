@@ -5,7 +5,7 @@ import {
   pauseGenerationRequestSchema,
   updateWeightsFromDiskRequestSchema,
   updateWeightVersionRequestSchema,
-} from "@relax/sglang";
+} from "@relax/sglang/internal";
 import { handleGenerate } from "./handle-generate";
 import type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
 import { FaultInjector, type StandinFault } from "./standin-faults";

@@ -1,5 +1,5 @@
 import type { TextTokenizer } from "@relax/chat";
-import type { SamplingParamsWire } from "@relax/sglang";
+import type { SamplingParamsWire } from "@relax/sglang/internal";
 
 /**
  * What the stand-in engine asks a policy for one `/generate` request. The policy decides the text (or

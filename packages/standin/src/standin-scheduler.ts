@@ -1,5 +1,5 @@
 import type { TextTokenizer } from "@relax/chat";
-import type { SamplingParamsWire } from "@relax/sglang";
+import type { SamplingParamsWire } from "@relax/sglang/internal";
 import { callStandinPolicy } from "./call-standin-policy";
 import { ContinuationStore } from "./continuation-store";
 import { PrefixCache } from "./prefix-cache";

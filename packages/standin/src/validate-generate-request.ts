@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { TextTokenizer } from "@relax/chat";
-import { generateRequestSchema } from "@relax/sglang";
+import { generateRequestSchema } from "@relax/sglang/internal";
 import type { ResponseShape } from "./build-generate-response";
 import { HttpProblem } from "./standin-http";
 import type { StandinJob } from "./standin-scheduler";

@@ -3,7 +3,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createSglangClient } from "@relax/sglang";
 import { describe, expect, it } from "vitest";
-import { CLI_USAGE, loadStandinPolicy, runStandinCli } from "../src/index";
+import { loadStandinPolicy } from "../src/load-standin-policy";
+import { CLI_USAGE, runStandinCli } from "../src/run-standin-cli";
 import { chatPrompt, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

@@ -7,13 +7,13 @@ import {
 } from "@relax/sglang";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  computeStandinLogprobs,
   constantPolicy,
   createStandinEngine,
   type StandinEngine,
   type StandinEngineOptions,
   scriptedPolicy,
 } from "../src/index";
+import { computeStandinLogprobs } from "../src/testing/index";
 import { chatPrompt, ENDOFTEXT, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { collectSse, formatSseData, readableStreamToArray } from "../src/index";
+import { formatSseData } from "../src/standin-http";
+import { collectSse, readableStreamToArray } from "../src/testing/index";
 
 function byteStream(parts: Uint8Array[]): ReadableStream<Uint8Array> {
   return new ReadableStream({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { echoPolicy, lastMessageText, type StandinPolicyRequest, scriptedPolicy } from "../src/index";
+import { echoPolicy, type StandinPolicyRequest, scriptedPolicy } from "../src/index";
+import { lastMessageText } from "../src/policies/echo-policy";
 import { chatPrompt, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PrefixCache } from "../src/index";
+import { PrefixCache } from "../src/prefix-cache";
 
 /** The reference: longest common prefix with any stored sequence. */
 function naiveMatch(stored: number[][], ids: number[]): number {

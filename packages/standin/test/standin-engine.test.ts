@@ -1,8 +1,6 @@
-import { generateRequestSchema, generateResponseSchema } from "@relax/sglang";
+import { generateRequestSchema, generateResponseSchema } from "@relax/sglang/internal";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  collectSse,
-  computeStandinLogprobs,
   constantPolicy,
   createStandinEngine,
   type StandinEngine,
@@ -10,6 +8,7 @@ import {
   type StandinPolicyRequest,
   scriptedPolicy,
 } from "../src/index";
+import { collectSse, computeStandinLogprobs } from "../src/testing/index";
 import { chatPrompt, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

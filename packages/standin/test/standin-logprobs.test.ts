@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { computeStandinLogprobs } from "../src/index";
+import { computeStandinLogprobs } from "../src/testing/index";
 
 const ids = fc.array(fc.integer({ min: 0, max: 151_000 }), { minLength: 1, maxLength: 30 });
 

@@ -1,11 +1,11 @@
 import {
   type AssistantTurn,
   type ChatRenderer,
-  mergeTemplateKwargs,
   parseAssistantOutput,
   type TextTokenizer,
   type TokenLogprob,
 } from "@relax/chat";
+import { mergeTemplateKwargs } from "@relax/chat/internal";
 import { ContextLimitError, type TurnPlan } from "@relax/forest";
 import { type GenerateContext, ProtocolError } from "@relax/protocol";
 import {

@@ -1,5 +1,5 @@
 import type { AssistantMessage, ChatMessage, MessageContent } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import { compareText } from "./compare-text";
 import type { HistoryEdit } from "./history-edit";
 

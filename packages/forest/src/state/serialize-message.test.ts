@@ -1,5 +1,5 @@
 import type { ChatMessage } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { serializeMessage } from "./serialize-message";

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 
 const MESSAGE_KEYS = new Set(["role", "content", "reasoning_content", "tool_calls", "tool_call_id"]);
 

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import type { ChatMessage, ChatTemplateKwargs, ConversationState, FunctionTool } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import { serializeMessage } from "./serialize-message";
 
 /** Domain tag of version 1 of the chained state hash; part of every seed, so a format change never collides. */

@@ -7,7 +7,7 @@ import type {
   MessageContent,
   TokenRenderer,
 } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 
 /** Token id of `<|im_start|>` in the character renderer (outside the Unicode range). */
 export const CHAR_IM_START = 0x110000;

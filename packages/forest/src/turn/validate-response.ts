@@ -1,5 +1,5 @@
 import type { AssistantMessage } from "@relax/chat";
-import { stableStringify } from "@relax/chat";
+import { stableStringify } from "@relax/chat/internal";
 import { ForestInputError } from "../errors/forest-input-error";
 import type { ResponseFinishReason, TurnTiming } from "../node/forest-node";
 import type { WeightVersionSpan } from "../sample/training-sample";

@@ -1,9 +1,5 @@
-import {
-  CanonicalizationError,
-  canonicalizeTemplateKwargs,
-  canonicalizeTools,
-  canonicalToolArguments,
-} from "@relax/chat";
+import { CanonicalizationError, canonicalizeTemplateKwargs, canonicalizeTools } from "@relax/chat";
+import { canonicalToolArguments } from "@relax/chat/internal";
 import {
   canonicalizeProjectedMessages,
   type MessageOrigin,

@@ -1,4 +1,4 @@
-import { EMPTY_TOOL_PARAMETERS, EMPTY_TOOL_RESULT } from "@relax/chat";
+import { EMPTY_TOOL_PARAMETERS, EMPTY_TOOL_RESULT } from "@relax/chat/internal";
 import { describe, expect, it } from "vitest";
 import { convertChatCompletionsRequest } from "./convert-chat-completions-request";
 

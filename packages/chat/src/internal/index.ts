@@ -1,0 +1,11 @@
+/**
+ * @module @relax/chat/internal
+ * Canonicalisation helpers that other Relax packages share (protocol converters, the forest's state
+ * hashes, the gateway's kwargs merge). **Unstable:** these may change or disappear in any release; embed
+ * `@relax/chat` through its root entry instead.
+ */
+export { canonicalToolArguments } from "../canonical/canonical-tool-arguments";
+export { EMPTY_TOOL_RESULT } from "../canonical/canonicalize-messages";
+export { mergeTemplateKwargs } from "../canonical/canonicalize-template-kwargs";
+export { EMPTY_TOOL_PARAMETERS } from "../canonical/canonicalize-tools";
+export { stableStringify } from "../canonical/stable-stringify";
