@@ -9,7 +9,9 @@ import {
   launchAgentSession,
 } from "@relax/launcher";
 import { GatewaySession } from "../service/gateway-session";
+import type { GenerationGate } from "../service/generation-gate";
 import type { SessionRegistry } from "../service/session-registry";
+import { bindBudgetsToGate } from "./bind-budgets-to-gate";
 import type { PromptItem } from "./prompt-dataset";
 
 /** Everything a Group needs from the run; shared by all Groups. */
@@ -40,6 +42,8 @@ export interface GroupContext {
   events?: GroupEvents;
   /** Aborting it terminates every agent of the Group (the run was interrupted). */
   signal?: AbortSignal;
+  /** The run's generation gate (`relax serve`): while it is closed, the Group's budgets are paused. */
+  gate?: GenerationGate;
 }
 
 /** Progress callbacks of {@link runGroup}. */
@@ -115,6 +119,8 @@ export async function runGroup(
   const handles: AgentSessionHandle[] = [];
   const outcomes: AgentOutcome[] = [];
   let failure: { reason: string; message: string } | undefined;
+  // Generation gate hook (pause/resume for weight updates): bound once the Group is leased.
+  let unbindGate: (() => void) | undefined;
   const fail = (reason: string, message: string) => {
     failure ??= { reason, message };
   };
@@ -190,6 +196,7 @@ export async function runGroup(
       } else {
         for (const session of sessions) session.lease();
         for (const handle of handles) handle.activate();
+        if (context.gate !== undefined) unbindGate = bindBudgetsToGate(context.gate, handles);
         events?.groupLeased?.(groupId);
       }
     }
@@ -211,6 +218,7 @@ export async function runGroup(
       );
     }
   } finally {
+    unbindGate?.();
     // Nothing outlives the Group: terminate what still runs, then close every session (404 from now on).
     const settled = await Promise.all(handles.map((handle) => handle.terminate("group finished")));
     outcomes.push(...settled);
