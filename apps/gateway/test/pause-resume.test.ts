@@ -17,6 +17,13 @@ import { GatewaySession } from "../src/service/gateway-session";
 import { GenerationGate } from "../src/service/generation-gate";
 import { SessionRegistry } from "../src/service/session-registry";
 
+/** The `/generate` body fields these tests read. */
+interface GenerateBody {
+  rid: string;
+  input_ids: number[];
+  sampling_params: { max_new_tokens: number };
+}
+
 const BASE = "http://gateway.test/agentic_api";
 const SEED = 3;
 
@@ -110,18 +117,18 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
   /** Sends one chat completion; `settled` turns true when the HTTP answer arrives. */
   function ask(session: GatewaySession, text: string, signal?: AbortSignal) {
     const state = { settled: false };
-    const response = app
-      .request(
+    const response = Promise.resolve(
+      app.request(
         new Request(`${BASE}/v1/chat/completions`, {
           method: "POST",
           headers: { "content-type": "application/json", authorization: `Bearer ${session.id}` },
           body: JSON.stringify({ model: "m", messages: [{ role: "user", content: text }] }),
           ...(signal !== undefined ? { signal } : {}),
         }),
-      )
-      .finally(() => {
-        state.settled = true;
-      });
+      ),
+    ).finally(() => {
+      state.settled = true;
+    });
     return { state, response };
   }
 
@@ -173,7 +180,7 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
 
     const generates = engine.calls.filter((call) => call.path === "/generate").slice(generatesBefore);
     expect(generates).toHaveLength(2);
-    const [first, second] = generates.map((call) => call.body as Record<string, any>);
+    const [first, second] = generates.map((call) => call.body as GenerateBody);
     const produced = second!.input_ids.length - first!.input_ids.length;
     expect(produced).toBeGreaterThanOrEqual(6);
     expect(second!.input_ids).toEqual([...first!.input_ids, ...referenceOutput.slice(0, produced)]);

@@ -67,7 +67,7 @@ describe("generateWithContinuation", () => {
       ],
     });
     expect(result.weightVersion).toBeUndefined();
-    expect(requests.map((request) => [...request.inputIds])).toEqual([
+    expect(requests.map((request) => Array.from(request.inputIds))).toEqual([
       [1, 2, 3],
       [1, 2, 3, 10, 11],
     ]);

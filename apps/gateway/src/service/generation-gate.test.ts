@@ -4,7 +4,11 @@ import { GatePauseCancelledError, GatePauseTimeoutError, GenerationGate } from "
 
 function fakeEngine() {
   const aborted: string[] = [];
-  return { aborted, abort: async (rid: string) => (aborted.push(rid), [{ url: "http://w0", ok: true }]) };
+  const abort = async (rid: string) => {
+    aborted.push(rid);
+    return [{ url: "http://w0", ok: true }];
+  };
+  return { aborted, abort };
 }
 
 describe("GenerationGate", () => {
