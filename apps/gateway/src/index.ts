@@ -7,7 +7,11 @@ export { ConfigError, readConfigFile, resolveConfig } from "./config/load-config
 export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
 // relax serve: pause/resume of generation and the trainer control API.
 export * from "./control/control-schemas";
-export { convertGatePauseResult, convertGateResumeResult } from "./control/convert-gate-results";
+export {
+  convertGateError,
+  convertGatePauseResult,
+  convertGateResumeResult,
+} from "./control/convert-gate-results";
 export { CONTROL_BASE_PATH, type ControlAppOptions, createControlApp } from "./control/create-control-app";
 export {
   CONTROL_ERROR_STATUS,

@@ -20,6 +20,7 @@ export const controlErrorCodeSchema = z.enum([
   "step_out_of_order",
   "step_running",
   "not_paused",
+  "pause_cancelled",
   "pause_timeout",
   "backend_error",
   "backend_unavailable",

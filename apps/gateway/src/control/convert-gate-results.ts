@@ -1,5 +1,11 @@
-import type { GatePauseResult, GateResumeResult } from "../service/generation-gate";
+import {
+  GatePauseCancelledError,
+  type GatePauseResult,
+  GatePauseTimeoutError,
+  type GateResumeResult,
+} from "../service/generation-gate";
 import type { PauseResponse, ResumeResponse } from "./control-schemas";
+import { ControlError } from "./rollout-service";
 
 /** {@link GatePauseResult} in the wire spelling of `POST /rollout/v1/pause`. */
 export function convertGatePauseResult(result: GatePauseResult): PauseResponse {
@@ -21,4 +27,18 @@ export function convertGateResumeResult(result: GateResumeResult, stepRunning: b
     resumed_requests: result.resumedRequests,
     weight_version: result.weightVersion ?? null,
   };
+}
+
+/**
+ * A gate failure as the control API answers it: a pause timeout is 504 `pause_timeout`, a pause that a
+ * resume cancelled is 409 `pause_cancelled`; anything else is returned unchanged.
+ */
+export function convertGateError(error: unknown): unknown {
+  if (error instanceof GatePauseTimeoutError) {
+    return new ControlError({ code: "pause_timeout", message: error.message, cause: error });
+  }
+  if (error instanceof GatePauseCancelledError) {
+    return new ControlError({ code: "pause_cancelled", message: error.message, cause: error });
+  }
+  return error;
 }

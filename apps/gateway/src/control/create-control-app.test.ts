@@ -373,3 +373,40 @@ describe("trainer-api.schema.json", () => {
     expect(committed).toBe(`${JSON.stringify(createControlJsonSchema(), null, 2)}\n`);
   });
 });
+
+describe("convert-gate-results", () => {
+  it("should spell gate results and errors for the wire", async () => {
+    const { GenerationGate, GatePauseTimeoutError, GatePauseCancelledError } = await import(
+      "../service/generation-gate"
+    );
+    const { convertGateError, convertGatePauseResult, convertGateResumeResult } = await import(
+      "./convert-gate-results"
+    );
+    expect(convertGatePauseResult({ abortedRequests: 2, heldRequests: 7, quiescentMs: 18.51234 })).toEqual({
+      state: "paused",
+      aborted_requests: 2,
+      held_requests: 7,
+      quiescent_ms: 18.512,
+    });
+    const gate = new GenerationGate({ engine: { abort: async () => [] } });
+    await gate.pause();
+    expect(convertGateResumeResult(gate.resume({ weightVersion: "v3" }), false)).toEqual({
+      state: "idle",
+      resumed_requests: 0,
+      weight_version: "v3",
+    });
+    const timeout = convertGateError(new GatePauseTimeoutError({ timeoutMs: 5, generating: 1 }));
+    expect(ControlError.isInstance(timeout) && [timeout.code, timeout.status, timeout.message]).toEqual([
+      "pause_timeout",
+      504,
+      "generation did not stop within 5 ms (1 engine calls still in flight)",
+    ]);
+    const cancelled = convertGateError(new GatePauseCancelledError());
+    expect(ControlError.isInstance(cancelled) && [cancelled.code, cancelled.status]).toEqual([
+      "pause_cancelled",
+      409,
+    ]);
+    const other = new Error("x");
+    expect(convertGateError(other)).toBe(other);
+  });
+});

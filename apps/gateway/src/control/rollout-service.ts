@@ -51,6 +51,7 @@ export const CONTROL_ERROR_STATUS: Record<ControlErrorCode, 400 | 401 | 404 | 40
   step_out_of_order: 409,
   step_running: 409,
   not_paused: 409,
+  pause_cancelled: 409,
   pause_timeout: 504,
   backend_error: 502,
   backend_unavailable: 503,
