@@ -2,6 +2,9 @@ import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { TrainingRow } from "@relax/export";
 import { describe, expect, it } from "vitest";
+import { createGatewayApp } from "../service/create-gateway-app";
+import { GatePauseCancelledError, GatePauseTimeoutError, GenerationGate } from "../service/generation-gate";
+import { SessionRegistry } from "../service/session-registry";
 import {
   type ControlRecord,
   controlRecordSchema,
@@ -9,6 +12,7 @@ import {
   type StatusResponse,
   statusResponseSchema,
 } from "./control-schemas";
+import { convertGateError, convertGatePauseResult, convertGateResumeResult } from "./convert-gate-results";
 import { createControlApp } from "./create-control-app";
 import { ControlError, type ControlRecordSink, type RolloutService } from "./rollout-service";
 
@@ -376,12 +380,6 @@ describe("trainer-api.schema.json", () => {
 
 describe("convert-gate-results", () => {
   it("should spell gate results and errors for the wire", async () => {
-    const { GenerationGate, GatePauseTimeoutError, GatePauseCancelledError } = await import(
-      "../service/generation-gate"
-    );
-    const { convertGateError, convertGatePauseResult, convertGateResumeResult } = await import(
-      "./convert-gate-results"
-    );
     expect(convertGatePauseResult({ abortedRequests: 2, heldRequests: 7, quiescentMs: 18.51234 })).toEqual({
       state: "paused",
       aborted_requests: 2,
@@ -408,5 +406,30 @@ describe("convert-gate-results", () => {
     ]);
     const other = new Error("x");
     expect(convertGateError(other)).toBe(other);
+  });
+});
+
+describe("createControlApp mounted next to the agent-facing app", () => {
+  it("should serve /rollout/v1 with the token and leave the agent routes and /health alone", async () => {
+    const root = createGatewayApp({
+      registry: new SessionRegistry(),
+      generate: async () => {
+        throw new Error("unused");
+      },
+      heartbeatMs: 0,
+      controlToken: TOKEN,
+    });
+    root.route("/", createControlApp({ token: TOKEN, service: fakeService().service }));
+    const answer = await root.request("/rollout/v1/status", { headers: auth });
+    expect(answer.status).toBe(200);
+    expect((await answer.json()).next_rollout_id).toBe(2);
+    expect((await root.request("/rollout/v1/status")).status).toBe(401);
+    expect((await root.request("/health")).status).toBe(200);
+    const unknownSession = await root.request("/agentic_api/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer nobody" },
+      body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+    });
+    expect(unknownSession.status).toBe(404);
   });
 });
