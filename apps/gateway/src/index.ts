@@ -8,6 +8,7 @@ export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from
 // relax serve: pause/resume of generation and the trainer control API.
 export * from "./control/control-schemas";
 export {
+  convertGateCounts,
   convertGateError,
   convertGatePauseResult,
   convertGateResumeResult,

@@ -1,10 +1,11 @@
 import {
+  type GateCounts,
   GatePauseCancelledError,
   type GatePauseResult,
   GatePauseTimeoutError,
   type GateResumeResult,
 } from "../service/generation-gate";
-import type { PauseResponse, ResumeResponse } from "./control-schemas";
+import type { PauseResponse, ResumeResponse, StatusResponse } from "./control-schemas";
 import { ControlError } from "./rollout-service";
 
 /** {@link GatePauseResult} in the wire spelling of `POST /rollout/v1/pause`. */
@@ -27,6 +28,11 @@ export function convertGateResumeResult(result: GateResumeResult, stepRunning: b
     resumed_requests: result.resumedRequests,
     weight_version: result.weightVersion ?? null,
   };
+}
+
+/** {@link GateCounts} as the `in_flight` object of `GET /rollout/v1/status`. */
+export function convertGateCounts(counts: GateCounts): StatusResponse["in_flight"] {
+  return { generating: counts.generating, held: counts.held, aborted_partials: counts.abortedPartials };
 }
 
 /**

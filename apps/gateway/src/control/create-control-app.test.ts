@@ -12,7 +12,12 @@ import {
   type StatusResponse,
   statusResponseSchema,
 } from "./control-schemas";
-import { convertGateError, convertGatePauseResult, convertGateResumeResult } from "./convert-gate-results";
+import {
+  convertGateCounts,
+  convertGateError,
+  convertGatePauseResult,
+  convertGateResumeResult,
+} from "./convert-gate-results";
 import { createControlApp } from "./create-control-app";
 import { ControlError, type ControlRecordSink, type RolloutService } from "./rollout-service";
 
@@ -404,6 +409,11 @@ describe("convert-gate-results", () => {
       "pause_cancelled",
       409,
     ]);
+    expect(convertGateCounts({ generating: 1, held: 4, abortedPartials: 2 })).toEqual({
+      generating: 1,
+      held: 4,
+      aborted_partials: 2,
+    });
     const other = new Error("x");
     expect(convertGateError(other)).toBe(other);
   });
