@@ -78,6 +78,35 @@ describe("generateWithContinuation", () => {
     expect(result.rids).toEqual(requests.map((request) => request.rid));
   });
 
+  it("should shift the engine's own weight_versions spans by the segment offset", async () => {
+    const gate = new GenerationGate({ engine: { abort: async () => [] }, weightVersion: "trainer" });
+    const { generate } = scriptedEngine(gate, [
+      {
+        outputIds: [10, 11, 12],
+        finishReason: abort,
+        pause: true,
+        weightVersion: "e2",
+        weightVersionSpans: [
+          { version: "e1", start: 0, end: 1 },
+          { version: "e2", start: 1, end: 3 },
+        ],
+      },
+      {
+        outputIds: [13, STOP],
+        weightVersion: "e3",
+        weightVersionSpans: [{ version: "e3", start: 0, end: 2 }],
+      },
+    ]);
+    const run = generateWithContinuation({ ...base, gate, generate });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    gate.resume();
+    expect((await run).weightVersionSpans).toEqual([
+      { version: "e1", start: 0, end: 1 },
+      { version: "e2", start: 1, end: 3 },
+      { version: "e3", start: 3, end: 5 },
+    ]);
+  });
+
   it("should not continue a partial that ends in a stop token or used the whole budget", async () => {
     for (const [outputIds, finishReason] of [
       [[10, STOP], { type: "stop", matched: STOP }],

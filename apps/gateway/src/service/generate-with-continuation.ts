@@ -63,9 +63,10 @@ export interface ContinuedGeneration {
  * produced`, the same sampling and a new rid, so no generated token is lost or generated twice. A partial
  * that already ends in a stop token id (or holds a stop string) or used the whole budget is not continued.
  *
- * Seeds: the turn's `seed` is sent unchanged with every continuation. SGLang's seeded sampling draws each
- * token from the seed and the token's position in the sequence, and a continuation keeps the positions, so
- * under unchanged weights it draws what the uninterrupted request would have drawn.
+ * Seeds: the turn's `seed` is sent unchanged with every continuation. SGLang's seeded sampling (used with
+ * its deterministic inference on) draws each token from a hash of the seed and the token's position in the
+ * sequence, and a continuation keeps the positions, so the sample does not restart: under unchanged
+ * weights it draws what the uninterrupted request would have drawn.
  *
  * Weight versions: each segment is labelled by the engine's `weight_versions` spans, else its
  * `weight_version`, else the gate's trainer-named version when the call started; when some segment has no
