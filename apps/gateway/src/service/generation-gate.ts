@@ -79,6 +79,12 @@ export class GatePauseCancelledError extends Error {
 
 type TicketState = "idle" | "waiting" | "generating" | "interrupted";
 
+/** The gate's record of one ticket: the rid it is generating under, and whether a pause aborted it. */
+interface TicketRecord {
+  rid: string | undefined;
+  abortedByPause: boolean;
+}
+
 /**
  * One turn request as the gate sees it, from the turn runner's first engine call to its end. Use
  * {@link GateTicket.acquire} before each engine call, {@link GateTicket.release} after it, and
@@ -122,9 +128,9 @@ export class GenerationGate {
   readonly #reabortIntervalMs: number;
   #state: GenerationGateState = "open";
   #weightVersion: string | undefined;
-  readonly #tickets = new Map<GateTicketImpl, TicketState>();
-  readonly #generating = new Map<string, GateTicketImpl>();
-  readonly #interrupted = new Set<GateTicketImpl>();
+  readonly #tickets = new Map<TicketRecord, TicketState>();
+  readonly #generating = new Map<string, TicketRecord>();
+  readonly #interrupted = new Set<TicketRecord>();
   #openWaiters: Array<() => void> = [];
   readonly #listeners = new Set<(change: GateChange) => void>();
   #pending:
@@ -196,6 +202,8 @@ export class GenerationGate {
     }).finally(() => {
       if (timer !== undefined) clearInterval(timer);
     });
+    // Handled here so that a caller who drops the promise gets no unhandled rejection on cancel.
+    promise.catch(() => undefined);
     this.#pending = { promise, ...settle };
     for (const [rid] of aborted) this.#sendAbort(rid);
     if (this.#generating.size > 0) {
@@ -259,13 +267,16 @@ export class GenerationGate {
 
   /** Opens a ticket for one turn request (see {@link GateTicket}). */
   openTicket(): GateTicket {
-    const ticket = new GateTicketImpl(this);
+    const ticket: TicketRecord = { rid: undefined, abortedByPause: false };
     this.#tickets.set(ticket, "idle");
-    return ticket;
+    return {
+      acquire: ({ rid, signal }) => this.#acquire(ticket, rid, signal),
+      release: ({ aborted }) => this.#release(ticket, aborted),
+      close: () => this.#close(ticket),
+    };
   }
 
-  /** @internal */
-  async acquireFor(ticket: GateTicketImpl, rid: string, signal: AbortSignal): Promise<void> {
+  async #acquire(ticket: TicketRecord, rid: string, signal: AbortSignal): Promise<void> {
     if (!this.#tickets.has(ticket)) throw new Error("the gate ticket is closed");
     if (this.#generating.has(rid)) throw new Error(`rid ${rid} is already generating`);
     this.#tickets.set(ticket, this.#interrupted.has(ticket) ? "interrupted" : "waiting");
@@ -279,8 +290,7 @@ export class GenerationGate {
     this.#generating.set(rid, ticket);
   }
 
-  /** @internal */
-  releaseFor(ticket: GateTicketImpl, aborted: boolean): { abortedByPause: boolean } {
+  #release(ticket: TicketRecord, aborted: boolean): { abortedByPause: boolean } {
     const rid = ticket.rid;
     if (rid === undefined || this.#generating.get(rid) !== ticket) return { abortedByPause: false };
     this.#generating.delete(rid);
@@ -293,8 +303,7 @@ export class GenerationGate {
     return { abortedByPause };
   }
 
-  /** @internal */
-  closeFor(ticket: GateTicketImpl): void {
+  #close(ticket: TicketRecord): void {
     if (ticket.rid !== undefined && this.#generating.get(ticket.rid) === ticket) {
       this.#generating.delete(ticket.rid);
       ticket.rid = undefined;
@@ -338,23 +347,5 @@ export class GenerationGate {
       );
     });
     return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-  }
-}
-
-class GateTicketImpl implements GateTicket {
-  rid: string | undefined;
-  abortedByPause = false;
-  readonly #gate: GenerationGate;
-  constructor(gate: GenerationGate) {
-    this.#gate = gate;
-  }
-  acquire({ rid, signal }: { rid: string; signal: AbortSignal }): Promise<void> {
-    return this.#gate.acquireFor(this, rid, signal);
-  }
-  release({ aborted }: { aborted: boolean }): { abortedByPause: boolean } {
-    return this.#gate.releaseFor(this, aborted);
-  }
-  close(): void {
-    this.#gate.closeFor(this);
   }
 }
