@@ -9,7 +9,7 @@ import {
   type StandinPolicy,
 } from "@relax/standin";
 import type { Hono } from "hono";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 import { createGatewayApp } from "../src/service/create-gateway-app";
 import { createTurnRunner } from "../src/service/create-turn-runner";
@@ -53,7 +53,7 @@ function continuingPolicy(tokenizer: TextTokenizer): StandinPolicy {
 
 function replyIds(tokenizer: TextTokenizer, user: string): number[] {
   return tokenizer.encode(
-    `You said: ${user}. One two three four five six seven eight nine ten eleven twelve.`,
+    `You said: ${user}. One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen.`,
   );
 }
 
@@ -80,7 +80,7 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     engine = createStandinEngine({
       tokenizer,
       seed: SEED,
-      tokenLatencyMs: 15,
+      tokenLatencyMs: 20,
       policy: continuingPolicy(tokenizer),
     });
     sglang = createSglangClient({ baseUrl: await engine.listen(0, "127.0.0.1") });
@@ -96,6 +96,11 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
       gate,
     });
     app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
+  });
+  afterEach(async () => {
+    // Each test starts open, under the engine's initial label.
+    await sglang.updateWeightVersion({ newVersion: "default" });
+    gate.resume({ weightVersion: "default" });
   });
   afterAll(async () => {
     await engine.close();
@@ -173,7 +178,7 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     expect(reply.status).toBe(200);
     const body = await reply.json();
     expect(body.choices[0].message.content).toBe(
-      "You said: hello there. One two three four five six seven eight nine ten eleven twelve.",
+      "You said: hello there. One two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen.",
     );
     expect(body.choices[0].finish_reason).toBe("stop");
     expect(body.usage.completion_tokens).toBe(referenceOutput.length);
@@ -222,8 +227,6 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     expect(row.weight_versions).toEqual(["default", "v2"]);
     expect(trainingRowSchema.safeParse(row).success).toBe(true);
     expect(sample.turns[0]!.metadata).toMatchObject({ abortCount: 1, requestIds: [first!.rid, second!.rid] });
-    await sglang.updateWeightVersion({ newVersion: "default" });
-    gate.resume({ weightVersion: "default" });
   });
 
   it("should continue a turn aborted twice, spans merged under one label and abort_count 2", async () => {
