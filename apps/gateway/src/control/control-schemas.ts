@@ -28,6 +28,7 @@ export const controlErrorCodeSchema = z.enum([
 ]);
 export type ControlErrorCode = z.infer<typeof controlErrorCodeSchema>;
 
+/** `{code, message, path?}` inside every error body. */
 export const controlErrorSchema = z.object({
   code: controlErrorCodeSchema,
   message: z.string(),
@@ -86,6 +87,7 @@ export const healthResponseSchema = z.union([
 ]);
 export type HealthResponse = z.infer<typeof healthResponseSchema>;
 
+/** Whether a step trains or evaluates. */
 export const stepModeSchema = z.enum(["train", "eval"]);
 
 /** `GET /rollout/v1/status`. */
@@ -144,6 +146,7 @@ export type WeightsResponse = z.infer<typeof weightsResponseSchema>;
 
 // ---- NDJSON records of /steps and /evals ----
 
+/** The `summary` of `step_end`: counts, wall time in seconds, drop reasons and rollout metrics. */
 export const stepSummarySchema = z.object({
   groups: count,
   rows: count,
@@ -155,6 +158,7 @@ export const stepSummarySchema = z.object({
   metrics: z.record(z.string(), z.number()),
 });
 
+/** First record of a step. */
 export const stepStartRecordSchema = z.object({
   type: z.literal("step_start"),
   rollout_id: count,
@@ -163,11 +167,13 @@ export const stepStartRecordSchema = z.object({
   samples_per_group: count,
   weight_version: version.nullable(),
 });
+/** One training row of the step, as soon as its Group is exported. */
 export const rowRecordSchema = z.object({
   type: z.literal("row"),
   rollout_id: count,
   row: trainingRowSchema,
 });
+/** A Group that was dropped whole, with the reason. */
 export const groupDroppedRecordSchema = z.object({
   type: z.literal("group_dropped"),
   rollout_id: count,
@@ -176,22 +182,27 @@ export const groupDroppedRecordSchema = z.object({
   reason: z.string(),
   message: z.string(),
 });
+/** One eval row of a dataset. */
 export const evalRowRecordSchema = z.object({
   type: z.literal("eval_row"),
   dataset: z.string(),
   row: trainingRowSchema,
 });
+/** End of one eval dataset, with its summary. */
 export const evalEndRecordSchema = z.object({
   type: z.literal("eval_end"),
   dataset: z.string(),
   summary: z.record(z.string(), z.unknown()),
 });
+/** Last record of a step that completed. */
 export const stepEndRecordSchema = z.object({
   type: z.literal("step_end"),
   rollout_id: count,
   summary: stepSummarySchema,
 });
+/** Last record of `POST /evals`. */
 export const evalsEndRecordSchema = z.object({ type: z.literal("evals_end"), rollout_id: count });
+/** Last record of a stream that failed after its first record. */
 export const errorRecordSchema = z.object({
   type: z.literal("error"),
   error: z.object({ code: z.string(), message: z.string() }),
