@@ -14,6 +14,7 @@ export {
   convertGateResumeResult,
 } from "./control/convert-gate-results";
 export { CONTROL_BASE_PATH, type ControlAppOptions, createControlApp } from "./control/create-control-app";
+export { createGateControls, type GateControlsOptions } from "./control/create-gate-controls";
 export {
   CONTROL_ERROR_STATUS,
   ControlError,
