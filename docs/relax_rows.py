@@ -38,6 +38,8 @@ ROW_FIELDS = {
     "prompt_length": int,
     "status": str,
     "weight_versions": list,
+    "weight_version_spans": list,
+    "abort_count": int,
     "rollout_id": str,
     "group_index": int,
     "session_id": str,

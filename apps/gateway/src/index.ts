@@ -5,6 +5,24 @@
  */
 export { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
 export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
+// relax serve: pause/resume of generation and the trainer control API.
+export * from "./control/control-schemas";
+export {
+  convertGateCounts,
+  convertGateError,
+  convertGatePauseResult,
+  convertGateResumeResult,
+} from "./control/convert-gate-results";
+export { CONTROL_BASE_PATH, type ControlAppOptions, createControlApp } from "./control/create-control-app";
+export { createGateControls, type GateControlsOptions } from "./control/create-gate-controls";
+export {
+  CONTROL_ERROR_STATUS,
+  ControlError,
+  type ControlRecordSink,
+  type RolloutService,
+} from "./control/rollout-service";
+export { readBearerToken, tokensEqual } from "./control/tokens-equal";
+export { type BudgetControl, bindBudgetsToGate } from "./controller/bind-budgets-to-gate";
 export { type PromptItem, readPromptDataset } from "./controller/prompt-dataset";
 export {
   type ControllerStepOptions,
@@ -37,4 +55,22 @@ export {
 } from "./service/create-turn-runner";
 export { GroupDroppedError, SessionNotFoundError } from "./service/gateway-errors";
 export { GatewaySession } from "./service/gateway-session";
+export {
+  type ContinuedGeneration,
+  type GenerateWithContinuationOptions,
+  generateWithContinuation,
+} from "./service/generate-with-continuation";
+export {
+  type GateChange,
+  type GateCounts,
+  type GateEngine,
+  GatePauseCancelledError,
+  type GatePauseResult,
+  GatePauseTimeoutError,
+  type GateResumeResult,
+  type GateTicket,
+  GenerationGate,
+  type GenerationGateOptions,
+  type GenerationGateState,
+} from "./service/generation-gate";
 export { SessionRegistry } from "./service/session-registry";

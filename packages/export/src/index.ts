@@ -72,6 +72,11 @@ export type { ExportRecordLike, RewardValue, SessionOutputLike } from "./plan/se
 // Rewards
 export type { GroupRewardFunction, RewardFunction, RewardFunctionInput } from "./reward/reward-function";
 // Rows
+export {
+  abortCountOf,
+  type BuildTrainingRowOptions,
+  buildTrainingRow,
+} from "./rows/build-training-row";
 export { createTrainingRowJsonSchema, type TrainingRow, trainingRowSchema } from "./rows/training-row";
 export {
   formatTrainingRowsJsonl,

@@ -10,7 +10,9 @@ import {
   launchAgentSession,
 } from "@relax/launcher";
 import { GatewaySession } from "../service/gateway-session";
+import type { GenerationGate } from "../service/generation-gate";
 import type { SessionRegistry } from "../service/session-registry";
+import { bindBudgetsToGate } from "./bind-budgets-to-gate";
 import type { PromptItem } from "./prompt-dataset";
 
 /**
@@ -50,6 +52,8 @@ export interface GroupContext {
   signal?: AbortSignal;
   /** How an agent is started. @default launchAgentSession (`bash -lc <agentCommand>` per session) */
   launchAgent?: LaunchAgent;
+  /** The run's generation gate (`relax serve`): while it is closed, the Group's budgets are paused. */
+  gate?: GenerationGate;
 }
 
 /** Progress callbacks of {@link runGroup}. */
@@ -129,6 +133,8 @@ export async function runGroup(
   const handles: AgentSessionHandle[] = [];
   const outcomes: AgentOutcome[] = [];
   let failure: { reason: string; message: string } | undefined;
+  // Generation gate hook (pause/resume for weight updates): bound once the Group is leased.
+  let unbindGate: (() => void) | undefined;
   const fail = (reason: string, message: string) => {
     failure ??= { reason, message };
   };
@@ -207,6 +213,7 @@ export async function runGroup(
       } else {
         for (const session of sessions) session.lease();
         for (const handle of handles) handle.activate();
+        if (context.gate !== undefined) unbindGate = bindBudgetsToGate(context.gate, handles);
         events?.groupLeased?.(groupId);
       }
     }
@@ -228,6 +235,7 @@ export async function runGroup(
       );
     }
   } finally {
+    unbindGate?.();
     // Nothing outlives the Group: terminate what still runs, then close every session (404 from now on).
     const settled = await Promise.all(handles.map((handle) => handle.terminate("group finished")));
     outcomes.push(...settled);

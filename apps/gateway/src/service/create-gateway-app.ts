@@ -1,6 +1,12 @@
 import type { AssistantTurn } from "@relax/chat";
-import { createProtocolHandler, type GenerateContext, type ProtocolHandlerOptions } from "@relax/protocol";
+import {
+  createProtocolHandler,
+  type GenerateContext,
+  ProtocolError,
+  type ProtocolHandlerOptions,
+} from "@relax/protocol";
 import { Hono } from "hono";
+import { tokensEqual } from "../control/tokens-equal";
 import type { SessionRegistry } from "./session-registry";
 
 /** Options of {@link createGatewayApp}. */
@@ -17,6 +23,11 @@ export interface GatewayAppOptions {
   health?: () => Record<string, unknown>;
   onWarning?: ProtocolHandlerOptions["onWarning"];
   onRequestEnd?: ProtocolHandlerOptions["onRequestEnd"];
+  /**
+   * The trainer's control token (`relax serve`): presented as a session credential it is refused with
+   * 401 `authentication_error` in the agent protocol's format (compared in constant time).
+   */
+  controlToken?: string;
 }
 
 /**
@@ -32,7 +43,16 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
   const { registry, basePath = "/agentic_api", modelName = "relax", heartbeatMs = 15_000 } = options;
   const handler = createProtocolHandler({
     generate: options.generate,
-    authenticate: (sessionId) => registry.get(sessionId) !== undefined,
+    authenticate: (sessionId) => {
+      if (options.controlToken !== undefined && tokensEqual(sessionId, options.controlToken)) {
+        throw new ProtocolError({
+          status: 401,
+          code: "authentication_error",
+          message: "the control token is not a session credential",
+        });
+      }
+      return registry.get(sessionId) !== undefined;
+    },
     heartbeatMs,
     basePath,
     defaultModel: modelName,

@@ -10,7 +10,6 @@ import { ContextLimitError, type TurnPlan } from "@relax/forest";
 import { type GenerateContext, ProtocolError } from "@relax/protocol";
 import {
   ContextLengthError,
-  createRequestId,
   type GenerateOptions,
   type GenerateResult,
   SglangApiError,
@@ -19,6 +18,8 @@ import {
   SglangTimeoutError,
 } from "@relax/sglang";
 import { SessionNotFoundError } from "./gateway-errors";
+import { generateWithContinuation } from "./generate-with-continuation";
+import type { GenerationGate } from "./generation-gate";
 import type { SessionRegistry } from "./session-registry";
 
 /** Sampling settings of the rollout; the agent's own `temperature`/`top_p` are ignored (seed 000). */
@@ -43,6 +44,11 @@ export interface TurnRunnerOptions {
   reasoningParser?: string;
   /** Called after every committed or failed turn, for logs and metrics. */
   onTurn?: (event: TurnEvent) => void;
+  /**
+   * The run's pause/resume gate (`relax serve`): engine calls wait while it is closed, and a generation a
+   * pause aborted continues from its partial output on resume. Without it, one engine call per turn.
+   */
+  gate?: GenerationGate;
 }
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
@@ -54,7 +60,7 @@ export interface TurnEvent {
   promptTokens: number;
   completionTokens: number;
   cachedTokens?: number;
-  /** Milliseconds the request spent held at the first-request barrier. */
+  /** Milliseconds the request spent held at the first-request barrier or a paused generation gate. */
   heldMs: number;
   /** Milliseconds in the engine call. */
   engineMs: number;
@@ -75,7 +81,7 @@ export interface TurnEvent {
 export function createTurnRunner(
   options: TurnRunnerOptions,
 ): (context: GenerateContext) => Promise<AssistantTurn> {
-  const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn } = options;
+  const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn, gate } = options;
   const stopTokenIds = [...tokenizer.stopTokenIds];
   const generateOrMap = async (request: GenerateOptions): Promise<GenerateResult> => {
     try {
@@ -111,35 +117,35 @@ export function createTurnRunner(
       await session.waitForLease(signal);
       heldMs = performance.now() - heldFrom;
 
-      const rid = createRequestId();
-      const engineFrom = performance.now();
-      session.generationStarted();
-      let result: GenerateResult;
-      try {
-        result = await generateOrMap({
-          inputIds: plan.inputIds,
-          rid,
-          signal,
-          routingKey: sessionId,
-          sampling: {
-            maxNewTokens: plan.maxNewTokens ?? requestedMax,
-            temperature: sampling.temperature,
-            topP: sampling.topP,
-            topK: sampling.topK,
-            stopTokenIds,
-            ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
-            // The agent's own seed wins; otherwise the session's deterministic seed for this turn, if any.
-            ...(request.seed !== undefined
-              ? { seed: request.seed }
-              : session.samplingSeedBase !== undefined
-                ? { seed: session.samplingSeedBase + plan.turnId }
-                : {}),
-          },
-        });
-      } finally {
-        session.generationEnded();
-        engineMs = performance.now() - engineFrom;
-      }
+      const generation = await generateWithContinuation({
+        generate: generateOrMap,
+        ...(gate !== undefined ? { gate } : {}),
+        inputIds: plan.inputIds,
+        signal,
+        routingKey: sessionId,
+        onEngineStart: () => session.generationStarted(),
+        onEngineEnd: () => session.generationEnded(),
+        decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
+        sampling: {
+          maxNewTokens: plan.maxNewTokens ?? requestedMax,
+          temperature: sampling.temperature,
+          topP: sampling.topP,
+          topK: sampling.topK,
+          stopTokenIds,
+          ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
+          // The agent's own seed wins; otherwise the session's deterministic seed for this turn, if any.
+          // A continuation after a pause keeps the seed (see generateWithContinuation).
+          ...(request.seed !== undefined
+            ? { seed: request.seed }
+            : session.samplingSeedBase !== undefined
+              ? { seed: session.samplingSeedBase + plan.turnId }
+              : {}),
+        },
+      });
+      heldMs += generation.heldMs;
+      engineMs = generation.engineMs;
+      const rid = generation.rids[0]!;
+      const result = generation;
       if (result.finishReason.type === "abort") {
         signal.throwIfAborted();
         throw new ProtocolError({
@@ -174,7 +180,14 @@ export function createTurnRunner(
           wallSeconds: (performance.now() - started) / 1000,
           generationSeconds: engineMs / 1000,
         },
-        metadata: { requestId: rid, ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}) },
+        metadata: {
+          requestId: rid,
+          ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}),
+          // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
+          ...(generation.abortCount > 0
+            ? { abortCount: generation.abortCount, requestIds: generation.rids }
+            : {}),
+        },
       });
       session.stats.turns++;
       session.stats.generatedTokens += result.outputIds.length;

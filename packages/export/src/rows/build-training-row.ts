@@ -53,6 +53,8 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     prompt_length: promptLength,
     status: sample.status,
     weight_versions: sample.weightVersions,
+    weight_version_spans: sample.weightVersionSpans,
+    abort_count: abortCountOf(sample),
     rollout_id: sample.rolloutId,
     group_index: groupIndex,
     session_id: sample.sessionId,
@@ -62,6 +64,19 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     stop_reason: stopReasonOf({ sample, metadata }),
     metadata,
   };
+}
+
+/**
+ * How many times a turn on the sample's lineage was aborted by a pause and continued: the sum of the
+ * `abortCount` the gateway writes into each committed turn's metadata (absent counts as 0).
+ */
+export function abortCountOf(sample: TrainingSample): number {
+  let total = 0;
+  for (const turn of sample.turns) {
+    const count = turn.metadata?.abortCount;
+    if (typeof count === "number" && Number.isInteger(count) && count > 0) total += count;
+  }
+  return total;
 }
 
 /**

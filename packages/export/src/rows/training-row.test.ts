@@ -71,6 +71,44 @@ describe("buildTrainingRow", () => {
     expect(row.stop_reason).toBe("tool_budget");
   });
 
+  it("should sum the turns' abortCount into abort_count and keep the response-relative version spans", () => {
+    expect(sampleRow().abort_count).toBe(0);
+    const [firstTurn, secondTurn] = sample.turns;
+    const spans = [
+      { version: "v1", start: 0, end: 2 },
+      { version: "v2", start: 2, end: sample.responseLength },
+    ];
+    const paused = {
+      ...sample,
+      weightVersionSpans: spans,
+      turns: [
+        { ...firstTurn!, metadata: { requestId: "a", abortCount: 2 } },
+        { ...secondTurn!, metadata: { requestId: "b", abortCount: 1 } },
+      ],
+    };
+    const row = buildTrainingRow({
+      sample: paused,
+      groupIndex: 0,
+      contextName: null,
+      metadata: {},
+      reward: 1,
+      advantage: 0,
+    });
+    expect(row.abort_count).toBe(3);
+    expect(row.weight_version_spans).toEqual(spans);
+    expect(trainingRowSchema.safeParse(row).success).toBe(true);
+    const outside = trainingRowSchema.safeParse({
+      ...row,
+      weight_version_spans: [{ version: "v1", start: 1, end: row.response_length + 1 }],
+    });
+    expect(outside.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([
+      [
+        "weight_version_spans.0",
+        `[1, ${row.response_length + 1}) must be non-empty, in order and inside [0, ${row.response_length})`,
+      ],
+    ]);
+  });
+
   it("should refuse a non-finite advantage or an inconsistent sample", () => {
     const base = { sample, groupIndex: 0, contextName: null, metadata: {}, reward: 1 };
     expect(() => buildTrainingRow({ ...base, advantage: Number.NaN })).toThrow(

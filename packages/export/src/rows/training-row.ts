@@ -42,6 +42,26 @@ export const trainingRowSchema = z
     weight_versions: z
       .array(z.string())
       .describe("Distinct engine weight versions on the lineage, in order of first use."),
+    weight_version_spans: z
+      .array(
+        z.object({
+          version: z.string().describe("Weight version label."),
+          start: z.number().int().min(0).describe("First response position (relative to `prompt_length`)."),
+          end: z.number().int().min(0).describe("End response position, exclusive."),
+        }),
+      )
+      .describe(
+        "Which weight version generated which tokens: `[start, end)` spans over `tokens[prompt_length:]`, " +
+          "covering generated tokens only (observation tokens between turns are not in any span).",
+      ),
+    abort_count: z
+      .number()
+      .int()
+      .min(0)
+      .describe(
+        "How many times a turn on the lineage was aborted mid-generation (a pause for a weight update) and " +
+          "continued from its partial output; summed over the turns.",
+      ),
     rollout_id: z.string().describe("Shared by every row exported from the same session (sibling contexts)."),
     group_index: z.number().int().min(0).describe("Index of the sampled Group (prompt) within the step."),
     session_id: z.string().describe("The session (one agent run) this row comes from."),
@@ -77,6 +97,16 @@ export const trainingRowSchema = z
       if (row.advantages[i] !== 0) issue(["advantages", i], "must be 0 where loss_mask is 0");
       if (row.rollout_log_probs[i] !== 0) issue(["rollout_log_probs", i], "must be 0 where loss_mask is 0");
     }
+    let previousEnd = 0;
+    row.weight_version_spans.forEach((span, i) => {
+      if (span.start < previousEnd || span.end <= span.start || span.end > row.response_length) {
+        issue(
+          ["weight_version_spans", i],
+          `[${span.start}, ${span.end}) must be non-empty, in order and inside [0, ${row.response_length})`,
+        );
+      }
+      previousEnd = span.end;
+    });
   });
 
 /** A training row (see {@link trainingRowSchema}). */

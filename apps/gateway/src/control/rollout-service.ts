@@ -1,0 +1,98 @@
+import type {
+  ControlErrorCode,
+  ControlRecord,
+  HealthResponse,
+  PauseResponse,
+  ResumeResponse,
+  StatusResponse,
+  WeightsResponse,
+} from "./control-schemas";
+
+/** Receives the NDJSON records of a step or an eval run, as they happen. Never throws. */
+export type ControlRecordSink = (record: ControlRecord) => void;
+
+/**
+ * What the trainer control API drives: the long-lived rollout service of `relax serve`. Answers are in
+ * the wire spelling of `control-schemas.ts`. A refusal is a {@link ControlError} (e.g. 409
+ * `step_out_of_order`); any other error is a 500 `internal_error`.
+ */
+export interface RolloutService {
+  status(): StatusResponse | Promise<StatusResponse>;
+  health(): Promise<HealthResponse>;
+  /**
+   * Runs step `rolloutId` and reports its records to `sink`, `step_start` first and `step_end` last.
+   * Refusals (out of order, already running) must be thrown before the first record; an error after it
+   * becomes the stream's final `error` record. The step runs to the end even when nobody reads the
+   * stream any more.
+   */
+  runStep(request: { rolloutId: number; weightVersion?: string }, sink: ControlRecordSink): Promise<void>;
+  /** Runs the eval datasets now (`eval_row`, `eval_end` per dataset, then `evals_end`); same contract. */
+  runEvals(request: { rolloutId: number; datasets?: string[] }, sink: ControlRecordSink): Promise<void>;
+  /** Stops generation for a weight update; resolves once nothing is generating. */
+  pause(request: { timeoutMs?: number }): Promise<PauseResponse>;
+  /** Continues every held request under `weightVersion`. */
+  resume(request: { weightVersion?: string }): Promise<ResumeResponse>;
+  /** SGLang `/update_weights_from_disk` on every worker; throws 409 `not_paused` unless paused. */
+  updateWeightsFromDisk(request: {
+    modelPath: string;
+    weightVersion?: string;
+    loadFormat: string | null;
+    flushCache: boolean;
+  }): Promise<WeightsResponse>;
+}
+
+const marker = Symbol.for("relax.error.ControlError");
+
+/** HTTP status of each control error code. */
+export const CONTROL_ERROR_STATUS: Record<ControlErrorCode, 400 | 401 | 404 | 409 | 500 | 502 | 503 | 504> = {
+  invalid_body: 400,
+  unauthorized: 401,
+  not_found: 404,
+  step_out_of_order: 409,
+  step_running: 409,
+  not_paused: 409,
+  pause_cancelled: 409,
+  pause_timeout: 504,
+  backend_error: 502,
+  backend_unavailable: 503,
+  internal_error: 500,
+};
+
+/**
+ * A refusal or failure the control API answers with `{"error": {code, message, path?}}` and the code's
+ * status ({@link CONTROL_ERROR_STATUS}).
+ *
+ * @example
+ * throw new ControlError({ code: "step_out_of_order", message: "rollout_id 3 asked, next is 2", path: "rollout_id" });
+ */
+export class ControlError extends Error {
+  readonly [marker] = true;
+  override readonly name = "ControlError";
+  readonly code: ControlErrorCode;
+  readonly path?: string;
+
+  constructor({
+    code,
+    message,
+    path,
+    cause,
+  }: {
+    code: ControlErrorCode;
+    message: string;
+    path?: string;
+    cause?: unknown;
+  }) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.code = code;
+    if (path !== undefined) this.path = path;
+  }
+
+  get status(): number {
+    return CONTROL_ERROR_STATUS[this.code];
+  }
+
+  /** True for any `ControlError`, including one from another copy of this module. */
+  static isInstance(error: unknown): error is ControlError {
+    return typeof error === "object" && error !== null && marker in error;
+  }
+}

@@ -1,0 +1,126 @@
+import { describe, expect, it } from "vitest";
+import { bindBudgetsToGate } from "../controller/bind-budgets-to-gate";
+import { GatePauseCancelledError, GatePauseTimeoutError, GenerationGate } from "./generation-gate";
+
+function fakeEngine() {
+  const aborted: string[] = [];
+  const abort = async (rid: string) => {
+    aborted.push(rid);
+    return [{ url: "http://w0", ok: true }];
+  };
+  return { aborted, abort };
+}
+
+describe("GenerationGate", () => {
+  it("should pause at once with nothing in flight, idempotently, and tell listeners", async () => {
+    const engine = fakeEngine();
+    const gate = new GenerationGate({ engine, weightVersion: "v1" });
+    const changes: string[] = [];
+    gate.onChange(({ state, weightVersion }) => changes.push(`${state}:${weightVersion}`));
+    expect(await gate.pause()).toMatchObject({ abortedRequests: 0, heldRequests: 0 });
+    expect(await gate.pause()).toEqual({ abortedRequests: 0, heldRequests: 0, quiescentMs: 0 });
+    expect(gate.resume({ weightVersion: "v2" })).toEqual({ resumedRequests: 0, weightVersion: "v2" });
+    expect(gate.resume()).toEqual({ resumedRequests: 0, weightVersion: "v2" });
+    expect(changes).toEqual(["pausing:v1", "paused:v1", "open:v2"]);
+    expect(engine.aborted).toEqual([]);
+  });
+
+  it("should abort every in-flight rid, resolve on the last release and hold new calls until resume", async () => {
+    const engine = fakeEngine();
+    const gate = new GenerationGate({ engine });
+    const signal = new AbortController().signal;
+    const a = gate.openTicket();
+    const b = gate.openTicket();
+    await a.acquire({ rid: "rid-a", signal });
+    await b.acquire({ rid: "rid-b", signal });
+    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0 });
+    let resolved = false;
+    const pausing = gate.pause().then((result) => {
+      resolved = true;
+      return result;
+    });
+    expect(engine.aborted).toEqual(["rid-a", "rid-b"]);
+    expect(a.release({ aborted: true })).toEqual({ abortedByPause: true });
+    await Promise.resolve();
+    expect(resolved).toBe(false);
+    // b's abort came too late: it finished normally, so it is no partial to continue.
+    expect(b.release({ aborted: false })).toEqual({ abortedByPause: false });
+    const result = await pausing;
+    expect(result).toMatchObject({ abortedRequests: 2, heldRequests: 1 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1 });
+
+    let started = false;
+    const next = a.acquire({ rid: "rid-a2", signal }).then(() => {
+      started = true;
+    });
+    const c = gate.openTicket();
+    const cStarted = c.acquire({ rid: "rid-c", signal });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(started).toBe(false);
+    expect(gate.counts()).toEqual({ generating: 0, held: 2, abortedPartials: 1 });
+    expect(gate.resume()).toEqual({ resumedRequests: 2, weightVersion: undefined });
+    await next;
+    await cStarted;
+    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0 });
+    b.close();
+    a.close();
+    c.close();
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0 });
+  });
+
+  it("should re-send aborts while pausing, time out without reopening, and share a pending pause", async () => {
+    const engine = fakeEngine();
+    const gate = new GenerationGate({ engine, reabortIntervalMs: 10 });
+    const ticket = gate.openTicket();
+    await ticket.acquire({ rid: "slow", signal: new AbortController().signal });
+    const first = gate.pause();
+    await expect(gate.pause({ timeoutMs: 35 })).rejects.toBeInstanceOf(GatePauseTimeoutError);
+    expect(gate.state).toBe("pausing");
+    expect(engine.aborted.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(engine.aborted)).toEqual(new Set(["slow"]));
+    ticket.release({ aborted: true });
+    expect(await first).toMatchObject({ abortedRequests: 1, heldRequests: 1 });
+  });
+
+  it("should reject a pending pause when resume comes first, and reject a held acquire on disconnect", async () => {
+    const gate = new GenerationGate({ engine: fakeEngine() });
+    const ticket = gate.openTicket();
+    await ticket.acquire({ rid: "r1", signal: new AbortController().signal });
+    const pausing = gate.pause();
+    gate.resume();
+    await expect(pausing).rejects.toBeInstanceOf(GatePauseCancelledError);
+    expect(gate.state).toBe("open");
+    ticket.release({ aborted: false });
+
+    await gate.pause();
+    const client = new AbortController();
+    const held = ticket.acquire({ rid: "r2", signal: client.signal });
+    client.abort(new Error("client went away"));
+    await expect(held).rejects.toThrow("client went away");
+    ticket.close();
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0 });
+  });
+});
+
+describe("bindBudgetsToGate", () => {
+  it("should pause the budgets while the gate is closed and resume them when it opens", async () => {
+    const gate = new GenerationGate({ engine: fakeEngine() });
+    const calls: string[] = [];
+    const handle = (name: string) => ({
+      pause: () => calls.push(`${name}.pause`),
+      resume: () => calls.push(`${name}.resume`),
+    });
+    const unbind = bindBudgetsToGate(gate, [handle("a"), handle("b")]);
+    expect(calls).toEqual([]);
+    await gate.pause();
+    expect(calls).toEqual(["a.pause", "b.pause"]);
+    gate.resume();
+    expect(calls).toEqual(["a.pause", "b.pause", "a.resume", "b.resume"]);
+    unbind();
+    await gate.pause();
+    expect(calls).toHaveLength(4);
+    // Bound while already paused: paused at once.
+    bindBudgetsToGate(gate, [handle("c")]);
+    expect(calls.at(-1)).toBe("c.pause");
+  });
+});

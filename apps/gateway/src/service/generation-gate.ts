@@ -1,0 +1,351 @@
+import type { AbortOutcome } from "@relax/sglang";
+
+/**
+ * Where generation stands: `open` (engine calls may start), `pausing` (closed; aborts sent, waiting for
+ * the in-flight engine calls to return), `paused` (closed and nothing generating).
+ */
+export type GenerationGateState = "open" | "pausing" | "paused";
+
+/** Result of {@link GenerationGate.pause}. */
+export interface GatePauseResult {
+  /** Engine calls aborted by this pause (0 when the gate was already paused). */
+  abortedRequests: number;
+  /** Turn requests held open (waiting at the gate, or interrupted and waiting to continue) at quiescence. */
+  heldRequests: number;
+  /** Milliseconds from the pause call until nothing was generating. */
+  quiescentMs: number;
+}
+
+/** Result of {@link GenerationGate.resume}. */
+export interface GateResumeResult {
+  /** Held turn requests released (0 when the gate was open). */
+  resumedRequests: number;
+  /** The trainer-named weight version now in effect (`undefined` when none was ever named). */
+  weightVersion: string | undefined;
+}
+
+/** Live counts of a gate, for status endpoints. */
+export interface GateCounts {
+  /** Engine calls in flight. */
+  generating: number;
+  /** Turn requests waiting at the closed gate, interrupted ones included. */
+  held: number;
+  /** Turn requests whose generation a pause aborted, holding a partial output to continue from. */
+  abortedPartials: number;
+}
+
+/** What a gate listener is told on every state change. */
+export interface GateChange {
+  state: GenerationGateState;
+  weightVersion: string | undefined;
+}
+
+/** The part of the SGLang client a gate uses: aborting a rid on every worker. */
+export interface GateEngine {
+  abort(rid: string): Promise<AbortOutcome[]>;
+}
+
+/** Options of {@link GenerationGate}. */
+export interface GenerationGateOptions {
+  /** Receives `/abort_request` by rid on every worker (the run's `SglangClient`). */
+  engine: GateEngine;
+  /** The trainer-named weight version at start (labels tokens whose engine result names none). */
+  weightVersion?: string;
+  /**
+   * While pausing, aborts are re-sent at this interval for calls still in flight: SGLang drops an abort
+   * for a rid it has not registered yet, so a call that was on the wire when the first abort went out
+   * would otherwise generate to the end. In ms. @default 250
+   */
+  reabortIntervalMs?: number;
+}
+
+/** Thrown by {@link GenerationGate.pause} when quiescence takes longer than `timeoutMs`; the gate stays closed. */
+export class GatePauseTimeoutError extends Error {
+  override readonly name = "GatePauseTimeoutError";
+  readonly generating: number;
+  constructor({ timeoutMs, generating }: { timeoutMs: number; generating: number }) {
+    super(`generation did not stop within ${timeoutMs} ms (${generating} engine calls still in flight)`);
+    this.generating = generating;
+  }
+}
+
+/** Thrown by a pending {@link GenerationGate.pause} when `resume` reopened the gate before quiescence. */
+export class GatePauseCancelledError extends Error {
+  override readonly name = "GatePauseCancelledError";
+  constructor() {
+    super("resumed before generation stopped");
+  }
+}
+
+type TicketState = "idle" | "waiting" | "generating" | "interrupted";
+
+/** The gate's record of one ticket: the rid it is generating under, and whether a pause aborted it. */
+interface TicketRecord {
+  rid: string | undefined;
+  abortedByPause: boolean;
+}
+
+/**
+ * One turn request as the gate sees it, from the turn runner's first engine call to its end. Use
+ * {@link GateTicket.acquire} before each engine call, {@link GateTicket.release} after it, and
+ * {@link GateTicket.close} when the request ends (in a `finally`).
+ */
+export interface GateTicket {
+  /**
+   * Waits until the gate is open, then registers an engine call under `rid` — the check and the
+   * registration happen in one synchronous step, so no call starts on a closed gate. Counts as held
+   * while waiting on a closed gate.
+   * @throws the `signal`'s reason when it aborts while waiting.
+   */
+  acquire(options: { rid: string; signal: AbortSignal }): Promise<void>;
+  /**
+   * The engine call returned; `aborted` says whether it ended with `finish_reason: abort`. Returns
+   * whether a pause caused that abort (then the request counts as held, with a partial output, until its
+   * next `acquire` or `close`). A call the pause tried to abort but that finished normally (its abort
+   * reached the engine too late) returns `false`.
+   */
+  release(options: { aborted: boolean }): { abortedByPause: boolean };
+  /** The request ended (answered, failed or disconnected). Idempotent. */
+  close(): void;
+}
+
+/**
+ * Pause / resume of generation for a weight update, shared by every session of a run. `pause()` closes
+ * the gate, aborts every in-flight engine call by its rid (SGLang `/abort_request` on every worker; the
+ * engine answers each with its partial output and `finish_reason: abort`) and resolves once nothing is
+ * generating; turn requests wait at the gate with their HTTP call held open. `resume()` reopens it, so a
+ * held request continues (the turn runner continues an interrupted one from its partial output).
+ * Listeners ({@link GenerationGate.onChange}) let Groups pause the agents' active-time budgets.
+ *
+ * @example
+ * const gate = new GenerationGate({ engine: sglang, weightVersion: "v1" });
+ * await gate.pause(); // { abortedRequests: 3, heldRequests: 8, quiescentMs: 12.5 }
+ * await sglang.updateWeightsFromDisk({ modelPath: "/ckpt/2", weightVersion: "v2" });
+ * gate.resume({ weightVersion: "v2" }); // { resumedRequests: 8, weightVersion: "v2" }
+ */
+export class GenerationGate {
+  readonly #engine: GateEngine;
+  readonly #reabortIntervalMs: number;
+  #state: GenerationGateState = "open";
+  #weightVersion: string | undefined;
+  readonly #tickets = new Map<TicketRecord, TicketState>();
+  readonly #generating = new Map<string, TicketRecord>();
+  readonly #interrupted = new Set<TicketRecord>();
+  #openWaiters: Array<() => void> = [];
+  readonly #listeners = new Set<(change: GateChange) => void>();
+  #pending:
+    | {
+        promise: Promise<GatePauseResult>;
+        resolve: () => void;
+        reject: (error: unknown) => void;
+      }
+    | undefined;
+
+  constructor(options: GenerationGateOptions) {
+    this.#engine = options.engine;
+    this.#weightVersion = options.weightVersion;
+    this.#reabortIntervalMs = options.reabortIntervalMs ?? 250;
+  }
+
+  get state(): GenerationGateState {
+    return this.#state;
+  }
+
+  /** The last weight version named by the trainer (constructor or `resume`), or `undefined`. */
+  get weightVersion(): string | undefined {
+    return this.#weightVersion;
+  }
+
+  /** Names the weight version the engine serves now, without pausing (e.g. at step start). */
+  setWeightVersion(version: string): void {
+    if (version === this.#weightVersion) return;
+    this.#weightVersion = version;
+    this.#emit();
+  }
+
+  counts(): GateCounts {
+    let held = 0;
+    for (const state of this.#tickets.values()) {
+      if (state === "interrupted" || (state === "waiting" && this.#state !== "open")) held++;
+    }
+    return { generating: this.#generating.size, held, abortedPartials: this.#interrupted.size };
+  }
+
+  /**
+   * Closes the gate, aborts every in-flight engine call by rid, and resolves once none is left. While
+   * already paused it resolves at once with `abortedRequests: 0`; while pausing it returns the pending
+   * pause.
+   * @throws GatePauseTimeoutError when calls are still in flight after `timeoutMs` (the gate stays closed).
+   * @throws GatePauseCancelledError when `resume` reopens the gate first.
+   */
+  pause(options: { timeoutMs?: number } = {}): Promise<GatePauseResult> {
+    if (this.#state === "paused") {
+      return Promise.resolve({ abortedRequests: 0, heldRequests: this.counts().held, quiescentMs: 0 });
+    }
+    if (this.#pending !== undefined) return this.#withTimeout(this.#pending.promise, options.timeoutMs);
+    const started = performance.now();
+    this.#state = "pausing";
+    const aborted = [...this.#generating.entries()];
+    for (const [, ticket] of aborted) ticket.abortedByPause = true;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let settle!: { resolve: () => void; reject: (error: unknown) => void };
+    const promise = new Promise<GatePauseResult>((resolve, reject) => {
+      settle = {
+        resolve: () =>
+          resolve({
+            abortedRequests: aborted.length,
+            heldRequests: this.counts().held,
+            quiescentMs: performance.now() - started,
+          }),
+        reject,
+      };
+    }).finally(() => {
+      if (timer !== undefined) clearInterval(timer);
+    });
+    // Handled here so that a caller who drops the promise gets no unhandled rejection on cancel.
+    promise.catch(() => undefined);
+    this.#pending = { promise, ...settle };
+    for (const [rid] of aborted) this.#sendAbort(rid);
+    if (this.#generating.size > 0) {
+      timer = setInterval(() => {
+        for (const rid of this.#generating.keys()) this.#sendAbort(rid);
+      }, this.#reabortIntervalMs);
+      timer.unref?.();
+    }
+    this.#emit();
+    this.#settleIfQuiescent();
+    return this.#withTimeout(promise, options.timeoutMs);
+  }
+
+  /**
+   * Reopens the gate: every held request continues. `weightVersion` names the version the engine now
+   * serves (it labels tokens whose engine result names none). A no-op while open (`resumedRequests: 0`,
+   * the version is still recorded). A pending pause rejects with {@link GatePauseCancelledError}.
+   */
+  resume(options: { weightVersion?: string } = {}): GateResumeResult {
+    if (options.weightVersion !== undefined) this.#weightVersion = options.weightVersion;
+    if (this.#state === "open") {
+      return { resumedRequests: 0, weightVersion: this.#weightVersion };
+    }
+    const resumedRequests = this.counts().held;
+    const pending = this.#pending;
+    this.#pending = undefined;
+    this.#state = "open";
+    pending?.reject(new GatePauseCancelledError());
+    for (const wake of this.#openWaiters.splice(0)) wake();
+    this.#emit();
+    return { resumedRequests, weightVersion: this.#weightVersion };
+  }
+
+  /**
+   * Resolves when the gate is open (at once if it is). Note that it may close again before the caller
+   * runs; engine calls go through {@link GateTicket.acquire}, which re-checks.
+   * @throws the `signal`'s reason when it aborts first.
+   */
+  waitOpen(signal?: AbortSignal): Promise<void> {
+    if (this.#state === "open") return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const onAbort = () => {
+        this.#openWaiters = this.#openWaiters.filter((waiter) => waiter !== wake);
+        reject(signal!.reason);
+      };
+      const wake = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      this.#openWaiters.push(wake);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  /** Calls `listener` on every state or weight-version change. Returns the unsubscribe function. */
+  onChange(listener: (change: GateChange) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Opens a ticket for one turn request (see {@link GateTicket}). */
+  openTicket(): GateTicket {
+    const ticket: TicketRecord = { rid: undefined, abortedByPause: false };
+    this.#tickets.set(ticket, "idle");
+    return {
+      acquire: ({ rid, signal }) => this.#acquire(ticket, rid, signal),
+      release: ({ aborted }) => this.#release(ticket, aborted),
+      close: () => this.#close(ticket),
+    };
+  }
+
+  async #acquire(ticket: TicketRecord, rid: string, signal: AbortSignal): Promise<void> {
+    if (!this.#tickets.has(ticket)) throw new Error("the gate ticket is closed");
+    if (this.#generating.has(rid)) throw new Error(`rid ${rid} is already generating`);
+    this.#tickets.set(ticket, this.#interrupted.has(ticket) ? "interrupted" : "waiting");
+    while (this.#state !== "open") await this.waitOpen(signal);
+    signal.throwIfAborted();
+    // No await between the state check above and this registration.
+    this.#interrupted.delete(ticket);
+    ticket.abortedByPause = false;
+    ticket.rid = rid;
+    this.#tickets.set(ticket, "generating");
+    this.#generating.set(rid, ticket);
+  }
+
+  #release(ticket: TicketRecord, aborted: boolean): { abortedByPause: boolean } {
+    const rid = ticket.rid;
+    if (rid === undefined || this.#generating.get(rid) !== ticket) return { abortedByPause: false };
+    this.#generating.delete(rid);
+    ticket.rid = undefined;
+    const abortedByPause = ticket.abortedByPause && aborted;
+    ticket.abortedByPause = false;
+    if (abortedByPause) this.#interrupted.add(ticket);
+    this.#tickets.set(ticket, abortedByPause ? "interrupted" : "idle");
+    this.#settleIfQuiescent();
+    return { abortedByPause };
+  }
+
+  #close(ticket: TicketRecord): void {
+    if (ticket.rid !== undefined && this.#generating.get(ticket.rid) === ticket) {
+      this.#generating.delete(ticket.rid);
+      ticket.rid = undefined;
+    }
+    this.#tickets.delete(ticket);
+    this.#interrupted.delete(ticket);
+    this.#settleIfQuiescent();
+  }
+
+  #settleIfQuiescent(): void {
+    if (this.#state !== "pausing" || this.#generating.size > 0) return;
+    this.#state = "paused";
+    const pending = this.#pending;
+    this.#pending = undefined;
+    pending?.resolve();
+    this.#emit();
+  }
+
+  #sendAbort(rid: string): void {
+    this.#engine.abort(rid).catch(() => undefined);
+  }
+
+  #emit(): void {
+    const change = { state: this.#state, weightVersion: this.#weightVersion };
+    for (const listener of this.#listeners) {
+      try {
+        listener(change);
+      } catch {
+        // A listener's failure must not break pause/resume.
+      }
+    }
+  }
+
+  #withTimeout(promise: Promise<GatePauseResult>, timeoutMs: number | undefined): Promise<GatePauseResult> {
+    if (timeoutMs === undefined || !Number.isFinite(timeoutMs)) return promise;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new GatePauseTimeoutError({ timeoutMs, generating: this.#generating.size })),
+        timeoutMs,
+      );
+    });
+    return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+  }
+}
