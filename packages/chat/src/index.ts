@@ -5,6 +5,9 @@
  */
 
 export * from "./canonical/index";
+export { FieldError } from "./errors/field-error";
+export { formatFieldPath } from "./errors/format-field-path";
+export { hasMarker } from "./errors/relax-error";
 export type * from "./generation/assistant-turn";
 export type * from "./generation/canonical-request";
 export * from "./messages/chat-message";
