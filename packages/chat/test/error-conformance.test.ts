@@ -48,7 +48,7 @@ const cases: Array<{ name: string; error: Error; ancestors: string[] }> = [
 
 type ErrorClass = { isInstance(error: unknown): boolean; name: string };
 const exported = Object.entries(chat).filter(
-  ([name, value]) => name.endsWith("Error") && typeof value === "function",
+  ([name, value]) => /^[A-Z]\w*Error$/.test(name) && typeof value === "function",
 ) as Array<[string, ErrorClass]>;
 
 describe("@relax/chat error contract", () => {

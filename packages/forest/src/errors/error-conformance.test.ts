@@ -43,7 +43,7 @@ const cases: Array<{ name: string; error: Error; ancestors: string[] }> = [
 
 type ErrorClass = { isInstance(error: unknown): boolean };
 const exported = Object.entries(forest).filter(
-  ([name, value]) => name.endsWith("Error") && typeof value === "function",
+  ([name, value]) => /^[A-Z]\w*Error$/.test(name) && typeof value === "function",
 );
 
 describe("@relax/forest error contract", () => {
