@@ -19,7 +19,8 @@ import { readSessionOutput } from "../output/read-session-output";
 import type { ParsedSessionOutput } from "../output/session-output";
 import type { ProcessExit } from "../process/agent-process";
 import { readLogTail } from "../process/read-log-tail";
-import { SpawnFailure } from "../process/spawn-supervised-process";
+import { formatFieldPath } from "../errors/format-field-path";
+import { SpawnFailure } from "../errors/spawn-failure";
 import { LocalProcessBackend } from "../sandbox/local-process-backend";
 import type { SandboxBackend, SandboxProcess } from "../sandbox/sandbox-backend";
 import { ActiveTimer } from "./active-timer";
@@ -177,7 +178,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
     });
   } catch (error) {
     const failure =
-      error instanceof SpawnFailure
+      SpawnFailure.isInstance(error)
         ? new AgentExecutionError({
             sessionId: identity.sessionId,
             kind: "launch",
@@ -369,11 +370,7 @@ function validateInput(input: unknown): SessionInput {
   const result = sessionInputSchema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = (issue?.path ?? []).reduce<string>(
-    (joined, segment) =>
-      typeof segment === "number" ? `${joined}[${segment}]` : `${joined}.${String(segment)}`,
-    "input",
-  );
+  const path = formatFieldPath(issue?.path ?? [], "input");
   throw new SessionInputError({
     path,
     message: issue?.message ?? "invalid session input",
