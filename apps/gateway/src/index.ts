@@ -23,6 +23,6 @@ export {
   type TurnEvent,
   type TurnRunnerOptions,
 } from "./service/create-turn-runner";
-export { GroupDroppedError, SessionNotFoundError } from "./service/gateway-errors";
+export { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./service/gateway-errors";
 export { GatewaySession } from "./service/gateway-session";
 export { SessionRegistry } from "./service/session-registry";

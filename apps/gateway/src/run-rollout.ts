@@ -2,7 +2,7 @@ import { readFile } from "node:fs/promises";
 import type { AddressInfo } from "node:net";
 import { resolve } from "node:path";
 import { serve } from "@hono/node-server";
-import { createChatRenderer, loadTokenizer } from "@relax/chat";
+import { createChatRenderer, hasMarker, loadTokenizer, RelaxError } from "@relax/chat";
 import { createExportPipeline, type TrainingRow } from "@relax/export";
 import type { Logger } from "pino";
 import { resolveModuleSpec } from "./config/resolve-module-spec";
@@ -18,9 +18,20 @@ import { createGatewayApp } from "./service/create-gateway-app";
 import { createTurnRunner } from "./service/create-turn-runner";
 import { SessionRegistry } from "./service/session-registry";
 
+const backendUnavailableErrorSymbol = Symbol.for("relax.error.BackendUnavailableError");
+
 /** The inference backend did not answer its health check at start-up. */
-export class BackendUnavailableError extends Error {
-  override readonly name = "BackendUnavailableError";
+export class BackendUnavailableError extends RelaxError {
+  readonly [backendUnavailableErrorSymbol] = true;
+
+  constructor({ message, cause }: { message: string; cause?: unknown }) {
+    super({ name: "BackendUnavailableError", message, cause });
+  }
+
+  /** True for any `BackendUnavailableError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is BackendUnavailableError {
+    return hasMarker(error, "relax.error.BackendUnavailableError");
+  }
 }
 
 /** Where a run writes its human-facing output. */
@@ -125,11 +136,11 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
   const unhealthy = (await backend.client.health()).filter((server) => !server.ok);
   if (unhealthy.length > 0) {
     await backend.close();
-    throw new BackendUnavailableError(
-      `the inference backend is not healthy: ${unhealthy
+    throw new BackendUnavailableError({
+      message: `the inference backend is not healthy: ${unhealthy
         .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
         .join(", ")}; check --sglang-url`,
-    );
+    });
   }
   const registry = new SessionRegistry();
   const reporter = new RunReporter({ progress: config.progress });

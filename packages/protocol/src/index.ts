@@ -58,8 +58,12 @@ export {
 export { mapChatCompletionsFinishReason } from "./chat-completions/map-chat-completions-finish-reason";
 // Errors
 export { clientDisconnect, describeError, type ErrorDescriptor } from "./errors/describe-error";
-export { ERROR_STATUS_TABLE, type ErrorStatusEntry, type ErrorStatusName } from "./errors/error-status-table";
-export { getHTTPStatusCode } from "./errors/error-status-table";
+export {
+  ERROR_STATUS_TABLE,
+  type ErrorStatusEntry,
+  type ErrorStatusName,
+  getHTTPStatusCode,
+} from "./errors/error-status-table";
 export { ProtocolError } from "./errors/protocol-error";
 export { buildErrorBody, errorDescriptorToResponse, toErrorResponse } from "./errors/to-error-response";
 // Handler

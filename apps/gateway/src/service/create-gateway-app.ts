@@ -1,5 +1,11 @@
 import type { AssistantTurn } from "@relax/chat";
-import { createProtocolHandler, type GenerateContext, type ProtocolHandlerOptions } from "@relax/protocol";
+import {
+  createProtocolHandler,
+  type GenerateContext,
+  ProtocolError,
+  type ProtocolHandlerOptions,
+  toErrorResponse,
+} from "@relax/protocol";
 import { Hono } from "hono";
 import type { SessionRegistry } from "./session-registry";
 
@@ -52,17 +58,11 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
   app.all(`${basePath}/*`, (c) => handler(normalizeSlashes(c.req.raw)));
   app.all(basePath, (c) => handler(c.req.raw));
   app.all(`${basePath}//*`, (c) => handler(normalizeSlashes(c.req.raw)));
+  // Unknown routes answer in the OpenAI error format, through the same renderer as every other error.
   app.notFound((c) =>
-    c.json(
-      {
-        error: {
-          message: `no route for ${c.req.method} ${c.req.path}`,
-          type: "not_found_error",
-          param: null,
-          code: null,
-        },
-      },
-      404,
+    toErrorResponse(
+      new ProtocolError({ status: 404, message: `no route for ${c.req.method} ${c.req.path}` }),
+      "chat-completions",
     ),
   );
   return app;

@@ -16,7 +16,12 @@ export class FieldError extends RelaxError {
   /** The message without the path prefix. */
   readonly reason: string;
 
-  constructor({ name, path, reason, cause }: { name: string; path: string; reason: string; cause?: unknown }) {
+  constructor({
+    name,
+    path,
+    reason,
+    cause,
+  }: { name: string; path: string; reason: string; cause?: unknown }) {
     super({ name, message: `${path}: ${reason}`, cause });
     this.path = path;
     this.reason = reason;

@@ -10,7 +10,9 @@ const baseSymbol = Symbol.for(baseMarker);
  */
 export function hasMarker(value: unknown, marker: string): boolean {
   return (
-    typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[Symbol.for(marker)] === true
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[Symbol.for(marker)] === true
   );
 }
 

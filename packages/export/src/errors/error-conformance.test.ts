@@ -13,7 +13,11 @@ const cases: Array<{ name: string; error: Error; ancestors: string[] }> = [
     ancestors: ["FieldError"],
   },
   { name: "ExportConfigError", error: new exporting.ExportConfigError({ issues: [] }), ancestors: [] },
-  { name: "FunctionLoadError", error: new exporting.FunctionLoadError({ spec: "x#y", reason: "r" }), ancestors: [] },
+  {
+    name: "FunctionLoadError",
+    error: new exporting.FunctionLoadError({ spec: "x#y", reason: "r" }),
+    ancestors: [],
+  },
   {
     name: "GroupSizeError",
     error: new exporting.GroupSizeError({ groupIndex: 0, expected: 2, actual: 1 }),
@@ -24,7 +28,11 @@ const cases: Array<{ name: string; error: Error; ancestors: string[] }> = [
     error: new exporting.RewardValueError({ path: "reward", reason: "bad" }),
     ancestors: ["FieldError"],
   },
-  { name: "RowParseError", error: new exporting.RowParseError({ line: 1, path: "", reason: "r" }), ancestors: [] },
+  {
+    name: "RowParseError",
+    error: new exporting.RowParseError({ line: 1, path: "", reason: "r" }),
+    ancestors: [],
+  },
 ];
 
 type ErrorClass = { isInstance(error: unknown): boolean };

@@ -1,5 +1,5 @@
-import type { ExportConfigIssue } from "../config/validate-export-config";
 import { hasMarker, RelaxError } from "@relax/chat";
+import type { ExportConfigIssue } from "../config/validate-export-config";
 
 const name = "ExportConfigError";
 const marker = `relax.error.${name}`;

@@ -1,4 +1,9 @@
-import { CanonicalizationError, type ConversationState, canonicalizeState, formatFieldPath } from "@relax/chat";
+import {
+  CanonicalizationError,
+  type ConversationState,
+  canonicalizeState,
+  formatFieldPath,
+} from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";
 import { IMPLICIT_CONTEXT_KEY } from "./context-name";
 import { type ExportableForest, isExportMatchError } from "./exportable-forest";

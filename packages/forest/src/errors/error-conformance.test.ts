@@ -27,7 +27,11 @@ const cases: Array<{ name: string; error: Error; ancestors: string[] }> = [
     error: new forest.ForestInputError({ path: "state.messages", reason: "bad" }),
     ancestors: ["FieldError"],
   },
-  { name: "NoResponseError", error: new forest.NoResponseError({ stateHash: "h", sessionId: "s" }), ancestors: [] },
+  {
+    name: "NoResponseError",
+    error: new forest.NoResponseError({ stateHash: "h", sessionId: "s" }),
+    ancestors: [],
+  },
   { name: "SnapshotError", error: new forest.SnapshotError({ path: "nodes", reason: "bad" }), ancestors: [] },
   {
     name: "StateConflictError",

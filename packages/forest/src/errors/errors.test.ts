@@ -47,7 +47,9 @@ describe("forest errors", () => {
       expect(RelaxError.isInstance(error)).toBe(true);
       expect(error.name).toBe(classes[i]!.name);
     });
-    expect(SessionContextLengthError.isInstance({ [Symbol.for("relax.error.SessionContextLengthError")]: true })).toBe(true);
+    expect(
+      SessionContextLengthError.isInstance({ [Symbol.for("relax.error.SessionContextLengthError")]: true }),
+    ).toBe(true);
     expect(SessionContextLengthError.isInstance(new Error("x"))).toBe(false);
   });
 

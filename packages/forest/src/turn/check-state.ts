@@ -1,5 +1,10 @@
 import type { ChatMessage, ConversationState, FunctionTool } from "@relax/chat";
-import { chatMessageSchema, chatTemplateKwargsSchema, formatFieldPath, functionToolSchema } from "@relax/chat";
+import {
+  chatMessageSchema,
+  chatTemplateKwargsSchema,
+  formatFieldPath,
+  functionToolSchema,
+} from "@relax/chat";
 import { ForestInputError } from "../errors/forest-input-error";
 
 /** Validates the messages a new observation will store (the unmatched suffix) against the canonical schema. */
@@ -22,7 +27,10 @@ export function checkSubtreeOptions(tools: readonly FunctionTool[], chatTemplate
     const parsed = functionToolSchema.safeParse(tool);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new ForestInputError({ path: formatFieldPath(issue.path, `state.tools[${i}]`), reason: issue.message });
+      throw new ForestInputError({
+        path: formatFieldPath(issue.path, `state.tools[${i}]`),
+        reason: issue.message,
+      });
     }
   });
   const parsed = chatTemplateKwargsSchema.safeParse(chatTemplateKwargs);

@@ -7,7 +7,11 @@ const relaxError = Symbol.for("relax.error");
 const symbolOf = (name: string) => Symbol.for(`relax.error.${name}`);
 
 const cases: Array<{ name: string; error: Error; ancestors: string[] }> = [
-  { name: "LauncherError", error: new launcher.LauncherError({ name: "LauncherError", message: "m" }), ancestors: [] },
+  {
+    name: "LauncherError",
+    error: new launcher.LauncherError({ name: "LauncherError", message: "m" }),
+    ancestors: [],
+  },
   {
     name: "AgentConfigError",
     error: new launcher.AgentConfigError({ path: "agentEnv[0]", message: "bad" }),
@@ -80,7 +84,10 @@ describe("@relax/launcher error contract", () => {
   });
 
   it("should not carry the old root marker", () => {
-    const error = new launcher.AgentConfigError({ path: "x", message: "m" }) as unknown as Record<symbol, unknown>;
+    const error = new launcher.AgentConfigError({ path: "x", message: "m" }) as unknown as Record<
+      symbol,
+      unknown
+    >;
     expect(error[Symbol.for("relax.error.RelaxError")]).toBeUndefined();
   });
 });

@@ -32,6 +32,8 @@ export class LauncherError extends Error {
 /** @internal True when `value` is an object whose `Symbol.for(marker)` property is `true`. */
 export function hasMarker(value: unknown, marker: string): boolean {
   return (
-    typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[Symbol.for(marker)] === true
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[Symbol.for(marker)] === true
   );
 }

@@ -1,6 +1,6 @@
 import type { z } from "zod";
-import { SessionOutputError } from "../errors/session-output-error";
 import { formatFieldPath } from "../errors/format-field-path";
+import { SessionOutputError } from "../errors/session-output-error";
 import {
   EXPORT_RECORD_KEYS,
   type ExportRecord,

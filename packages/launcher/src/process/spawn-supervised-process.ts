@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
-import type { AgentProcess, ProcessExit, SpawnAgentProcessOptions } from "./agent-process";
 import { SpawnFailure } from "../errors/spawn-failure";
+import type { AgentProcess, ProcessExit, SpawnAgentProcessOptions } from "./agent-process";
 import { signalName } from "./signal-name";
 import { sweepSessionProcesses } from "./sweep-session-processes";
 
@@ -39,7 +39,10 @@ export async function spawnSupervisedProcess({
     );
   } catch (error) {
     await log.close();
-    throw new SpawnFailure({ message: `cannot start ${reaperPath}: ${(error as Error).message}`, cause: error });
+    throw new SpawnFailure({
+      message: `cannot start ${reaperPath}: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   // Everything below is wired synchronously, before the first await: a short-lived agent can start,
   // write, exit and close its pipes while we are still closing the log descriptor.

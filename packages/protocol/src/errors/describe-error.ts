@@ -1,6 +1,6 @@
 import type { Protocol } from "../shared/protocol";
-import { defaultErrorType, type ProtocolError } from "./protocol-error";
 import { type ErrorFields, findErrorStatusEntry, redactUrls } from "./error-status-table";
+import { defaultErrorType, type ProtocolError } from "./protocol-error";
 
 /** Everything a protocol needs to render an error, in one protocol-neutral shape. */
 export interface ErrorDescriptor {

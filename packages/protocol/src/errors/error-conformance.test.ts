@@ -22,7 +22,9 @@ describe("@relax/protocol error contract", () => {
     expect(record[symbolOf("ProtocolError")]).toBe(true);
     expect(error.name).toBe("ProtocolError");
     expect(RelaxError.isInstance(error)).toBe(true);
-    expect(protocol.ProtocolError.isInstance({ [relaxError]: true, [symbolOf("ProtocolError")]: true })).toBe(true);
+    expect(protocol.ProtocolError.isInstance({ [relaxError]: true, [symbolOf("ProtocolError")]: true })).toBe(
+      true,
+    );
     expect(protocol.ProtocolError.isInstance(new Error("plain"))).toBe(false);
     expect((error.cause as Error).message).toBe("root");
   });

@@ -209,7 +209,8 @@ const rows: Row[] = [
     status: 502,
     code: "backend_error",
     param: null,
-    message: "the inference backend sent an untrusted response: meta_info.output_token_logprobs[3]: expected number",
+    message:
+      "the inference backend sent an untrusted response: meta_info.output_token_logprobs[3]: expected number",
   },
   {
     row: "SglangInvalidArgumentError",
@@ -257,7 +258,9 @@ const rows: Row[] = [
   {
     row: "GenerationAbortedError",
     title: "the engine aborting a turn on its own",
-    error: foreign(["GenerationAbortedError"], { message: "the inference backend aborted the generation: oom" }),
+    error: foreign(["GenerationAbortedError"], {
+      message: "the inference backend aborted the generation: oom",
+    }),
     status: 503,
     code: "generation_aborted",
     param: null,
@@ -284,7 +287,8 @@ describe("ERROR_STATUS_TABLE", () => {
   it.each(rows)("$row: should answer $title with $status $code", (row) => {
     expect(describeError(row.error)).toEqual({
       status: row.status,
-      type: row.status === 404 ? "not_found_error" : row.status >= 500 ? "server_error" : "invalid_request_error",
+      type:
+        row.status === 404 ? "not_found_error" : row.status >= 500 ? "server_error" : "invalid_request_error",
       code: row.code,
       param: row.param,
       message: row.message,

@@ -53,7 +53,8 @@ export const ERROR_STATUS_TABLE = {
   ChatTemplateError: {
     status: (error) => (isTemplateRejection(error) ? 400 : 500),
     code: (error) => (isTemplateRejection(error) ? "invalid_request_error" : "chat_template_error"),
-    param: (error) => (isTemplateRejection(error) ? (topLevelParam(stringField(error, "path")) ?? "messages") : null),
+    param: (error) =>
+      isTemplateRejection(error) ? (topLevelParam(stringField(error, "path")) ?? "messages") : null,
   },
   ObservationDeltaError: {
     status: 400,
@@ -123,8 +124,11 @@ export function findErrorStatusEntry(
   error: unknown,
 ): { name: ErrorStatusName; entry: ErrorStatusEntry } | undefined {
   if (typeof error !== "object" || error === null) return undefined;
-  for (const [name, entry] of Object.entries(ERROR_STATUS_TABLE) as Array<[ErrorStatusName, ErrorStatusEntry]>) {
-    if ((error as Record<symbol, unknown>)[Symbol.for(`relax.error.${name}`)] === true) return { name, entry };
+  for (const [name, entry] of Object.entries(ERROR_STATUS_TABLE) as Array<
+    [ErrorStatusName, ErrorStatusEntry]
+  >) {
+    if ((error as Record<symbol, unknown>)[Symbol.for(`relax.error.${name}`)] === true)
+      return { name, entry };
   }
   return undefined;
 }
