@@ -1,3 +1,4 @@
+import { hasMarker } from "@relax/chat";
 import type { Protocol } from "../shared/protocol";
 import { type ErrorFields, findErrorStatusEntry, redactUrls } from "./error-status-table";
 import { defaultErrorType, type ProtocolError } from "./protocol-error";
@@ -28,7 +29,7 @@ export interface ErrorDescriptor {
  */
 export function describeError(error: unknown, protocol?: Protocol): ErrorDescriptor {
   if (typeof error === "object" && error !== null) {
-    if ((error as Record<symbol, unknown>)[Symbol.for("relax.error.ProtocolError")] === true) {
+    if (hasMarker(error, "relax.error.ProtocolError")) {
       const e = error as ProtocolError;
       return {
         status: e.status,

@@ -1,3 +1,5 @@
+import { hasMarker } from "@relax/chat";
+
 /** An error as the table sees it: any object, read by field name (the table imports no error class). */
 export type ErrorFields = Record<PropertyKey, unknown> & { message?: unknown };
 
@@ -139,7 +141,7 @@ export function findErrorStatusEntry(
  */
 export function getHTTPStatusCode(error: unknown): number {
   if (typeof error === "object" && error !== null) {
-    if ((error as Record<symbol, unknown>)[Symbol.for("relax.error.ProtocolError")] === true) {
+    if (hasMarker(error, "relax.error.ProtocolError")) {
       return (error as { status: number }).status;
     }
     const found = findErrorStatusEntry(error);
