@@ -43,9 +43,9 @@ function demoPreset(): RolloutConfigInput {
   const agent = example("dist/agent.js");
   const policy = example("dist/policy.js");
   if (!existsSync(agent) || !existsSync(policy)) {
-    throw new ConfigError(
-      `the GSM8K example is not built (${agent}); run \`pnpm demo\` from the repository root`,
-    );
+    throw new ConfigError({
+      message: `the GSM8K example is not built (${agent}); run \`pnpm demo\` from the repository root`,
+    });
   }
   return {
     promptData: example("data/gsm8k-relax.jsonl"),

@@ -53,7 +53,7 @@ export {
   type TurnEvent,
   type TurnRunnerOptions,
 } from "./service/create-turn-runner";
-export { GroupDroppedError, SessionNotFoundError } from "./service/gateway-errors";
+export { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./service/gateway-errors";
 export { GatewaySession } from "./service/gateway-session";
 export {
   type ContinuedGeneration,

@@ -20,7 +20,9 @@ export { type CanonicalizeToolsOptions, canonicalizeTools } from "./canonical/ca
 // Errors
 export { ChatTemplateError, type ChatTemplateFailure } from "./errors/chat-template-error";
 export { ObservationDeltaError, type ObservationDeltaFailure } from "./errors/observation-delta-error";
-export { RelaxError } from "./errors/relax-error";
+export { FieldError } from "./errors/field-error";
+export { formatFieldPath } from "./errors/format-field-path";
+export { hasMarker, RelaxError } from "./errors/relax-error";
 export { TokenizerLoadError, type TokenizerLoadFailure } from "./errors/tokenizer-load-error";
 // Generation: the canonical request and the assistant turn
 export type {

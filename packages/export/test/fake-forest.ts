@@ -24,10 +24,12 @@ export function qwen3(): { encode(text: string): number[]; decode(ids: number[])
   };
 }
 
+const relaxErrorMarker = Symbol.for("relax.error");
 const exportMatchMarker = Symbol.for("relax.error.ExportMatchError");
 
-/** Mimics `@relax/forest`'s ExportMatchError (same marker). */
+/** Mimics `@relax/forest`'s ExportMatchError from another package copy (same global markers). */
 export class FakeExportMatchError extends Error {
+  readonly [relaxErrorMarker] = true;
   readonly [exportMatchMarker] = true;
   override readonly name = "ExportMatchError";
 }

@@ -10,10 +10,10 @@
 
 export type { HistoryEdit, HistoryEditKind } from "./drift/history-edit";
 // Errors
-export { ContextLimitError } from "./errors/context-limit-error";
 export { ExportMatchError, type ExportMatchFailure } from "./errors/export-match-error";
 export { ForestInputError } from "./errors/forest-input-error";
 export { NoResponseError } from "./errors/no-response-error";
+export { SessionContextLengthError } from "./errors/session-context-length-error";
 export { SnapshotError } from "./errors/snapshot-error";
 export { StateConflictError } from "./errors/state-conflict-error";
 export { UnknownStateError } from "./errors/unknown-state-error";

@@ -11,10 +11,10 @@ import {
   tool,
   user,
 } from "../test/helpers";
-import { ContextLimitError } from "./errors/context-limit-error";
 import { ExportMatchError } from "./errors/export-match-error";
 import { ForestInputError } from "./errors/forest-input-error";
 import { NoResponseError } from "./errors/no-response-error";
+import { SessionContextLengthError } from "./errors/session-context-length-error";
 import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
 import { ROOT_STATE_HASH } from "./state/state-hash";
@@ -343,11 +343,12 @@ describe("SessionForest: context limit", () => {
     } catch (caught) {
       error = caught;
     }
-    expect(ContextLimitError.isInstance(error)).toBe(true);
+    expect(SessionContextLengthError.isInstance(error)).toBe(true);
     expect(error).toMatchObject({
-      limit: 20,
-      requested: 31,
+      maxContextLength: 20,
+      totalTokens: 31,
       promptTokens: 31,
+      requestedTokens: undefined,
       stage: "observation",
       sessionId: "s1",
     });
@@ -367,9 +368,10 @@ describe("SessionForest: context limit", () => {
     const plan = forest.beginTurn(state([S, U]));
     expect(() => generate(forest, renderer, plan, assistant("far too long"))).toThrowError(
       expect.objectContaining({
-        name: "ContextLimitError",
+        name: "SessionContextLengthError",
         stage: "generation",
-        requested: 44,
+        totalTokens: 44,
+        requestedTokens: 13,
         promptTokens: 31,
       }),
     );

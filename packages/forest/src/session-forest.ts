@@ -1,9 +1,9 @@
 import type { ChatMessage, ConversationState, FunctionTool, TokenRenderer } from "@relax/chat";
 import { redactionPattern } from "./drift/compare-text";
 import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
-import { ContextLimitError } from "./errors/context-limit-error";
 import { ExportMatchError } from "./errors/export-match-error";
 import { ForestInputError } from "./errors/forest-input-error";
+import { SessionContextLengthError } from "./errors/session-context-length-error";
 import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
 import { collectPrefix } from "./node/collect-prefix";
@@ -157,7 +157,7 @@ export class SessionForest {
    * @returns the plan: token prefix to send, clamped `maxNewTokens`, transition class and edits.
    * @throws ForestInputError for an empty message list, a request ending on a committed response, or bad
    *   options.
-   * @throws ContextLimitError when the prompt leaves no room to generate (nothing committed).
+   * @throws SessionContextLengthError when the prompt leaves no room to generate (nothing committed).
    * @throws whatever the renderer throws (e.g. `ObservationDeltaError`; nothing committed).
    */
   beginTurn(state: ConversationState, options: BeginTurnOptions = {}): TurnPlan {
@@ -211,9 +211,8 @@ export class SessionForest {
     let budget = maxNewTokens;
     if (this.maxContextTokens !== undefined) {
       if (promptTokens >= this.maxContextTokens) {
-        throw new ContextLimitError({
-          limit: this.maxContextTokens,
-          requested: promptTokens,
+        throw new SessionContextLengthError({
+          maxContextLength: this.maxContextTokens,
           promptTokens,
           stage: "observation",
           sessionId: this.sessionId,
@@ -279,7 +278,7 @@ export class SessionForest {
    *
    * @throws ForestInputError for a plan not from this forest, a turn already committed to another state or
    *   marked failed, empty or invalid `outputIds`, misaligned or non-finite `logprobs`, bad weight spans.
-   * @throws ContextLimitError when prompt plus generated tokens exceed `maxContextTokens` (nothing committed).
+   * @throws SessionContextLengthError when prompt plus generated tokens exceed `maxContextTokens` (nothing committed).
    * @throws StateConflictError when the state is already committed as an observation.
    */
   commitResponse(plan: TurnPlan | TurnRecord, input: CommitResponseInput): CommitResult {
@@ -292,10 +291,10 @@ export class SessionForest {
       checkCommitInput(input);
     const promptTokens = observation.prefixTokens + observation.tokens.length;
     if (this.maxContextTokens !== undefined && promptTokens + tokens.length > this.maxContextTokens) {
-      throw new ContextLimitError({
-        limit: this.maxContextTokens,
-        requested: promptTokens + tokens.length,
+      throw new SessionContextLengthError({
+        maxContextLength: this.maxContextTokens,
         promptTokens,
+        requestedTokens: tokens.length,
         stage: "generation",
         sessionId: this.sessionId,
       });

@@ -23,6 +23,12 @@ export {
 } from "./chat-completions/chat-completions-api";
 export { convertChatCompletionsRequest } from "./chat-completions/convert-chat-completions-request";
 // Errors
+export {
+  ERROR_STATUS_TABLE,
+  type ErrorStatusEntry,
+  type ErrorStatusName,
+  getHTTPStatusCode,
+} from "./errors/error-status-table";
 export { ProtocolError } from "./errors/protocol-error";
 export { toErrorResponse } from "./errors/to-error-response";
 // Handler

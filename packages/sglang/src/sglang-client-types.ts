@@ -150,7 +150,12 @@ export interface SglangClient {
    *   SglangAbortError, SglangInvalidArgumentError (bad arguments; nothing sent).
    */
   generate(options: GenerateOptions): Promise<GenerateResult>;
-  /** Streaming `/generate`: yields token deltas, then one `finish` event with the full result. */
+  /**
+   * Streaming `/generate`: yields token deltas, then one `finish` event with the full result. The
+   * consumer owns cancellation (as in the Anthropic SDK's streams): stopping early — `break`, `return()`,
+   * or a throw inside `for await` — sends `/abort_request` for the rid, waits for that call, closes the
+   * connection and forgets the rid.
+   */
   generateStream(options: GenerateOptions): AsyncGenerator<GenerateStreamEvent, void, undefined>;
   /**
    * `POST /abort_request {"rid"}` on every worker (SGLang aborts every rid that starts with it). Refuses

@@ -141,6 +141,9 @@ class SglangClientImpl implements SglangClient {
   async *generateStream(options: GenerateOptions): AsyncGenerator<GenerateStreamEvent, void, undefined> {
     const call = this.#prepareGenerate(options, true);
     const { rid, url } = call;
+    // Whether the engine is done with the rid (finished, answered an error, or closed the stream). The
+    // consumer owns cancellation: leaving the loop early (`break`, `return()`, a throw) aborts the rid.
+    let settled = false;
     try {
       let response: Response;
       try {
@@ -156,6 +159,7 @@ class SglangClientImpl implements SglangClient {
         throw call.failure(error);
       }
       if (response.status < 200 || response.status >= 300) {
+        settled = true;
         const text = await response.text().catch(() => "");
         throw createSglangError({ url, status: response.status, body: parseBodyText(text), rid });
       }
@@ -179,9 +183,13 @@ class SglangClientImpl implements SglangClient {
           } catch (error) {
             throw call.failure(error);
           }
-          if (next.done) break;
+          if (next.done) {
+            settled = true;
+            break;
+          }
           const data = next.value.data;
           if (data === "[DONE]") {
+            settled = true;
             done = true;
             break;
           }
@@ -194,9 +202,14 @@ class SglangClientImpl implements SglangClient {
       if (!accumulator.finished && call.aborted()) {
         throw new SglangAbortError({ url, rid, sent: true });
       }
+      settled = true;
       yield { type: "finish", result: accumulator.result({ latencyMs: performance.now() - call.startedAt }) };
     } finally {
-      call.dispose();
+      try {
+        if (!settled) await call.cancel();
+      } finally {
+        call.dispose();
+      }
     }
   }
 
@@ -214,6 +227,7 @@ class SglangClientImpl implements SglangClient {
     }
     const error = streamErrorChunkSchema.safeParse(json);
     if (error.success) {
+      // An error event ends the request on the engine's side; nothing to abort.
       const code = typeof error.data.error === "object" ? error.data.error.code : undefined;
       const status = typeof code === "number" && code >= 400 && code < 600 ? code : 400;
       throw createSglangError({ url, status, body: json, rid });
@@ -264,9 +278,9 @@ class SglangClientImpl implements SglangClient {
     let timedOut = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
     const viaRouter = this.#routerUrl !== undefined && url === this.#routerUrl;
-    const sendAbort = () => {
+    const sendAbort = (): Promise<unknown> => {
       const work = viaRouter ? this.abort(rid) : this.#control.abortOn([url], { rid });
-      work.catch(() => undefined);
+      return work.catch(() => undefined);
     };
     const onAbort = () => {
       aborted = true;
@@ -291,6 +305,16 @@ class SglangClientImpl implements SglangClient {
       startedAt,
       fetchController,
       aborted: () => aborted,
+      /**
+       * The consumer stopped before the engine finished: send `/abort_request` for the rid (unless an
+       * abort or timeout already did) and drop the connection. Resolves once the abort was answered.
+       */
+      cancel: async (): Promise<void> => {
+        const alreadySent = aborted || timedOut;
+        aborted = true;
+        fetchController.abort();
+        if (!alreadySent) await sendAbort();
+      },
       /** Maps a transport failure, knowing whether we caused it. */
       failure: (error: unknown): SglangError => {
         if (timedOut) return new SglangTimeoutError({ url, timeoutMs, rid, cause: error });

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { formatFieldPath } from "@relax/chat";
 
 /** Headers of SGLang's `/generate` event stream. */
 export const SSE_HEADERS = {
@@ -67,7 +68,7 @@ export function parseOrThrow<T>(
   const parsed = schema.safeParse(body ?? {});
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new HttpProblem(400, `${issue.path.join(".") || "body"}: ${issue.message}`);
+    throw new HttpProblem(400, `${formatFieldPath(issue.path) || "body"}: ${issue.message}`);
   }
   return parsed.data;
 }

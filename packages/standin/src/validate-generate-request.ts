@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { TextTokenizer } from "@relax/chat";
+import { formatFieldPath, type TextTokenizer } from "@relax/chat";
 import { generateRequestSchema } from "@relax/sglang/internal";
 import type { ResponseShape } from "./build-generate-response";
 import { HttpProblem } from "./standin-http";
@@ -48,7 +48,7 @@ export function validateGenerateRequest({
   const parsed = generateRequestSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    throw new HttpProblem(400, `${issue.path.join(".") || "body"}: ${issue.message}`);
+    throw new HttpProblem(400, `${formatFieldPath(issue.path) || "body"}: ${issue.message}`);
   }
   const request = parsed.data;
   const sampling = request.sampling_params ?? {};

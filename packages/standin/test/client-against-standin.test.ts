@@ -356,6 +356,48 @@ describe("client against the stand-in: control endpoints and streaming", () => {
     expect(engine.requests()).toEqual([]);
   });
 
+  it.each([
+    ["break", "break"],
+    ["a throw in the loop body", "throw"],
+    ["an explicit return()", "return"],
+  ] as const)("should abort the rid on the engine when the consumer stops early with %s", async (_, how) => {
+    const { engine, client } = await start({ policy: constantPolicy(longReply), tokenLatencyMs: 2 });
+    const rid = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb1";
+    const stream = client.generateStream({ inputIds: prompt, rid, sampling: { maxNewTokens: 200 } });
+    let deltas = 0;
+    if (how === "return") {
+      const first = await stream.next();
+      expect(first.value).toMatchObject({ type: "delta" });
+      deltas++;
+      await stream.return(undefined);
+    } else {
+      const consume = async () => {
+        for await (const event of stream) {
+          expect(event.type).toBe("delta");
+          deltas++;
+          if (how === "break") break;
+          throw new Error("consumer failed");
+        }
+      };
+      if (how === "throw") await expect(consume()).rejects.toThrow("consumer failed");
+      else await consume();
+    }
+    expect(deltas).toBe(1);
+    // The abort was sent (and answered) before the loop exit completed: no polling needed.
+    const aborts = engine.calls.filter((call) => call.path === "/abort_request");
+    expect(aborts.map((call) => call.body)).toEqual([{ rid }]);
+    expect(client.inFlight()).toEqual([]);
+    await engine.until((requests) => requests.length === 0);
+    expect(engine.requests()).toEqual([]);
+  });
+
+  it("should not send an abort when the stream ran to its end", async () => {
+    const { engine, client } = await start({ policy: constantPolicy("short") });
+    for await (const event of client.generateStream({ inputIds: prompt })) void event;
+    expect(engine.calls.filter((call) => call.path === "/abort_request")).toEqual([]);
+    expect(client.inFlight()).toEqual([]);
+  });
+
   it("should abort everything with abortAll and track requests in flight", async () => {
     const { engine, client } = await start({ policy: constantPolicy(longReply), tokenLatencyMs: 2 });
     const pending = [1, 2].map(() => client.generate({ inputIds: prompt, sampling: { maxNewTokens: 200 } }));

@@ -1,12 +1,11 @@
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  collectSse,
-  computeStandinLogprobs,
   createStandinEngine,
   type StandinEngine,
   type StandinEngineOptions,
   scriptedPolicy,
 } from "../src/index";
+import { collectSse, computeStandinLogprobs } from "../src/testing/index";
 import { chatPrompt, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

@@ -1,13 +1,24 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
-import { reasoningParserNames, toolCallParserNames } from "@relax/chat";
+import { hasMarker, RelaxError, reasoningParserNames, toolCallParserNames } from "@relax/chat";
 import { parse as parseYaml } from "yaml";
 import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
 
+const configErrorSymbol = Symbol.for("relax.error.ConfigError");
+
 /** A configuration that cannot run; the message names the flag or key. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
+export class ConfigError extends RelaxError {
+  readonly [configErrorSymbol] = true;
+
+  constructor({ message, cause }: { message: string; cause?: unknown }) {
+    super({ name: "ConfigError", message, cause });
+  }
+
+  /** True for any `ConfigError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is ConfigError {
+    return hasMarker(error, "relax.error.ConfigError");
+  }
 }
 
 /** `agentic-concurrency` → `agenticConcurrency`. */
@@ -24,16 +35,16 @@ export async function readConfigFile(path: string): Promise<Record<string, unkno
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw new ConfigError(`--config ${path}: ${(error as Error).message}`);
+    throw new ConfigError({ message: `--config ${path}: ${(error as Error).message}` });
   }
   let data: unknown;
   try {
     data = extname(path) === ".json" ? JSON.parse(text) : parseYaml(text);
   } catch (error) {
-    throw new ConfigError(`--config ${path}: ${(error as Error).message}`);
+    throw new ConfigError({ message: `--config ${path}: ${(error as Error).message}` });
   }
   if (typeof data !== "object" || data === null || Array.isArray(data)) {
-    throw new ConfigError(`--config ${path}: must hold a mapping of option names to values`);
+    throw new ConfigError({ message: `--config ${path}: must hold a mapping of option names to values` });
   }
   return Object.fromEntries(Object.entries(data).map(([key, value]) => [camelCaseKey(key), value]));
 }
@@ -52,8 +63,8 @@ export function resolveConfig(
   for (const [key, value] of Object.entries(flagValues)) if (value !== undefined) merged[key] = value;
   const result = rolloutConfigSchema.safeParse(merged);
   if (!result.success) {
-    throw new ConfigError(
-      result.error.issues
+    throw new ConfigError({
+      message: result.error.issues
         .map((issue) => {
           const key = issue.path.length > 0 ? String(issue.path[0]) : "";
           const flag = key ? `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}` : "config";
@@ -63,7 +74,7 @@ export function resolveConfig(
           return `${flag}: ${issue.message}`;
         })
         .join("\n"),
-    );
+    });
   }
   const config = result.data;
   const problems: string[] = [];
@@ -118,6 +129,6 @@ export function resolveConfig(
   if (config.rolloutMaxResponseLen >= config.rolloutMaxContextLen) {
     problems.push("--rollout-max-response-len: must be smaller than --rollout-max-context-len");
   }
-  if (problems.length > 0) throw new ConfigError(problems.join("\n"));
+  if (problems.length > 0) throw new ConfigError({ message: problems.join("\n") });
   return config;
 }

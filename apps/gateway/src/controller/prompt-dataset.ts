@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { CanonicalizationError, canonicalizeMessages } from "@relax/chat";
+import { CanonicalizationError, canonicalizeMessages, hasMarker, RelaxError } from "@relax/chat";
 
 /** One dataset row turned into a session input (before media conversion). */
 export interface PromptItem {
@@ -14,15 +14,33 @@ export interface PromptItem {
   media?: Record<string, unknown[]>;
 }
 
-/** A dataset line that could not be used. */
-export class DatasetError extends Error {
-  override readonly name = "DatasetError";
-  constructor(
-    readonly file: string,
-    readonly line: number,
-    reason: string,
-  ) {
-    super(`${file}:${line}: ${reason}`);
+const datasetErrorSymbol = Symbol.for("relax.error.DatasetError");
+
+/** A dataset line that could not be used; the message reads `file:line: reason`. */
+export class DatasetError extends RelaxError {
+  readonly [datasetErrorSymbol] = true;
+  /** The dataset file. */
+  readonly file: string;
+  /** 1-based line number. */
+  readonly line: number;
+  /** What is wrong with the line. */
+  readonly reason: string;
+
+  constructor({
+    file,
+    line,
+    reason,
+    cause,
+  }: { file: string; line: number; reason: string; cause?: unknown }) {
+    super({ name: "DatasetError", message: `${file}:${line}: ${reason}`, cause });
+    this.file = file;
+    this.line = line;
+    this.reason = reason;
+  }
+
+  /** True for any `DatasetError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is DatasetError {
+    return hasMarker(error, "relax.error.DatasetError");
   }
 }
 
@@ -54,10 +72,14 @@ export async function readPromptDataset(options: {
     try {
       row = JSON.parse(line);
     } catch (error) {
-      throw new DatasetError(file, lineNumber, `invalid JSON (${(error as Error).message})`);
+      throw new DatasetError({
+        file,
+        line: lineNumber,
+        reason: `invalid JSON (${(error as Error).message})`,
+      });
     }
     if (typeof row !== "object" || row === null || Array.isArray(row)) {
-      throw new DatasetError(file, lineNumber, "each line must be a JSON object");
+      throw new DatasetError({ file, line: lineNumber, reason: "each line must be a JSON object" });
     }
     const record = row as Record<string, unknown>;
     const item: PromptItem = { index: items.length };
@@ -65,13 +87,17 @@ export async function readPromptDataset(options: {
     if (typeof input === "string") item.messages = [{ role: "user", content: input }];
     else if (Array.isArray(input)) item.messages = input;
     else if (input !== undefined && input !== null) {
-      throw new DatasetError(file, lineNumber, `"${inputKey}" must be a string or a list of messages`);
+      throw new DatasetError({
+        file,
+        line: lineNumber,
+        reason: `"${inputKey}" must be a string or a list of messages`,
+      });
     }
     if (metadataKey !== undefined) {
       const metadata = record[metadataKey];
       if (metadata !== undefined && metadata !== null) {
         if (typeof metadata !== "object" || Array.isArray(metadata)) {
-          throw new DatasetError(file, lineNumber, `"${metadataKey}" must be an object`);
+          throw new DatasetError({ file, line: lineNumber, reason: `"${metadataKey}" must be an object` });
         }
         item.metadata = metadata as Record<string, unknown>;
       }
@@ -81,12 +107,17 @@ export async function readPromptDataset(options: {
       try {
         canonicalizeMessages(item.messages, { path: inputKey });
       } catch (error) {
-        if (CanonicalizationError.isInstance(error)) throw new DatasetError(file, lineNumber, error.message);
+        if (CanonicalizationError.isInstance(error))
+          throw new DatasetError({ file, line: lineNumber, reason: error.message });
         throw error;
       }
     }
     if (item.messages === undefined && item.metadata === undefined) {
-      throw new DatasetError(file, lineNumber, `row has neither "${inputKey}" nor metadata`);
+      throw new DatasetError({
+        file,
+        line: lineNumber,
+        reason: `row has neither "${inputKey}" nor metadata`,
+      });
     }
     if (multimodalKeys) {
       for (const [modality, key] of Object.entries(multimodalKeys)) {

@@ -1,3 +1,4 @@
+import { hasMarker, RelaxError } from "@relax/chat";
 import type { ExportMode, GroupExportOutcome, TrainingRow } from "@relax/export";
 import { computeRolloutMetrics, writeDebugDump } from "@relax/export";
 import type { Logger } from "pino";
@@ -53,14 +54,36 @@ export interface StepResult {
   wallSeconds: number;
 }
 
+const rolloutInterruptedErrorSymbol = Symbol.for("relax.error.RolloutInterruptedError");
+
 /** Thrown when the run was interrupted (SIGINT / SIGTERM); every agent has been terminated by then. */
-export class RolloutInterruptedError extends Error {
-  override readonly name = "RolloutInterruptedError";
+export class RolloutInterruptedError extends RelaxError {
+  readonly [rolloutInterruptedErrorSymbol] = true;
+
+  constructor({ message, cause }: { message: string; cause?: unknown }) {
+    super({ name: "RolloutInterruptedError", message, cause });
+  }
+
+  /** True for any `RolloutInterruptedError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is RolloutInterruptedError {
+    return hasMarker(error, "relax.error.RolloutInterruptedError");
+  }
 }
 
+const rolloutStalledErrorSymbol = Symbol.for("relax.error.RolloutStalledError");
+
 /** Thrown when a step cannot fill its batch because every Group keeps failing. */
-export class RolloutStalledError extends Error {
-  override readonly name = "RolloutStalledError";
+export class RolloutStalledError extends RelaxError {
+  readonly [rolloutStalledErrorSymbol] = true;
+
+  constructor({ message, cause }: { message: string; cause?: unknown }) {
+    super({ name: "RolloutStalledError", message, cause });
+  }
+
+  /** True for any `RolloutStalledError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is RolloutStalledError {
+    return hasMarker(error, "relax.error.RolloutStalledError");
+  }
 }
 
 /**
@@ -202,9 +225,9 @@ export class RolloutController {
         );
         reporter.groupDropped(result);
         if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
-          stalled = new RolloutStalledError(
-            `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
-          );
+          stalled = new RolloutStalledError({
+            message: `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
+          });
         }
       }
       try {
@@ -242,9 +265,9 @@ export class RolloutController {
     this.#debt = 0;
     reporter.endStep();
     if (signal?.aborted) {
-      throw new RolloutInterruptedError(
-        `rollout ${rolloutId} interrupted; every agent process was terminated`,
-      );
+      throw new RolloutInterruptedError({
+        message: `rollout ${rolloutId} interrupted; every agent process was terminated`,
+      });
     }
     if (stalled !== undefined) throw stalled;
 

@@ -1,4 +1,17 @@
-/** The inference backend did not answer its health check at start-up. */
-export class BackendUnavailableError extends Error {
-  override readonly name = "BackendUnavailableError";
+import { hasMarker, RelaxError } from "@relax/chat";
+
+const backendUnavailableErrorSymbol = Symbol.for("relax.error.BackendUnavailableError");
+
+/** The inference backend did not answer its health check at start-up (503 `backend_unavailable`). */
+export class BackendUnavailableError extends RelaxError {
+  readonly [backendUnavailableErrorSymbol] = true;
+
+  constructor({ message, cause }: { message: string; cause?: unknown }) {
+    super({ name: "BackendUnavailableError", message, cause });
+  }
+
+  /** True for any `BackendUnavailableError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is BackendUnavailableError {
+    return hasMarker(error, "relax.error.BackendUnavailableError");
+  }
 }

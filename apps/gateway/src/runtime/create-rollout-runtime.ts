@@ -4,6 +4,7 @@ import { createExportPipeline, type ExportPipeline } from "@relax/export";
 import type { SglangClient } from "@relax/sglang";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
+import { ConfigError } from "../config/load-config";
 import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import type { RolloutConfig } from "../config/rollout-config";
 import { type PromptItem, readPromptDataset } from "../controller/prompt-dataset";
@@ -143,7 +144,9 @@ async function startRuntime(options: {
   }
 
   const prompts = await readPromptDataset(components.datasets.train);
-  if (prompts.length === 0) throw new Error(`--prompt-data ${config.promptData}: the dataset is empty`);
+  if (prompts.length === 0) {
+    throw new ConfigError({ message: `--prompt-data ${config.promptData}: the dataset is empty` });
+  }
   const evalPrompts = components.datasets.eval ? await readPromptDataset(components.datasets.eval) : [];
 
   const backend = stack.adopt(
@@ -154,11 +157,11 @@ async function startRuntime(options: {
   // surface only as agents failing their requests).
   const unhealthy = (await backend.client.health()).filter((server) => !server.ok);
   if (unhealthy.length > 0) {
-    throw new BackendUnavailableError(
-      `the inference backend is not healthy: ${unhealthy
+    throw new BackendUnavailableError({
+      message: `the inference backend is not healthy: ${unhealthy
         .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
         .join(", ")}; check --sglang-url`,
-    );
+    });
   }
 
   const registry = new SessionRegistry();

@@ -4,6 +4,7 @@ import {
   type GenerateContext,
   ProtocolError,
   type ProtocolHandlerOptions,
+  toErrorResponse,
 } from "@relax/protocol";
 import { Hono } from "hono";
 import { tokensEqual } from "../control/tokens-equal";
@@ -72,17 +73,11 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
   app.all(`${basePath}/*`, (c) => handler(normalizeSlashes(c.req.raw)));
   app.all(basePath, (c) => handler(c.req.raw));
   app.all(`${basePath}//*`, (c) => handler(normalizeSlashes(c.req.raw)));
+  // Unknown routes answer in the OpenAI error format, through the same renderer as every other error.
   app.notFound((c) =>
-    c.json(
-      {
-        error: {
-          message: `no route for ${c.req.method} ${c.req.path}`,
-          type: "not_found_error",
-          param: null,
-          code: null,
-        },
-      },
-      404,
+    toErrorResponse(
+      new ProtocolError({ status: 404, message: `no route for ${c.req.method} ${c.req.path}` }),
+      "chat-completions",
     ),
   );
   return app;

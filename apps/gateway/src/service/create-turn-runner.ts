@@ -6,18 +6,10 @@ import {
   type TokenLogprob,
 } from "@relax/chat";
 import { mergeTemplateKwargs } from "@relax/chat/internal";
-import { ContextLimitError, type TurnPlan } from "@relax/forest";
-import { type GenerateContext, ProtocolError } from "@relax/protocol";
-import {
-  ContextLengthError,
-  type GenerateOptions,
-  type GenerateResult,
-  SglangApiError,
-  type SglangClient,
-  SglangConnectionError,
-  SglangTimeoutError,
-} from "@relax/sglang";
-import { SessionNotFoundError } from "./gateway-errors";
+import type { TurnPlan } from "@relax/forest";
+import type { GenerateContext } from "@relax/protocol";
+import type { SglangClient } from "@relax/sglang";
+import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
 import type { SessionRegistry } from "./session-registry";
@@ -77,23 +69,20 @@ export interface TurnEvent {
  * routing key and the rollout's sampling → decode the output ids with special tokens → reasoning and
  * tool-call parsers → `forest.commitResponse` with the exact ids and logprobs → the protocol-neutral
  * {@link AssistantTurn}. A response is never re-tokenised.
+ *
+ * Errors are thrown typed and unwrapped (`ForestInputError`, `SessionContextLengthError`,
+ * `ChatTemplateError`, the `@relax/sglang` errors, {@link SessionNotFoundError},
+ * {@link GenerationAbortedError}, …); `@relax/protocol`'s `ERROR_STATUS_TABLE` alone picks their status.
  */
 export function createTurnRunner(
   options: TurnRunnerOptions,
 ): (context: GenerateContext) => Promise<AssistantTurn> {
   const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn, gate } = options;
   const stopTokenIds = [...tokenizer.stopTokenIds];
-  const generateOrMap = async (request: GenerateOptions): Promise<GenerateResult> => {
-    try {
-      return await engine.generate(request);
-    } catch (error) {
-      throw toBackendError(error);
-    }
-  };
 
   return async ({ sessionId, request, signal: clientSignal }) => {
     const session = registry.get(sessionId);
-    if (session === undefined) throw new SessionNotFoundError(sessionId);
+    if (session === undefined) throw new SessionNotFoundError({ sessionId });
     const controller = session.beginRequest(clientSignal);
     const signal = controller.signal;
     const started = performance.now();
@@ -107,18 +96,14 @@ export function createTurnRunner(
         chatTemplateKwargs: mergeTemplateKwargs(defaultTemplateKwargs, request.chatTemplateKwargs),
       };
       const requestedMax = Math.min(request.maxTokens ?? sampling.maxResponseLen, sampling.maxResponseLen);
-      try {
-        plan = session.forest.beginTurn(state, { maxNewTokens: requestedMax });
-      } catch (error) {
-        throw toProtocolError(error);
-      }
+      plan = session.forest.beginTurn(state, { maxNewTokens: requestedMax });
 
       const heldFrom = performance.now();
       await session.waitForLease(signal);
       heldMs = performance.now() - heldFrom;
 
       const generation = await generateWithContinuation({
-        generate: generateOrMap,
+        generate: (request) => engine.generate(request),
         ...(gate !== undefined ? { gate } : {}),
         inputIds: plan.inputIds,
         signal,
@@ -148,13 +133,7 @@ export function createTurnRunner(
       const result = generation;
       if (result.finishReason.type === "abort") {
         signal.throwIfAborted();
-        throw new ProtocolError({
-          status: 503,
-          type: "server_error",
-          code: "generation_aborted",
-          message: `the inference backend aborted the generation: ${result.finishReason.message}`,
-          retryable: true,
-        });
+        throw new GenerationAbortedError({ rid, detail: result.finishReason.message });
       }
 
       const finishReason = result.finishReason.type;
@@ -239,53 +218,13 @@ export function createTurnRunner(
         error,
       });
       // A request aborted because its session closed reads as "session discarded", not a disconnect.
-      if (signal.aborted && !clientSignal.aborted) throw new SessionNotFoundError(sessionId);
+      if (signal.aborted && !clientSignal.aborted)
+        throw new SessionNotFoundError({ sessionId, cause: error });
       throw error;
     } finally {
       session.endRequest(controller);
     }
   };
-}
-
-/**
- * Backend failures seen by the agent: a connection error or timeout is 503 (retryable by the client), any
- * other SGLang error except a context-length 400 is 502 — never a bare 500 that reads as a gateway bug.
- */
-function toBackendError(error: unknown): unknown {
-  if (SglangConnectionError.isInstance(error) || SglangTimeoutError.isInstance(error)) {
-    return new ProtocolError({
-      status: 503,
-      type: "server_error",
-      code: "backend_unavailable",
-      message: `the inference backend is unavailable: ${(error as Error).message}`,
-      retryable: true,
-      cause: error,
-    });
-  }
-  if (SglangApiError.isInstance(error) && !ContextLengthError.isInstance(error)) {
-    return new ProtocolError({
-      status: 502,
-      type: "server_error",
-      code: "backend_error",
-      message: `the inference backend failed: ${(error as Error).message}`,
-      cause: error,
-    });
-  }
-  return error;
-}
-
-function toProtocolError(error: unknown): unknown {
-  if (ContextLimitError.isInstance(error)) {
-    return new ProtocolError({
-      status: 400,
-      type: "invalid_request_error",
-      code: "context_length_exceeded",
-      param: "messages",
-      message: error.message,
-      cause: error,
-    });
-  }
-  return error;
 }
 
 const utf8 = new TextEncoder();

@@ -80,7 +80,7 @@ export class GatewaySession {
    * @throws SessionNotFoundError when the session is closed.
    */
   beginRequest(clientSignal: AbortSignal): AbortController {
-    if (this.#state === "closed") throw new SessionNotFoundError(this.id);
+    if (this.#state === "closed") throw new SessionNotFoundError({ sessionId: this.id });
     const controller = new AbortController();
     const onAbort = () => controller.abort(clientSignal.reason);
     if (clientSignal.aborted) onAbort();
@@ -134,7 +134,7 @@ export class GatewaySession {
   close(reason = "session closed"): void {
     if (this.#state === "closed") return;
     this.#state = "closed";
-    const error = new SessionNotFoundError(this.id);
+    const error = new SessionNotFoundError({ sessionId: this.id });
     this.#leaseReject(error);
     for (const controller of this.#inflight) controller.abort(new DOMException(reason, "AbortError"));
     this.#inflight.clear();

@@ -1,30 +1,27 @@
-import { RelaxError } from "../errors/relax-error";
+import { FieldError } from "../errors/field-error";
+import { hasMarker } from "../errors/relax-error";
 
-const marker = Symbol.for("relax.error.CanonicalizationError");
+const name = "CanonicalizationError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * A request, record or dataset value that cannot be projected to the canonical form. `path` names the
  * offending field in the caller's terms (e.g. `messages[3].tool_calls[0].id`); `param` is the top-level
  * protocol parameter (e.g. `messages`) for OpenAI-style error bodies. Protocol layers turn it into a 400.
  */
-export class CanonicalizationError extends RelaxError {
-  readonly [marker] = true;
-  /** Field path of the offending value, e.g. `messages[1].tool_calls[0].function.arguments`. */
-  readonly path: string;
+export class CanonicalizationError extends FieldError {
+  readonly [symbol] = true;
   /** The top-level request parameter the path starts with. */
   readonly param: string;
-  /** The message without the path prefix. */
-  readonly reason: string;
 
   constructor({ path, reason, cause }: { path: string; reason: string; cause?: unknown }) {
-    super({ name: "CanonicalizationError", message: `${path}: ${reason}`, cause });
-    this.path = path;
-    this.reason = reason;
+    super({ name, path, reason, cause });
     this.param = path.split(/[.[]/, 1)[0] ?? path;
   }
 
   /** True for any `CanonicalizationError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is CanonicalizationError {
-    return RelaxError.hasMarker(error, "relax.error.CanonicalizationError");
+    return hasMarker(error, marker);
   }
 }

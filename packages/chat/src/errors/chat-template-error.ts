@@ -1,4 +1,4 @@
-import { RelaxError } from "./relax-error";
+import { hasMarker, RelaxError } from "./relax-error";
 
 const name = "ChatTemplateError";
 const marker = `relax.error.${name}`;
@@ -52,6 +52,6 @@ export class ChatTemplateError extends RelaxError {
 
   /** True for any `ChatTemplateError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is ChatTemplateError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }

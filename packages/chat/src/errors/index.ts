@@ -1,4 +1,6 @@
 export { ChatTemplateError, type ChatTemplateFailure } from "./chat-template-error";
+export { FieldError } from "./field-error";
+export { formatFieldPath } from "./format-field-path";
 export { ObservationDeltaError, type ObservationDeltaFailure } from "./observation-delta-error";
-export { RelaxError } from "./relax-error";
+export { hasMarker, RelaxError } from "./relax-error";
 export { TokenizerLoadError, type TokenizerLoadFailure } from "./tokenizer-load-error";

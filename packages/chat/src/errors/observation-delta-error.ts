@@ -1,4 +1,4 @@
-import { RelaxError } from "./relax-error";
+import { hasMarker, RelaxError } from "./relax-error";
 
 const name = "ObservationDeltaError";
 const marker = `relax.error.${name}`;
@@ -45,6 +45,6 @@ export class ObservationDeltaError extends RelaxError {
 
   /** True for any `ObservationDeltaError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is ObservationDeltaError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }

@@ -2,10 +2,26 @@ const baseMarker = "relax.error";
 const baseSymbol = Symbol.for(baseMarker);
 
 /**
+ * True when `value` is an object whose `Symbol.for(marker)` property is `true`. The one marker check of
+ * every Relax package: `@relax/sglang` and `@relax/launcher` keep a private copy with the same semantics,
+ * because they depend on no other Relax package.
+ *
+ * @param marker - the marker's key, `"relax.error"` (any Relax error) or `"relax.error.<Name>"`.
+ */
+export function hasMarker(value: unknown, marker: string): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as Record<symbol, unknown>)[Symbol.for(marker)] === true
+  );
+}
+
+/**
  * Base class of every typed Relax error. Each error carries global-symbol markers
- * (`Symbol.for("relax.error")` plus `Symbol.for("relax.error.<Name>")`), so `isInstance` works across
- * bundled copies of a package and across packages that do not import `@relax/chat` (they only need to
- * set the same symbols). `cause` is kept.
+ * (`Symbol.for("relax.error")` plus `Symbol.for("relax.error.<Name>")` for its class and each ancestor),
+ * so `isInstance` works across bundled copies of a package and across packages that do not import
+ * `@relax/chat` (they only need to set the same symbols, as `@relax/sglang` and `@relax/launcher` do).
+ * Constructors take one options object; `cause` is kept.
  *
  * Follows the marker pattern of vercel/ai `AISDKError` (see STYLE.md §13).
  *
@@ -30,17 +46,11 @@ export class RelaxError extends Error {
 
   /** True for any Relax error (anything carrying the `relax.error` marker), from any copy of any package. */
   static isInstance(error: unknown): error is RelaxError {
-    return RelaxError.hasMarker(error, baseMarker);
+    return hasMarker(error, baseMarker);
   }
 
-  /** True when `error` is an object carrying `Symbol.for(marker) === true`. */
+  /** True when `error` carries `Symbol.for(marker) === true`; see {@link hasMarker}. */
   protected static hasMarker(error: unknown, marker: string): boolean {
-    const symbol = Symbol.for(marker);
-    return (
-      error != null &&
-      typeof error === "object" &&
-      symbol in error &&
-      (error as Record<symbol, unknown>)[symbol] === true
-    );
+    return hasMarker(error, marker);
   }
 }

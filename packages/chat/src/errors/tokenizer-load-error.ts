@@ -1,4 +1,4 @@
-import { RelaxError } from "./relax-error";
+import { hasMarker, RelaxError } from "./relax-error";
 
 const name = "TokenizerLoadError";
 const marker = `relax.error.${name}`;
@@ -45,7 +45,7 @@ export class TokenizerLoadError extends RelaxError {
 
   /** True for any `TokenizerLoadError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is TokenizerLoadError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }
 

@@ -1,15 +1,15 @@
-// The Relax error markers (STYLE.md §13): the base marker makes `RelaxError.isInstance` true as well.
-const baseMarker = Symbol.for("relax.error");
-const marker = Symbol.for("relax.error.UnknownParserError");
+import { hasMarker, RelaxError } from "../errors/relax-error";
+
+const name = "UnknownParserError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * A tool-call or reasoning parser name that is not registered. The message lists the valid names, so a
  * misspelt `--tool-call-parser` setting is easy to fix.
  */
-export class UnknownParserError extends Error {
-  readonly [baseMarker] = true;
-  readonly [marker] = true;
-  override readonly name = "UnknownParserError";
+export class UnknownParserError extends RelaxError {
+  readonly [symbol] = true;
   /** Which registry was asked. */
   readonly parserKind: "tool_call" | "reasoning";
   /** The name that was asked for. */
@@ -27,14 +27,17 @@ export class UnknownParserError extends Error {
     validNames: readonly string[];
   }) {
     const label = parserKind === "tool_call" ? "tool-call" : "reasoning";
-    super(`unknown ${label} parser ${JSON.stringify(parserName)}; valid names: ${validNames.join(", ")}`);
+    super({
+      name,
+      message: `unknown ${label} parser ${JSON.stringify(parserName)}; valid names: ${validNames.join(", ")}`,
+    });
     this.parserKind = parserKind;
     this.parserName = parserName;
     this.validNames = validNames;
   }
 
   /** True for any `UnknownParserError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is UnknownParserError {
-    return typeof error === "object" && error !== null && (error as Record<symbol, unknown>)[marker] === true;
+  static override isInstance(error: unknown): error is UnknownParserError {
+    return hasMarker(error, marker);
   }
 }

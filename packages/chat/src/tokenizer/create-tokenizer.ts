@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { formatFieldPath } from "../errors/format-field-path";
 import { TokenizerLoadError } from "../errors/tokenizer-load-error";
 import { HfTokenizer } from "./hf-tokenizer";
 import { generationConfigSchema, tokenizerConfigSchema, tokenizerJsonSchema } from "./tokenizer-files";
@@ -80,7 +81,7 @@ function check<T extends z.ZodType>(schema: T, value: unknown, file: string): z.
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const where = issue && issue.path.length > 0 ? issue.path.join(".") : "(root)";
+  const where = (issue && formatFieldPath(issue.path)) || "(root)";
   throw new TokenizerLoadError({
     file,
     reason: "invalid",

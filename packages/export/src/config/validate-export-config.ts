@@ -1,3 +1,4 @@
+import { formatFieldPath } from "@relax/chat";
 import { ExportConfigError } from "../errors/export-config-error";
 import { type ExportConfig, exportConfigSchema } from "./export-config";
 import { parseFunctionSpec } from "./function-spec";
@@ -44,13 +45,13 @@ export function validateExportConfig(input: unknown): ExportConfigValidation {
           ? {
               severity: "error",
               code: "invalid_field",
-              path: [...issue.path.map(String), issue.keys.join(",")].join("."),
+              path: formatFieldPath([...issue.path, issue.keys.join(",")]),
               message: "is not an export configuration field",
             }
           : {
               severity: "error",
               code: "invalid_field",
-              path: issue.path.map(String).join(".") || "(config)",
+              path: formatFieldPath(issue.path) || "(config)",
               message: issue.message,
             },
     );

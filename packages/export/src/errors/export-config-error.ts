@@ -1,6 +1,9 @@
+import { hasMarker, RelaxError } from "@relax/chat";
 import type { ExportConfigIssue } from "../config/validate-export-config";
 
-const marker = Symbol.for("relax.error.ExportConfigError");
+const name = "ExportConfigError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * The export configuration cannot work: a reward source is missing, several contexts are configured
@@ -8,22 +11,22 @@ const marker = Symbol.for("relax.error.ExportConfigError");
  * agent runs (by {@link assertExportConfig} / {@link createExportPipeline}). `issues` lists every error
  * found, each with the field path and the Python Relax flag it corresponds to.
  */
-export class ExportConfigError extends Error {
-  readonly [marker] = true;
-  override readonly name = "ExportConfigError";
+export class ExportConfigError extends RelaxError {
+  readonly [symbol] = true;
   /** Every error-severity issue found (warnings are not included). */
   readonly issues: ExportConfigIssue[];
 
   constructor({ issues, cause }: { issues: ExportConfigIssue[]; cause?: unknown }) {
-    super(
-      `invalid export configuration:\n${issues.map((issue) => `  - ${issue.path}: ${issue.message}`).join("\n")}`,
-      cause === undefined ? undefined : { cause },
-    );
+    super({
+      name,
+      message: `invalid export configuration:\n${issues.map((issue) => `  - ${issue.path}: ${issue.message}`).join("\n")}`,
+      cause,
+    });
     this.issues = issues;
   }
 
   /** True for any `ExportConfigError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is ExportConfigError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is ExportConfigError {
+    return hasMarker(error, marker);
   }
 }

@@ -1,5 +1,5 @@
 import type { ConversationState } from "@relax/chat";
-import type { TrainingSample } from "@relax/forest";
+import { ExportMatchError, type TrainingSample } from "@relax/forest";
 
 /** The part of a committed forest node the export step reads. */
 export interface ExportNodeLike {
@@ -24,13 +24,10 @@ export interface ExportableForest {
   buildSample(stateHash: string): TrainingSample;
 }
 
-const exportMatchMarker = Symbol.for("relax.error.ExportMatchError");
-
 /**
  * True when `error` is the forest's "no such exportable state" error (checked by marker, so it works
  * across bundled copies of `@relax/forest`, or by `name` for forests that do not use the marker).
  */
 export function isExportMatchError(error: unknown): error is Error {
-  if (typeof error !== "object" || error === null) return false;
-  return exportMatchMarker in error || (error as { name?: unknown }).name === "ExportMatchError";
+  return ExportMatchError.isInstance(error);
 }

@@ -222,7 +222,7 @@ describe("planSessionExport", () => {
       forest,
     });
     expect(bad).toMatchObject({ ok: false, reason: "invalid_output" });
-    if (!bad.ok) expect(bad.message).toBe("session s: output.records.0.name: must be a non-empty string");
+    if (!bad.ok) expect(bad.message).toBe("session s: output.records[0].name: must be a non-empty string");
     expect(
       planSessionExport({ sessionId: "s", output: { kind: "records", records: [] }, forest }),
     ).toMatchObject({

@@ -1,4 +1,9 @@
-import { CanonicalizationError, type ConversationState, canonicalizeState } from "@relax/chat";
+import {
+  CanonicalizationError,
+  type ConversationState,
+  canonicalizeState,
+  formatFieldPath,
+} from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";
 import { IMPLICIT_CONTEXT_KEY } from "./context-name";
 import { type ExportableForest, isExportMatchError } from "./exportable-forest";
@@ -83,7 +88,7 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
   const parsed = sessionOutputLikeSchema.safeParse(options.output ?? { kind: "implicit" });
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const path = ["output", ...issue.path].map(String).join(".");
+    const path = formatFieldPath(issue.path, "output");
     return fail("invalid_output", `${path}: ${issue.message}`, parsed.error);
   }
   const output = parsed.data;

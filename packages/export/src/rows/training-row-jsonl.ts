@@ -2,6 +2,7 @@ import { createReadStream } from "node:fs";
 import { appendFile, mkdir, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
+import { formatFieldPath } from "@relax/chat";
 import { RowParseError } from "../errors/row-parse-error";
 import { type TrainingRow, trainingRowSchema } from "./training-row";
 
@@ -96,7 +97,7 @@ export function parseTrainingRowLine({
   const issue = parsed.error.issues[0]!;
   throw new RowParseError({
     line: lineNumber,
-    path: formatPath(issue.path),
+    path: formatFieldPath(issue.path),
     reason: issue.message,
     cause: parsed.error,
   });
@@ -136,12 +137,4 @@ export async function* readTrainingRowsFile(
     const row = parseTrainingRowLine({ line, lineNumber, validate });
     if (row !== undefined) yield row;
   }
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  let text = "";
-  for (const key of path) {
-    text += typeof key === "number" ? `[${key}]` : text === "" ? String(key) : `.${String(key)}`;
-  }
-  return text;
 }

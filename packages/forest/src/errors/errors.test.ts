@@ -1,16 +1,22 @@
 import { RelaxError } from "@relax/chat";
 import { describe, expect, it } from "vitest";
-import { ContextLimitError } from "./context-limit-error";
 import { ExportMatchError } from "./export-match-error";
 import { ForestInputError } from "./forest-input-error";
 import { NoResponseError } from "./no-response-error";
+import { SessionContextLengthError } from "./session-context-length-error";
 import { SnapshotError } from "./snapshot-error";
 import { StateConflictError } from "./state-conflict-error";
 import { UnknownStateError } from "./unknown-state-error";
 
 describe("forest errors", () => {
   const errors = [
-    new ContextLimitError({ limit: 10, requested: 12, promptTokens: 8, stage: "generation", sessionId: "s" }),
+    new SessionContextLengthError({
+      maxContextLength: 10,
+      promptTokens: 8,
+      requestedTokens: 4,
+      stage: "generation",
+      sessionId: "s",
+    }),
     new ExportMatchError({
       reason: "leaf_count",
       message: "implicit export requires one committed leaf, found 0",
@@ -24,7 +30,7 @@ describe("forest errors", () => {
     new UnknownStateError({ stateHash: "h", sessionId: "s" }),
   ];
   const classes = [
-    ContextLimitError,
+    SessionContextLengthError,
     ExportMatchError,
     ForestInputError,
     NoResponseError,
@@ -41,13 +47,15 @@ describe("forest errors", () => {
       expect(RelaxError.isInstance(error)).toBe(true);
       expect(error.name).toBe(classes[i]!.name);
     });
-    expect(ContextLimitError.isInstance({ [Symbol.for("relax.error.ContextLimitError")]: true })).toBe(true);
-    expect(ContextLimitError.isInstance(new Error("x"))).toBe(false);
+    expect(
+      SessionContextLengthError.isInstance({ [Symbol.for("relax.error.SessionContextLengthError")]: true }),
+    ).toBe(true);
+    expect(SessionContextLengthError.isInstance(new Error("x"))).toBe(false);
   });
 
   it("should carry readable messages", () => {
     expect(errors.map((error) => error.message)).toEqual([
-      "context limit exceeded in session s: 12 tokens (prompt 8 + generated 4) exceed 10",
+      "context length exceeded in session s: 12 tokens (prompt 8 + generated 4) exceed 10",
       "implicit export requires one committed leaf, found 0",
       "outputIds: bad",
       "state h of session s has no committed response on its lineage",

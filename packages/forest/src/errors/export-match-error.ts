@@ -1,4 +1,4 @@
-import { RelaxError } from "@relax/chat";
+import { hasMarker, RelaxError } from "@relax/chat";
 
 const name = "ExportMatchError";
 const marker = `relax.error.${name}`;
@@ -47,6 +47,6 @@ export class ExportMatchError extends RelaxError {
 
   /** True for any `ExportMatchError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is ExportMatchError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }

@@ -1,4 +1,4 @@
-import { RelaxError } from "@relax/chat";
+import { hasMarker, RelaxError } from "@relax/chat";
 
 const name = "NoResponseError";
 const marker = `relax.error.${name}`;
@@ -24,6 +24,6 @@ export class NoResponseError extends RelaxError {
 
   /** True for any `NoResponseError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is NoResponseError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }

@@ -1,4 +1,4 @@
-import { RelaxError } from "@relax/chat";
+import { hasMarker, RelaxError } from "@relax/chat";
 
 const name = "SnapshotError";
 const marker = `relax.error.${name}`;
@@ -22,6 +22,6 @@ export class SnapshotError extends RelaxError {
 
   /** True for any `SnapshotError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is SnapshotError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }

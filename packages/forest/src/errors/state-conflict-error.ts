@@ -1,4 +1,4 @@
-import { RelaxError } from "@relax/chat";
+import { hasMarker, RelaxError } from "@relax/chat";
 
 const name = "StateConflictError";
 const marker = `relax.error.${name}`;
@@ -27,6 +27,6 @@ export class StateConflictError extends RelaxError {
 
   /** True for any `StateConflictError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is StateConflictError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }

@@ -1,4 +1,4 @@
-import { RelaxError } from "@relax/chat";
+import { hasMarker, RelaxError } from "@relax/chat";
 
 const name = "UnknownStateError";
 const marker = `relax.error.${name}`;
@@ -18,6 +18,6 @@ export class UnknownStateError extends RelaxError {
 
   /** True for any `UnknownStateError`, including one from another copy of this package. */
   static override isInstance(error: unknown): error is UnknownStateError {
-    return RelaxError.hasMarker(error, marker);
+    return hasMarker(error, marker);
   }
 }

@@ -2,6 +2,7 @@ import {
   assistantMessageSchema,
   chatMessageSchema,
   chatTemplateKwargsSchema,
+  formatFieldPath,
   functionToolSchema,
 } from "@relax/chat";
 import { z } from "zod";
@@ -205,13 +206,7 @@ export function readSnapshot(input: unknown): {
   const parsed = forestSnapshotSchema.safeParse(source);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    fail(
-      issue.path
-        .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
-        .join("")
-        .replace(/^\./, "") || "$",
-      issue.message,
-    );
+    fail(formatFieldPath(issue.path) || "$", issue.message);
   }
   const snapshot = source;
   const known = new Map<string, { kind: string; prefix: number; messages: number }>([

@@ -1,13 +1,11 @@
 import type { ChatMessage, ConversationState, FunctionTool } from "@relax/chat";
-import { chatMessageSchema, chatTemplateKwargsSchema, functionToolSchema } from "@relax/chat";
+import {
+  chatMessageSchema,
+  chatTemplateKwargsSchema,
+  formatFieldPath,
+  functionToolSchema,
+} from "@relax/chat";
 import { ForestInputError } from "../errors/forest-input-error";
-
-function issuePath(prefix: string, path: readonly PropertyKey[]): string {
-  return path.reduce<string>(
-    (out, key) => (typeof key === "number" ? `${out}[${key}]` : `${out}.${String(key)}`),
-    prefix,
-  );
-}
 
 /** Validates the messages a new observation will store (the unmatched suffix) against the canonical schema. */
 export function checkNewMessages(messages: readonly ChatMessage[], from: number): void {
@@ -16,7 +14,7 @@ export function checkNewMessages(messages: readonly ChatMessage[], from: number)
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       throw new ForestInputError({
-        path: issuePath(`state.messages[${i}]`, issue.path),
+        path: formatFieldPath(issue.path, `state.messages[${i}]`),
         reason: issue.message,
       });
     }
@@ -29,7 +27,10 @@ export function checkSubtreeOptions(tools: readonly FunctionTool[], chatTemplate
     const parsed = functionToolSchema.safeParse(tool);
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
-      throw new ForestInputError({ path: issuePath(`state.tools[${i}]`, issue.path), reason: issue.message });
+      throw new ForestInputError({
+        path: formatFieldPath(issue.path, `state.tools[${i}]`),
+        reason: issue.message,
+      });
     }
   });
   const parsed = chatTemplateKwargsSchema.safeParse(chatTemplateKwargs);

@@ -1,6 +1,7 @@
 import { hasMarker, LauncherError } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.AgentConfigError");
+const marker = "relax.error.AgentConfigError";
+const symbol = Symbol.for(marker);
 
 /**
  * Invalid launcher configuration, detected before any process starts (e.g. `--agent-env` entry without
@@ -8,7 +9,7 @@ const marker: unique symbol = Symbol.for("relax.error.AgentConfigError");
  * e.g. `agentEnv[2]` or `timeoutMs`.
  */
 export class AgentConfigError extends LauncherError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** Field path of the bad setting, e.g. `agentEnv[1]`. */
   readonly path: string;
 

@@ -1,6 +1,7 @@
 import { hasMarker, LauncherError } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.AgentExecutionError");
+const marker = "relax.error.AgentExecutionError";
+const symbol = Symbol.for(marker);
 
 /**
  * Why an agent session failed (the agent's fault, not the infrastructure's):
@@ -19,7 +20,7 @@ export type AgentFailureKind = "exit" | "signal" | "timeout" | "invalid-output" 
  * `message`.
  */
 export class AgentExecutionError extends LauncherError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** The session whose agent failed. */
   readonly sessionId: string;
   /** What went wrong. */

@@ -1,13 +1,14 @@
 import { hasMarker, LauncherError } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.AgentTerminatedError");
+const marker = "relax.error.AgentTerminatedError";
+const symbol = Symbol.for(marker);
 
 /**
  * The session was terminated by its controller (`handle.terminate(reason)`, an abort signal), so it has
  * no output to read. Not the agent's fault: the controller decided to stop it (e.g. its Group was dropped).
  */
 export class AgentTerminatedError extends LauncherError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** The session that was terminated. */
   readonly sessionId: string;
   /** The reason given to `terminate`. */

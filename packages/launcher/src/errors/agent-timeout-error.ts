@@ -1,14 +1,15 @@
 import { AgentExecutionError } from "./agent-execution-error";
 import { hasMarker } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.AgentTimeoutError");
+const marker = "relax.error.AgentTimeoutError";
+const symbol = Symbol.for(marker);
 
 /**
  * The session's active-time budget (`--agent-timeout`) ran out and Relax terminated the agent's process
  * group. Only time spent active in Runtime counts (prelaunch waits and partial-rollout holds do not).
  */
 export class AgentTimeoutError extends AgentExecutionError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** The configured active-time budget in milliseconds. */
   readonly timeoutMs: number;
   /** Active milliseconds consumed when the budget expired (≥ `timeoutMs`). */

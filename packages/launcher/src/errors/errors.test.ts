@@ -18,7 +18,7 @@ describe("launcher errors", () => {
     expect(AgentConfigError.isInstance(timeout)).toBe(false);
     expect(timeout.name).toBe("AgentTimeoutError");
     expect(timeout.message).toBe("Agent session s timed out after 1.5s of active time.");
-    expect((timeout as unknown as Record<symbol, unknown>)[Symbol.for("relax.error.RelaxError")]).toBe(true);
+    expect((timeout as unknown as Record<symbol, unknown>)[Symbol.for("relax.error")]).toBe(true);
 
     const reserved = new ReservedEnvKeyError({ path: "agentEnv[0]", key: "RELAX_X" });
     expect(AgentConfigError.isInstance(reserved)).toBe(true);

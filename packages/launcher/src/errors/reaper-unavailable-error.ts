@@ -1,6 +1,7 @@
 import { hasMarker, LauncherError } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.ReaperUnavailableError");
+const marker = "relax.error.ReaperUnavailableError";
+const symbol = Symbol.for(marker);
 
 /**
  * The `relax-reaper` supervisor binary is neither built (`dist/relax-reaper`) nor buildable (no C compiler,
@@ -8,7 +9,7 @@ const marker: unique symbol = Symbol.for("relax.error.ReaperUnavailableError");
  * or the reason the binary could not be located.
  */
 export class ReaperUnavailableError extends LauncherError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** Why no binary is available (compiler stderr, missing source path...). */
   readonly details: string;
 

@@ -1,7 +1,8 @@
 import { AgentConfigError } from "./agent-config-error";
 import { hasMarker } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.ReservedEnvKeyError");
+const marker = "relax.error.ReservedEnvKeyError";
+const symbol = Symbol.for(marker);
 
 /**
  * A user setting tried to define an environment variable in the reserved `RELAX_` namespace
@@ -9,7 +10,7 @@ const marker: unique symbol = Symbol.for("relax.error.ReservedEnvKeyError");
  * configuration time, before any process starts.
  */
 export class ReservedEnvKeyError extends AgentConfigError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** The rejected variable name, e.g. `RELAX_BASE_URL`. */
   readonly key: string;
 

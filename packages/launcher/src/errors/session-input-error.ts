@@ -1,6 +1,7 @@
 import { hasMarker, LauncherError } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.SessionInputError");
+const marker = "relax.error.SessionInputError";
+const symbol = Symbol.for(marker);
 
 /**
  * The session input could not be built: a prompt that is neither a string nor a message list, an
@@ -8,7 +9,7 @@ const marker: unique symbol = Symbol.for("relax.error.SessionInputError");
  * not a known image format. `path` names the field, e.g. `images[1]` or `prompt[0].content`.
  */
 export class SessionInputError extends LauncherError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** Field path of the offending value. */
   readonly path: string;
 

@@ -1,6 +1,7 @@
 import { hasMarker, LauncherError } from "./launcher-error";
 
-const marker: unique symbol = Symbol.for("relax.error.SessionOutputError");
+const marker = "relax.error.SessionOutputError";
+const symbol = Symbol.for(marker);
 
 /**
  * `RELAX_OUTPUT_JSON` holds something the contract does not allow: malformed JSON(L), a JSON array, a
@@ -9,7 +10,7 @@ const marker: unique symbol = Symbol.for("relax.error.SessionOutputError");
  * (e.g. `messages`, `reward`); both are `null` when the whole file is at fault.
  */
 export class SessionOutputError extends LauncherError {
-  protected readonly [marker] = true;
+  protected readonly [symbol] = true;
   /** 1-based line number of the bad record, or `null` for a whole-file problem. */
   readonly line: number | null;
   /** Field path inside the record (`"name"`, `"metadata.score"`), or `null`. */

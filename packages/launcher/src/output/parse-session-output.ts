@@ -1,4 +1,5 @@
 import type { z } from "zod";
+import { formatFieldPath } from "../errors/format-field-path";
 import { SessionOutputError } from "../errors/session-output-error";
 import {
   EXPORT_RECORD_KEYS,
@@ -126,7 +127,7 @@ function validate<Schema extends z.ZodType>(schema: Schema, value: unknown, line
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = issue ? formatPath(issue.path) : null;
+  const path = issue ? formatFieldPath(issue.path) : null;
   const missing = issue?.code === "invalid_type" && valueAt(value, issue.path) === undefined;
   const message = missing ? "is required" : describeIssue(issue, issue ? valueAt(value, issue.path) : value);
   throw new SessionOutputError({ line, path: path || null, message, cause: result.error });
@@ -173,14 +174,6 @@ function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
     current = (current as Record<PropertyKey, unknown>)[segment];
   }
   return current;
-}
-
-function formatPath(path: readonly PropertyKey[]): string {
-  return path
-    .map((segment, index) =>
-      typeof segment === "number" ? `[${segment}]` : `${index === 0 ? "" : "."}${String(segment)}`,
-    )
-    .join("");
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

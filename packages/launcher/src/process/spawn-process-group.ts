@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
+import { SpawnFailure } from "../errors/spawn-failure";
 import type { AgentProcess, ProcessExit, SpawnAgentProcessOptions } from "./agent-process";
-import { SpawnFailure } from "./spawn-supervised-process";
 import { sweepSessionProcesses } from "./sweep-session-processes";
 
 /**
@@ -47,7 +47,10 @@ export async function spawnProcessGroup({
   }
   const spawnError = await spawned;
   if (spawnError !== null || child.pid === undefined) {
-    throw new SpawnFailure(`cannot start ${shell}: ${spawnError?.message ?? "no pid"}`, null);
+    throw new SpawnFailure({
+      message: `cannot start ${shell}: ${spawnError?.message ?? "no pid"}`,
+      cause: spawnError,
+    });
   }
   const pid = child.pid;
 

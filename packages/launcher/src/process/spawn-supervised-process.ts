@@ -2,20 +2,12 @@ import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
+import { SpawnFailure } from "../errors/spawn-failure";
 import type { AgentProcess, ProcessExit, SpawnAgentProcessOptions } from "./agent-process";
 import { signalName } from "./signal-name";
 import { sweepSessionProcesses } from "./sweep-session-processes";
 
-/** The agent could not be started (the shell failed to exec, or the supervisor failed). */
-export class SpawnFailure extends Error {
-  constructor(
-    message: string,
-    readonly errno: number | null,
-  ) {
-    super(message);
-    this.name = "SpawnFailure";
-  }
-}
+export { SpawnFailure } from "../errors/spawn-failure";
 
 /**
  * Starts `<shell> -lc <command>` under the `relax-reaper` supervisor: the agent gets a new session (and
@@ -47,7 +39,10 @@ export async function spawnSupervisedProcess({
     );
   } catch (error) {
     await log.close();
-    throw new SpawnFailure(`cannot start ${reaperPath}: ${(error as Error).message}`, null);
+    throw new SpawnFailure({
+      message: `cannot start ${reaperPath}: ${(error as Error).message}`,
+      cause: error,
+    });
   }
   // Everything below is wired synchronously, before the first await: a short-lived agent can start,
   // write, exit and close its pipes while we are still closing the log descriptor.
@@ -59,12 +54,11 @@ export async function spawnSupervisedProcess({
     const end = await supervisor.closed;
     throw (
       supervisor.startError ??
-      new SpawnFailure(
-        end.error
+      new SpawnFailure({
+        message: end.error
           ? `cannot start ${reaperPath}: ${end.error.message}`
           : `relax-reaper exited before starting the agent (code ${end.code}, signal ${end.signal})`,
-        null,
-      )
+      })
     );
   }
   const pid: number = started;
@@ -168,10 +162,10 @@ class StatusReader {
           this.done = true;
         } else if (word === "error") {
           const errno = Number(second);
-          this.startError = new SpawnFailure(
-            `relax-reaper could not ${first} ${shell}: ${errnoName(errno)}`,
+          this.startError = new SpawnFailure({
+            message: `relax-reaper could not ${first} ${shell}: ${errnoName(errno)}`,
             errno,
-          );
+          });
           resolveStarted(null);
         }
         newline = buffered.indexOf("\n");

@@ -9,8 +9,10 @@ import { AgentConfigError } from "../errors/agent-config-error";
 import { AgentExecutionError } from "../errors/agent-execution-error";
 import { AgentTerminatedError } from "../errors/agent-terminated-error";
 import { AgentTimeoutError } from "../errors/agent-timeout-error";
+import { formatFieldPath } from "../errors/format-field-path";
 import { SessionInputError } from "../errors/session-input-error";
 import { SessionOutputError } from "../errors/session-output-error";
+import { SpawnFailure } from "../errors/spawn-failure";
 import type { AgentHarness, HarnessContext } from "../harness/agent-harness";
 import { createCommandHarness } from "../harness/create-command-harness";
 import type { LifecycleHooks } from "../harness/lifecycle-hooks";
@@ -19,7 +21,6 @@ import { readSessionOutput } from "../output/read-session-output";
 import type { ParsedSessionOutput } from "../output/session-output";
 import type { ProcessExit } from "../process/agent-process";
 import { readLogTail } from "../process/read-log-tail";
-import { SpawnFailure } from "../process/spawn-supervised-process";
 import { LocalProcessBackend } from "../sandbox/local-process-backend";
 import type { SandboxBackend, SandboxProcess } from "../sandbox/sandbox-backend";
 import { ActiveTimer } from "./active-timer";
@@ -176,16 +177,15 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
       graceMs,
     });
   } catch (error) {
-    const failure =
-      error instanceof SpawnFailure
-        ? new AgentExecutionError({
-            sessionId: identity.sessionId,
-            kind: "launch",
-            summary: `could not be started (${error.message})`,
-            logTail: await readLogTail(logPath),
-            cause: error,
-          })
-        : error;
+    const failure = SpawnFailure.isInstance(error)
+      ? new AgentExecutionError({
+          sessionId: identity.sessionId,
+          kind: "launch",
+          summary: `could not be started (${error.message})`,
+          logTail: await readLogTail(logPath),
+          cause: error,
+        })
+      : error;
     await runOnError(failure);
     await cleanup();
     throw failure;
@@ -369,11 +369,7 @@ function validateInput(input: unknown): SessionInput {
   const result = sessionInputSchema.safeParse(input);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  const path = (issue?.path ?? []).reduce<string>(
-    (joined, segment) =>
-      typeof segment === "number" ? `${joined}[${segment}]` : `${joined}.${String(segment)}`,
-    "input",
-  );
+  const path = formatFieldPath(issue?.path ?? [], "input");
   throw new SessionInputError({
     path,
     message: issue?.message ?? "invalid session input",

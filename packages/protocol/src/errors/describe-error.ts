@@ -1,4 +1,7 @@
-import type { ProtocolError } from "./protocol-error";
+import { hasMarker } from "@relax/chat";
+import type { Protocol } from "../shared/protocol";
+import { type ErrorFields, findErrorStatusEntry, redactUrls } from "./error-status-table";
+import { defaultErrorType, type ProtocolError } from "./protocol-error";
 
 /** Everything a protocol needs to render an error, in one protocol-neutral shape. */
 export interface ErrorDescriptor {
@@ -15,74 +18,42 @@ export interface ErrorDescriptor {
   retryable: boolean;
 }
 
-type Describe = (error: Record<PropertyKey, unknown> & Error) => ErrorDescriptor;
-
 /**
- * The one table that turns errors into statuses, keyed by error name. An error matches an entry when it
- * carries the global marker `Symbol.for("relax.error.<Name>")` (as `isInstance` checks in every Relax
- * package), so errors from `@relax/chat`, `@relax/sglang` or the gateway match without this package
- * importing them. Order matters: the first match wins.
+ * Describes any thrown value as an {@link ErrorDescriptor} by the one table, `ERROR_STATUS_TABLE`: a
+ * `ProtocolError` keeps its own status, type, code and param; a Relax error takes its row (matched by its
+ * global marker); an `AbortError` is 499 `client_disconnect`; anything else is 500 `internal_error`.
+ * Messages never carry URLs (the engine's address stays in logs and `cause`).
+ *
+ * @param protocol - when given, a canonical `param` is written in that protocol's terms (`messages` →
+ *   `input` for Responses).
  */
-const ERROR_TABLE: ReadonlyArray<readonly [name: string, describe: Describe]> = [
-  [
-    "ProtocolError",
-    (error) => {
-      const e = error as unknown as ProtocolError;
+export function describeError(error: unknown, protocol?: Protocol): ErrorDescriptor {
+  if (typeof error === "object" && error !== null) {
+    if (hasMarker(error, "relax.error.ProtocolError")) {
+      const e = error as ProtocolError;
       return {
         status: e.status,
         type: e.type,
         code: e.code,
         param: e.param,
-        message: e.message,
+        message: redactUrls(e.message),
         retryable: e.retryable,
       };
-    },
-  ],
-  [
-    "CanonicalizationError",
-    (error) => ({
-      status: 400,
-      type: "invalid_request_error",
-      code: "invalid_request_error",
-      param: typeof error.param === "string" ? error.param : null,
-      message: error.message,
-      retryable: false,
-    }),
-  ],
-  [
-    "ContextLengthError",
-    (error) => ({
-      status: 400,
-      type: "invalid_request_error",
-      code: "context_length_exceeded",
-      param: "messages",
-      message: contextLengthMessage(error),
-      retryable: false,
-    }),
-  ],
-  [
-    "SessionNotFoundError",
-    (error) => ({
-      status: 404,
-      type: "not_found_error",
-      code: "session_discarded",
-      param: null,
-      message: error.message || "session not found or already closed",
-      retryable: false,
-    }),
-  ],
-];
-
-/**
- * Describes any thrown value as an {@link ErrorDescriptor}: a known Relax error by the table above, an
- * `AbortError` as 499 `client_disconnect`, anything else as 500 `internal_error`.
- */
-export function describeError(error: unknown): ErrorDescriptor {
-  if (typeof error === "object" && error !== null) {
-    for (const [name, describe] of ERROR_TABLE) {
-      if (Symbol.for(`relax.error.${name}`) in error) {
-        return describe(error as Record<PropertyKey, unknown> & Error);
-      }
+    }
+    const found = findErrorStatusEntry(error);
+    if (found) {
+      const fields = error as ErrorFields;
+      const { entry } = found;
+      const status = typeof entry.status === "number" ? entry.status : entry.status(fields);
+      const param = entry.param?.(fields) ?? null;
+      return {
+        status,
+        type: entry.type ?? defaultErrorType(status),
+        code: typeof entry.code === "string" ? entry.code : entry.code(fields),
+        param: protocol === undefined ? param : protocolParam(param, protocol),
+        message: redactUrls(entry.message ? entry.message(fields) : String(fields.message ?? "")),
+        retryable: entry.retryable ?? false,
+      };
     }
     if ((error as { name?: unknown }).name === "AbortError") return clientDisconnect();
   }
@@ -92,7 +63,7 @@ export function describeError(error: unknown): ErrorDescriptor {
     type: "server_error",
     code: "internal_error",
     param: null,
-    message: `internal error: ${message}`,
+    message: `internal error: ${redactUrls(message)}`,
     retryable: false,
   };
 }
@@ -109,21 +80,10 @@ export function clientDisconnect(): ErrorDescriptor {
   };
 }
 
-/** OpenAI's wording of a context-length error, from `ContextLengthError`'s numbers when present. */
-function contextLengthMessage(error: Record<PropertyKey, unknown> & Error): string {
-  const max = error.maxContextLength;
-  const prompt = error.promptTokens;
-  const requested = error.requestedTokens;
-  if (typeof max !== "number" || typeof prompt !== "number") return error.message;
-  if (typeof requested === "number") {
-    return (
-      `This model's maximum context length is ${max} tokens. However, you requested ${prompt + requested} ` +
-      `tokens (${prompt} in the messages, ${requested} in the completion). Please reduce the length of ` +
-      "the messages or completion."
-    );
-  }
-  return (
-    `This model's maximum context length is ${max} tokens. However, your messages resulted in ${prompt} ` +
-    "tokens. Please reduce the length of the messages."
-  );
+/** A canonical parameter name in the protocol's own terms. */
+function protocolParam(param: string | null, protocol: Protocol): string | null {
+  if (param === null || protocol !== "responses") return param;
+  if (param === "messages") return "input";
+  if (param === "max_tokens") return "max_output_tokens";
+  return param;
 }

@@ -1,13 +1,16 @@
-const marker = Symbol.for("relax.error.ProtocolError");
+import { hasMarker, RelaxError } from "@relax/chat";
+
+const name = "ProtocolError";
+const marker = `relax.error.${name}`;
+const symbol = Symbol.for(marker);
 
 /**
  * An error the embedding server throws (from `generate` or `authenticate`) to answer with a status of
  * its choice, e.g. `new ProtocolError({ status: 503, code: "engine_unavailable", message: "…" })`.
  * `toErrorResponse` renders it in the request's protocol; nothing else picks a status.
  */
-export class ProtocolError extends Error {
-  readonly [marker] = true;
-  override readonly name = "ProtocolError";
+export class ProtocolError extends RelaxError {
+  readonly [symbol] = true;
   /** HTTP status, 400–599. */
   readonly status: number;
   /** OpenAI error `type`; defaults from the status (`invalid_request_error`, `not_found_error`, …). */
@@ -36,7 +39,7 @@ export class ProtocolError extends Error {
     retryable?: boolean;
     cause?: unknown;
   }) {
-    super(message, cause === undefined ? undefined : { cause });
+    super({ name, message, cause });
     if (!Number.isInteger(status) || status < 400 || status > 599) {
       throw new RangeError(`ProtocolError status must be an integer in 400..599, got ${status}`);
     }
@@ -48,8 +51,8 @@ export class ProtocolError extends Error {
   }
 
   /** True for any `ProtocolError`, including one from another copy of this package. */
-  static isInstance(error: unknown): error is ProtocolError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is ProtocolError {
+    return hasMarker(error, marker);
   }
 }
 

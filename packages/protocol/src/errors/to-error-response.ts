@@ -35,11 +35,11 @@ export function errorDescriptorToResponse(descriptor: ErrorDescriptor, protocol:
 }
 
 /**
- * The one place errors become HTTP responses: the status, type and code come from the error table of
- * {@link describeError} (a `CanonicalizationError` → 400 with its field path as `param`,
- * `ContextLengthError` → 400 `context_length_exceeded`, `SessionNotFoundError` → 404 `session_discarded`,
- * a `ProtocolError` → its own status, an `AbortError` → 499, anything else → 500 `internal_error`); the
- * body follows the protocol. `x-should-retry: false` is sent unless the error is marked retryable.
+ * The one place errors become HTTP responses: the status, type, code and param come from the one error
+ * table, `ERROR_STATUS_TABLE` (read by {@link describeError}: a `CanonicalizationError` → 400 with its
+ * field path as `param`, `ContextLengthError` → 400 `context_length_exceeded`, `SessionNotFoundError` →
+ * 404 `session_discarded`, an engine connection failure → 503, a `ProtocolError` → its own status, an
+ * `AbortError` → 499, anything else → 500 `internal_error`); the body follows the protocol. `x-should-retry: false` is sent unless the error is marked retryable.
  *
  * @example
  * ```ts
@@ -47,5 +47,5 @@ export function errorDescriptorToResponse(descriptor: ErrorDescriptor, protocol:
  * ```
  */
 export function toErrorResponse(error: unknown, protocol: Protocol): Response {
-  return errorDescriptorToResponse(describeError(error), protocol);
+  return errorDescriptorToResponse(describeError(error, protocol), protocol);
 }

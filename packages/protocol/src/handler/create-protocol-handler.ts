@@ -141,7 +141,7 @@ export function createProtocolHandler(
       });
     };
     const fail = (error: unknown): Response => {
-      const descriptor = httpRequest.signal.aborted ? clientDisconnect() : describeError(error);
+      const descriptor = httpRequest.signal.aborted ? clientDisconnect() : describeError(error, protocol);
       end(descriptor, error);
       return errorDescriptorToResponse(descriptor, protocol);
     };
@@ -204,7 +204,7 @@ export function createProtocolHandler(
       })
       .catch((error: unknown) => {
         const descriptor =
-          cancelled || httpRequest.signal.aborted ? clientDisconnect() : describeError(error);
+          cancelled || httpRequest.signal.aborted ? clientDisconnect() : describeError(error, protocol);
         end(descriptor, error);
         return formatSseEvents(adapter.buildErrorEvents({ descriptor, request, context }));
       })

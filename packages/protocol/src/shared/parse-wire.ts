@@ -1,6 +1,5 @@
-import { CanonicalizationError } from "@relax/chat";
+import { CanonicalizationError, formatFieldPath } from "@relax/chat";
 import type { z } from "zod";
-import { formatFieldPath } from "./format-field-path";
 import { typeName } from "./type-name";
 
 type Issue = z.core.$ZodIssue & { input?: unknown };
@@ -35,7 +34,7 @@ export function parseWire<T extends z.ZodType>(schema: T, value: unknown, base: 
   const result = schema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   const issue = deepestIssue(result.error.issues[0] as Issue);
-  const path = formatFieldPath(base, issue.path) || "body";
+  const path = formatFieldPath(issue.path, base) || "body";
   throw new CanonicalizationError({ path, reason: describeIssue(issue), cause: result.error });
 }
 

@@ -7,10 +7,12 @@ import { expect, it } from "vitest";
 import { callHandler } from "./call-handler";
 import { readSse } from "./read-sse";
 
+const relaxErrorMarker: unique symbol = Symbol.for("relax.error") as never;
 const contextLengthMarker: unique symbol = Symbol.for("relax.error.ContextLengthError") as never;
 
 /** Stands in for `@relax/sglang`'s `ContextLengthError`: same global marker, same fields. */
 export class StandInContextLengthError extends Error {
+  readonly [relaxErrorMarker] = true;
   readonly [contextLengthMarker] = true;
   override readonly name = "ContextLengthError";
   readonly promptTokens = 40_000;

@@ -1,7 +1,8 @@
 import { hasMarker } from "./has-marker";
 import { SglangApiError } from "./sglang-api-error";
 
-const marker = Symbol.for("relax.error.ContextLengthError");
+const marker = "relax.error.ContextLengthError";
+const symbol = Symbol.for(marker);
 
 /** Numbers parsed from SGLang's context-length messages; any of them may be missing. */
 export interface ContextLengthNumbers {
@@ -27,7 +28,7 @@ export interface ContextLengthNumbers {
  *   `context_length_exceeded` (400).
  */
 export class ContextLengthError extends SglangApiError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "ContextLengthError";
   readonly promptTokens?: number;
   readonly maxContextLength?: number;

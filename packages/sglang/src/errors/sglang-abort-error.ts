@@ -1,7 +1,8 @@
 import { hasMarker } from "./has-marker";
 import { SglangError } from "./sglang-error";
 
-const marker = Symbol.for("relax.error.SglangAbortError");
+const marker = "relax.error.SglangAbortError";
+const symbol = Symbol.for(marker);
 
 /**
  * The caller's `AbortSignal` fired and no partial output can be returned: either the signal was already
@@ -10,7 +11,7 @@ const marker = Symbol.for("relax.error.SglangAbortError");
  * "abort"`; this error is the exception.)
  */
 export class SglangAbortError extends SglangError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangAbortError";
   readonly url?: string;
   readonly rid?: string;

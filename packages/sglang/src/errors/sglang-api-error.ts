@@ -1,7 +1,8 @@
 import { hasMarker } from "./has-marker";
 import { SglangError } from "./sglang-error";
 
-const marker = Symbol.for("relax.error.SglangApiError");
+const marker = "relax.error.SglangApiError";
+const symbol = Symbol.for(marker);
 
 /**
  * SGLang (or a router in front of it) answered with a non-2xx status, or reported an error inside a
@@ -11,7 +12,7 @@ const marker = Symbol.for("relax.error.SglangApiError");
  * `SglangServerError` (5xx).
  */
 export class SglangApiError extends SglangError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangApiError";
   /** HTTP status of the response (for an error event inside a 200 stream: the status it carried, else 200). */
   readonly status: number;

@@ -1,14 +1,15 @@
 import { hasMarker } from "./has-marker";
 import { SglangError } from "./sglang-error";
 
-const marker = Symbol.for("relax.error.SglangConnectionError");
+const marker = "relax.error.SglangConnectionError";
+const symbol = Symbol.for(marker);
 
 /**
  * No HTTP response arrived: connection refused, reset, DNS failure, or a stream cut before its end.
  * `cause` keeps the underlying error (for Node's fetch, `cause.cause.code` is e.g. `ECONNREFUSED`).
  */
 export class SglangConnectionError extends SglangError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangConnectionError";
   /** The URL that was called. */
   readonly url: string;

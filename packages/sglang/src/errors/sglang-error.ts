@@ -1,13 +1,16 @@
-import { hasMarker } from "./has-marker";
+import { hasMarker, relaxErrorSymbol } from "./has-marker";
 
-const marker = Symbol.for("relax.error.SglangError");
+const marker = "relax.error.SglangError";
+const symbol = Symbol.for(marker);
 
 /**
- * Base class of every error thrown by `@relax/sglang`. Use `SglangError.isInstance(error)` rather than
- * `instanceof`: the marker is a global symbol, so the check also works across two bundled copies.
+ * Base class of every error thrown by `@relax/sglang`, and a Relax error (`Symbol.for("relax.error")`).
+ * Use `SglangError.isInstance(error)` rather than `instanceof`: the marker is a global symbol, so the
+ * check also works across two bundled copies.
  */
 export class SglangError extends Error {
-  readonly [marker] = true;
+  readonly [relaxErrorSymbol] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangError";
 
   constructor({ message, cause }: { message: string; cause?: unknown }) {

@@ -1,14 +1,15 @@
 import { hasMarker } from "./has-marker";
 import { SglangError } from "./sglang-error";
 
-const marker = Symbol.for("relax.error.SglangInvalidArgumentError");
+const marker = "relax.error.SglangInvalidArgumentError";
+const symbol = Symbol.for(marker);
 
 /**
  * The caller passed a bad value (nothing was sent). `field` names it in the caller's terms, e.g.
  * `inputIds[12]`, `sampling.maxNewTokens`, `rid`.
  */
 export class SglangInvalidArgumentError extends SglangError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangInvalidArgumentError";
   readonly field: string;
   readonly reason: string;

@@ -1,7 +1,8 @@
 import { hasMarker } from "./has-marker";
 import { SglangError } from "./sglang-error";
 
-const marker = Symbol.for("relax.error.SglangResponseError");
+const marker = "relax.error.SglangResponseError";
+const symbol = Symbol.for(marker);
 
 /**
  * SGLang answered 2xx with a body that cannot be trusted for training: not JSON, a field of the wrong
@@ -9,7 +10,7 @@ const marker = Symbol.for("relax.error.SglangResponseError");
  * names the offending field (e.g. `meta_info.output_token_logprobs[3][1]`).
  */
 export class SglangResponseError extends SglangError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangResponseError";
   readonly url: string;
   /** Field path inside the response body. */

@@ -1,7 +1,8 @@
 import { hasMarker } from "./has-marker";
 import { SglangApiError } from "./sglang-api-error";
 
-const marker = Symbol.for("relax.error.SglangServerError");
+const marker = "relax.error.SglangServerError";
+const symbol = Symbol.for(marker);
 
 /**
  * SGLang or the router answered 5xx: an internal error, an abort the scheduler created with a 500/503
@@ -10,7 +11,7 @@ const marker = Symbol.for("relax.error.SglangServerError");
  * because it may have run.
  */
 export class SglangServerError extends SglangApiError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangServerError";
 
   override get isRetryable(): boolean {

@@ -1,14 +1,15 @@
 import { hasMarker } from "./has-marker";
 import { SglangError } from "./sglang-error";
 
-const marker = Symbol.for("relax.error.SglangTimeoutError");
+const marker = "relax.error.SglangTimeoutError";
+const symbol = Symbol.for(marker);
 
 /**
  * A call ran past its time limit. For `/generate` the client has already sent `/abort_request` for the
  * rid (best effort), so the server stops spending tokens on it.
  */
 export class SglangTimeoutError extends SglangError {
-  readonly [marker] = true;
+  readonly [symbol] = true;
   override readonly name: string = "SglangTimeoutError";
   readonly url: string;
   /** The limit that was exceeded, in milliseconds. */

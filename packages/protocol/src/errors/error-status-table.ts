@@ -1,0 +1,237 @@
+import { hasMarker } from "@relax/chat";
+
+/** An error as the table sees it: any object, read by field name (the table imports no error class). */
+export type ErrorFields = Record<PropertyKey, unknown> & { message?: unknown };
+
+/** How one error class becomes an HTTP answer. */
+export interface ErrorStatusEntry {
+  /** HTTP status, or a function of the error's fields (e.g. a field error that is only sometimes the client's). */
+  status: number | ((error: ErrorFields) => number);
+  /** OpenAI error `type`. @default from the status: 4xx `invalid_request_error`, 404 `not_found_error`, 5xx `server_error` */
+  type?: string;
+  /** OpenAI error `code`. */
+  code: string | ((error: ErrorFields) => string);
+  /**
+   * The request parameter at fault, in canonical terms (`messages`, `tools`, `max_tokens`); the renderer
+   * translates it per protocol (`messages` is `input` for Responses). @default null
+   */
+  param?: (error: ErrorFields) => string | null;
+  /** The agent-facing message. @default the error's own message (engine URLs removed) */
+  message?: (error: ErrorFields) => string;
+  /** Whether a client retry can help (`x-should-retry`). @default false */
+  retryable?: boolean;
+}
+
+/**
+ * The one error → HTTP table of Relax, keyed by error name, in the shape of tRPC's
+ * `getHTTPStatusCode` table. An error matches a row when it carries `Symbol.for("relax.error.<Name>")`,
+ * the marker every Relax package sets, so errors of `@relax/chat`, `@relax/forest`, `@relax/sglang`,
+ * `@relax/launcher` and the gateway match without this package importing them. Rows are tried in order
+ * (subclasses before their bases: `ContextLengthError` before `SglangApiError`); an error matching no row
+ * is a bug and answers 500 `internal_error`.
+ *
+ * Rules: a client mistake is a 4xx (400 with the parameter when known, 404 for a session that is gone);
+ * the engine unreachable or too slow is 503 (retryable); any other engine failure is 502; a gateway bug
+ * or misconfiguration is 500. Engine URLs never reach the agent (they stay in logs and `cause`).
+ */
+export const ERROR_STATUS_TABLE = {
+  // Request conversion and canonicalisation (`@relax/chat`, `@relax/protocol`).
+  CanonicalizationError: {
+    status: 400,
+    code: "invalid_request_error",
+    param: (error) => stringField(error, "param"),
+  },
+  // Forest `beginTurn` / `commitResponse` (`@relax/forest`).
+  ForestInputError: {
+    status: (error) => (forestRequestParam(error) === null ? 500 : 400),
+    code: (error) => (forestRequestParam(error) === null ? "internal_error" : "invalid_request_error"),
+    param: forestRequestParam,
+    message: (error) =>
+      forestRequestParam(error) === null ? `internal error: ${messageOf(error)}` : messageOf(error),
+  },
+  SessionContextLengthError: contextLengthEntry(),
+  StateConflictError: { status: 409, type: "invalid_request_error", code: "state_conflict" },
+  // Chat template, observation delta and parsers (`@relax/chat`).
+  ChatTemplateError: {
+    status: (error) => (isTemplateRejection(error) ? 400 : 500),
+    code: (error) => (isTemplateRejection(error) ? "invalid_request_error" : "chat_template_error"),
+    param: (error) =>
+      isTemplateRejection(error) ? (topLevelParam(stringField(error, "path")) ?? "messages") : null,
+  },
+  ObservationDeltaError: {
+    status: 400,
+    code: "unsupported_conversation",
+    param: () => "messages",
+  },
+  InvalidParserInputError: {
+    status: 400,
+    code: "invalid_request_error",
+    param: (error) => topLevelParam(stringField(error, "path")),
+  },
+  UnknownParserError: { status: 500, code: "parser_not_configured" },
+  TokenizerLoadError: { status: 500, code: "tokenizer_unavailable" },
+  // The SGLang client (`@relax/sglang`): subclasses first.
+  ContextLengthError: contextLengthEntry(),
+  SglangConnectionError: {
+    status: 503,
+    code: "backend_unavailable",
+    message: (error) => `the inference backend is unavailable: connection failed${causeCode(error)}`,
+    retryable: true,
+  },
+  SglangTimeoutError: {
+    status: 503,
+    code: "backend_unavailable",
+    message: (error) =>
+      `the inference backend is unavailable: no answer within ${numberField(error, "timeoutMs") ?? "?"} ms`,
+    retryable: true,
+  },
+  SglangAbortError: {
+    status: 503,
+    code: "generation_aborted",
+    message: () => "the inference backend aborted the generation",
+    retryable: true,
+  },
+  SglangResponseError: {
+    status: 502,
+    code: "backend_error",
+    message: (error) =>
+      `the inference backend sent an untrusted response: ${stringField(error, "path") ?? "(body)"}: ${stringField(error, "reason") ?? ""}`,
+  },
+  SglangInvalidArgumentError: {
+    status: (error) => (samplingParam(error) === null ? 500 : 400),
+    code: (error) => (samplingParam(error) === null ? "internal_error" : "invalid_request_error"),
+    param: samplingParam,
+  },
+  SglangApiError: {
+    status: 502,
+    code: "backend_error",
+    message: (error) => `the inference backend failed: ${messageOf(error)}`,
+  },
+  // The gateway's session errors (`apps/gateway`).
+  SessionNotFoundError: {
+    status: 404,
+    code: "session_discarded",
+    message: (error) => messageOf(error) || "session not found or already closed",
+  },
+  GroupDroppedError: { status: 404, code: "session_discarded" },
+  GenerationAbortedError: { status: 503, code: "generation_aborted", retryable: true },
+  BackendUnavailableError: { status: 503, code: "backend_unavailable", retryable: true },
+} as const satisfies Record<string, ErrorStatusEntry>;
+
+/** A row name of {@link ERROR_STATUS_TABLE}. */
+export type ErrorStatusName = keyof typeof ERROR_STATUS_TABLE;
+
+/** The row of the first table name whose marker `error` carries, if any. */
+export function findErrorStatusEntry(
+  error: unknown,
+): { name: ErrorStatusName; entry: ErrorStatusEntry } | undefined {
+  if (typeof error !== "object" || error === null) return undefined;
+  for (const [name, entry] of Object.entries(ERROR_STATUS_TABLE) as Array<
+    [ErrorStatusName, ErrorStatusEntry]
+  >) {
+    if ((error as Record<symbol, unknown>)[Symbol.for(`relax.error.${name}`)] === true)
+      return { name, entry };
+  }
+  return undefined;
+}
+
+/**
+ * The HTTP status of any thrown value, by the table (tRPC's `getHTTPStatusCode` for Relax errors): a
+ * `ProtocolError` keeps its own status, an `AbortError` is 499, an unknown error 500.
+ */
+export function getHTTPStatusCode(error: unknown): number {
+  if (typeof error === "object" && error !== null) {
+    if (hasMarker(error, "relax.error.ProtocolError")) {
+      return (error as { status: number }).status;
+    }
+    const found = findErrorStatusEntry(error);
+    if (found) {
+      const { status } = found.entry;
+      return typeof status === "number" ? status : status(error as ErrorFields);
+    }
+    if ((error as { name?: unknown }).name === "AbortError") return 499;
+  }
+  return 500;
+}
+
+const engineUrl = /\bhttps?:\/\/[^\s"'`<>)]+/g;
+
+/** Removes URLs (the engine's internal address) from an agent-facing message. */
+export function redactUrls(message: string): string {
+  return message.replace(engineUrl, "<engine>");
+}
+
+function contextLengthEntry(): ErrorStatusEntry {
+  return {
+    status: 400,
+    code: "context_length_exceeded",
+    param: () => "messages",
+    message: contextLengthMessage,
+  };
+}
+
+/** OpenAI's wording of a context-length error, from the error's numbers when present. */
+function contextLengthMessage(error: ErrorFields): string {
+  const max = numberField(error, "maxContextLength");
+  const prompt = numberField(error, "promptTokens");
+  const requested = numberField(error, "requestedTokens");
+  if (max === undefined || prompt === undefined) return messageOf(error);
+  if (requested !== undefined) {
+    return (
+      `This model's maximum context length is ${max} tokens. However, you requested ${prompt + requested} ` +
+      `tokens (${prompt} in the messages, ${requested} in the completion). Please reduce the length of ` +
+      "the messages or completion."
+    );
+  }
+  return (
+    `This model's maximum context length is ${max} tokens. However, your messages resulted in ${prompt} ` +
+    "tokens. Please reduce the length of the messages."
+  );
+}
+
+/** `state.messages[2].content` → `messages`; `maxNewTokens` → `max_tokens`; other forest paths → null. */
+function forestRequestParam(error: ErrorFields): string | null {
+  const path = stringField(error, "path") ?? "";
+  if (path === "maxNewTokens") return "max_tokens";
+  if (!path.startsWith("state.")) return null;
+  const param = topLevelParam(path.slice("state.".length));
+  return param === "chatTemplateKwargs" ? "chat_template_kwargs" : param;
+}
+
+/** A template that rejects the conversation or cannot take its input is the request's problem. */
+function isTemplateRejection(error: ErrorFields): boolean {
+  return error.reason === "invalid_input" || error.reason === "raise_exception";
+}
+
+/** `sampling.stop[1]` → `stop`, `sampling.seed` → `seed`: the request's own sampling fields. */
+function samplingParam(error: ErrorFields): string | null {
+  const field = stringField(error, "field") ?? "";
+  if (field.startsWith("sampling.stop")) return "stop";
+  if (field === "sampling.seed") return "seed";
+  return null;
+}
+
+function topLevelParam(path: string | null): string | null {
+  if (path === null || path === "") return null;
+  return path.split(/[.[]/, 1)[0] || null;
+}
+
+/** ` (ECONNREFUSED)` from a connection error's message, or `""`. */
+function causeCode(error: ErrorFields): string {
+  const match = /\(([A-Z][A-Z0-9_]+)\)$/.exec(messageOf(error));
+  return match ? ` (${match[1]})` : "";
+}
+
+function stringField(error: ErrorFields, key: string): string | null {
+  const value = error[key];
+  return typeof value === "string" ? value : null;
+}
+
+function numberField(error: ErrorFields, key: string): number | undefined {
+  const value = error[key];
+  return typeof value === "number" ? value : undefined;
+}
+
+function messageOf(error: ErrorFields): string {
+  return typeof error.message === "string" ? error.message : "";
+}
