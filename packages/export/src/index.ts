@@ -43,6 +43,15 @@ export {
   type DebugDumpSample,
   debugRolloutId,
 } from "./debug/build-debug-dump";
+export {
+  type DebugDumpForest,
+  type DebugDumpForestNode,
+  type DebugDumpForestTurn,
+  type DebugDumpSession,
+  type DebugDumpSessionInput,
+  type DumpableForest,
+  dumpSessionForest,
+} from "./debug/dump-session-forest";
 export { debugDumpPath, type WriteDebugDumpOptions, writeDebugDump } from "./debug/write-debug-dump";
 // Errors
 export { AdvantageResultError } from "./errors/advantage-result-error";
