@@ -92,7 +92,7 @@ export function dumpSessionForest(
     if (node.kind === "root") continue;
     const base = {
       state_hash: node.stateHash,
-      parent_state_hash: node.parentStateHash,
+      parent_state_hash: node.parentStateHash ?? "",
       kind: node.kind,
       turn_id: node.turnId,
       token_count: node.tokens.length,
