@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runView, viewCommandHint } from "../src/view/view-command";
 
-const viewFixture = (name: string) => new URL(`../../../packages/view/test/fixtures/${name}`, import.meta.url).pathname;
+const viewFixture = (name: string) =>
+  new URL(`../../../packages/view/test/fixtures/${name}`, import.meta.url).pathname;
 const pageData = (html: string) =>
   JSON.parse(html.match(/<script type="application\/json" id="relax-view-data">(.*?)<\/script>/s)![1]!);
 
@@ -36,12 +37,25 @@ describe("relax view", () => {
     const data = pageData(readFileSync(join(dir, "relax-view.html"), "utf8"));
     expect(data.steps.map((step: { source: string }) => step.source)).toEqual(["debug-0.json"]);
     expect(data.vocab).toEqual({});
-    expect(lines[0]).toBe(`relax view: skipping ${join(dir, "config.json")}: config.json: rollout_id: Invalid input: expected string, received undefined`);
-    await expect(runView({ inputs: [mkdtempSync(join(tmpdir(), "relax-view-empty-"))], tokenizer: false, log: () => {} })).rejects.toThrow(/^no debug dump or rows file in /);
+    expect(lines[0]).toBe(
+      `relax view: skipping ${join(dir, "config.json")}: config.json: rollout_id: Invalid input: expected string, received undefined`,
+    );
+    await expect(
+      runView({
+        inputs: [mkdtempSync(join(tmpdir(), "relax-view-empty-"))],
+        tokenizer: false,
+        log: () => {},
+      }),
+    ).rejects.toThrow(/^no debug dump or rows file in /);
   });
 
   it("should serve the page on loopback with --port and answer 404 elsewhere", async () => {
-    const result = await runView({ inputs: [viewFixture("drift-debug-0.json")], port: 0, tokenizer: false, log: () => {} });
+    const result = await runView({
+      inputs: [viewFixture("drift-debug-0.json")],
+      port: 0,
+      tokenizer: false,
+      log: () => {},
+    });
     if (result.kind !== "serving") throw new Error("expected a server");
     try {
       expect(result.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);

@@ -29,7 +29,9 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const text = generatedClientModule();
   if (process.argv.includes("--check")) {
     if (readFileSync(target, "utf8") !== text) {
-      console.error("client-bundle.generated.ts is out of date; run `pnpm --filter @relax/view bundle:client`");
+      console.error(
+        "client-bundle.generated.ts is out of date; run `pnpm --filter @relax/view bundle:client`",
+      );
       process.exit(1);
     }
   } else writeFileSync(target, text);

@@ -6,7 +6,12 @@
  * No I/O and no HTTP server here; the `relax` CLI reads the files and serves the page.
  */
 export { ViewInputError } from "./errors/view-input-error";
-export { debugDumpSchema, type ViewDebugDump, type ViewDumpSample, type ViewDumpSession } from "./input/debug-dump-schema";
+export {
+  debugDumpSchema,
+  type ViewDebugDump,
+  type ViewDumpSample,
+  type ViewDumpSession,
+} from "./input/debug-dump-schema";
 export { parseViewSource, type ViewSource } from "./input/parse-view-source";
 export { type BuildContextViewOptions, buildContextView } from "./model/build-context-view";
 export { type BuildForestViewOptions, buildForestView } from "./model/build-forest-view";

@@ -6,7 +6,8 @@ import { parseViewSource, type ViewSource } from "../src/index";
 export const fixture = (name: string) => new URL(`./fixtures/${name}`, import.meta.url).pathname;
 
 /** A fixture file parsed as a viewer input. */
-export const source = (name: string): ViewSource => parseViewSource(name, readFileSync(fixture(name), "utf8"));
+export const source = (name: string): ViewSource =>
+  parseViewSource(name, readFileSync(fixture(name), "utf8"));
 
 /** Per-token decoding with the Qwen3 tokenizer the fixtures were generated with (special tokens kept). */
 export async function qwen3DecodeToken(): Promise<(id: number) => string> {

@@ -7,8 +7,8 @@ import {
   diffHistories,
   parseViewSource,
   renderPage,
-  ViewInputError,
   type ViewDumpSession,
+  ViewInputError,
 } from "../src/index";
 import { buildForestView } from "../src/model/build-forest-view";
 import { fixture, source } from "./helpers";
@@ -22,12 +22,14 @@ describe("buildViewModel from the drift fixture (a real run with tolerated drift
   });
 
   it("should list the step, its Group and both sessions with rewards and advantages", () => {
-    expect(model.steps.map((step) => [step.id, step.kind, step.mode, step.groups.length, step.weightVersions])).toEqual([
-      ["0", "dump", "train", 1, ["default"]],
-    ]);
+    expect(
+      model.steps.map((step) => [step.id, step.kind, step.mode, step.groups.length, step.weightVersions]),
+    ).toEqual([["0", "dump", "train", 1, ["default"]]]);
     const [group] = model.steps[0]!.groups;
     expect(group).toMatchObject({ index: 0, outcome: "exported", rewardMean: 0.5 });
-    expect(model.sessions.map((s) => [s.slot, s.reward, s.turnCount, s.transitions, s.contextIds.length])).toEqual([
+    expect(
+      model.sessions.map((s) => [s.slot, s.reward, s.turnCount, s.transitions, s.contextIds.length]),
+    ).toEqual([
       [0, 1, 3, { append: 1, drift: 2 }, 1],
       [1, 0, 3, { append: 1, drift: 2 }, 1],
     ]);
@@ -39,7 +41,9 @@ describe("buildViewModel from the drift fixture (a real run with tolerated drift
   it("should build the forest tree: depths, tolerated edits on the observations, the exported leaf", () => {
     const forest = model.sessions[0]!.forest!;
     expect([forest.observationCount, forest.responseCount]).toEqual([3, 3]);
-    expect(forest.nodes.map((node) => [node.kind, node.turnId, node.depth, node.leaf, node.transition])).toEqual([
+    expect(
+      forest.nodes.map((node) => [node.kind, node.turnId, node.depth, node.leaf, node.transition]),
+    ).toEqual([
       ["observation", 0, 0, false, "append"],
       ["response", 0, 1, false, "append"],
       ["observation", 1, 2, false, "drift"],
@@ -58,7 +62,9 @@ describe("buildViewModel from the drift fixture (a real run with tolerated drift
       [null],
       undefined,
     ]);
-    expect(forest.nodes[5]!.messages).toEqual([{ role: "assistant", text: "Answer 3.", reasoning: "turn 3" }]);
+    expect(forest.nodes[5]!.messages).toEqual([
+      { role: "assistant", text: "Answer 3.", reasoning: "turn 3" },
+    ]);
     expect(forest.diffs).toEqual([]);
   });
 
@@ -96,7 +102,9 @@ describe("buildViewModel from the drift fixture (a real run with tolerated drift
 describe("buildViewModel from the demo fixture", () => {
   it("should read 2 Groups × 4 sessions, 6 nodes each, one exported leaf per session", () => {
     const model = buildViewModel({ sources: [source("demo-debug-0.json")] });
-    expect(model.steps[0]!.groups.map((group) => [group.index, group.sessionIds.length, group.contextIds.length])).toEqual([
+    expect(
+      model.steps[0]!.groups.map((group) => [group.index, group.sessionIds.length, group.contextIds.length]),
+    ).toEqual([
       [0, 4, 4],
       [1, 4, 4],
     ]);
@@ -120,7 +128,13 @@ describe("buildForestView", () => {
     exported_as: [],
     ...extra,
   });
-  const response = (state: string, parent: string, turn: number, content: string, exported: (string | null)[] = []) => ({
+  const response = (
+    state: string,
+    parent: string,
+    turn: number,
+    content: string,
+    exported: (string | null)[] = [],
+  ) => ({
     state_hash: hash(state),
     parent_state_hash: hash(parent),
     kind: "response" as const,
@@ -131,7 +145,11 @@ describe("buildForestView", () => {
     finish_reason: "stop" as const,
     exported_as: exported,
   });
-  const turn = (id: number, transition: "append" | "branch" | "drift" | "reset", observationHash: string) => ({
+  const turn = (
+    id: number,
+    transition: "append" | "branch" | "drift" | "reset",
+    observationHash: string,
+  ) => ({
     turn_id: id,
     transition,
     linear: transition === "append",
@@ -159,11 +177,23 @@ describe("buildForestView", () => {
           response("e", "a", 2, "first answer, reworded"),
           observation("f", "e", 3, "tool says 4", { failure: "engine_error" }),
         ],
-        turns: [turn(0, "append", "a"), turn(1, "append", "c"), turn(2, "branch", "a"), turn(3, "append", "f")],
+        turns: [
+          turn(0, "append", "a"),
+          turn(1, "append", "c"),
+          turn(2, "branch", "a"),
+          turn(3, "append", "f"),
+        ],
       },
     };
     const view = buildForestView({ session, step: "3", contextIdsByHash: new Map([[hash("d"), ["3/s/0"]]]) });
-    expect(view.nodes.map((node) => [node.stateHash[0], node.parent?.[0] ?? null, node.depth, node.children.length])).toEqual([
+    expect(
+      view.nodes.map((node) => [
+        node.stateHash[0],
+        node.parent?.[0] ?? null,
+        node.depth,
+        node.children.length,
+      ]),
+    ).toEqual([
       ["a", null, 0, 2],
       ["b", "a", 1, 1],
       ["c", "b", 2, 1],
@@ -171,11 +201,17 @@ describe("buildForestView", () => {
       ["e", "a", 1, 1],
       ["f", "e", 2, 0],
     ]);
-    expect(view.nodes.filter((node) => node.leaf).map((node) => [node.exportedAs, node.notExportedReason])).toEqual([
+    expect(
+      view.nodes.filter((node) => node.leaf).map((node) => [node.exportedAs, node.notExportedReason]),
+    ).toEqual([
       [["3/s/0"], undefined],
       [[], "generation failed: engine_error"],
     ]);
-    expect(view.turns[2]).toMatchObject({ transition: "branch", linear: false, edits: ["rewritten@messages[1].content"] });
+    expect(view.turns[2]).toMatchObject({
+      transition: "branch",
+      linear: false,
+      edits: ["rewritten@messages[1].content"],
+    });
     expect(view.diffs).toHaveLength(1);
     expect(view.diffs[0]).toMatchObject({
       id: "3/s/diff1",
@@ -184,8 +220,17 @@ describe("buildForestView", () => {
       left: { stateHash: hash("d") },
       right: { stateHash: hash("f") },
     });
-    expect(view.diffs[0]!.left.messages.map((m) => m.text)).toEqual(["task", "first answer", "tool says 4", "done"]);
-    expect(view.diffs[0]!.right.messages.map((m) => m.text)).toEqual(["task", "first answer, reworded", "tool says 4"]);
+    expect(view.diffs[0]!.left.messages.map((m) => m.text)).toEqual([
+      "task",
+      "first answer",
+      "tool says 4",
+      "done",
+    ]);
+    expect(view.diffs[0]!.right.messages.map((m) => m.text)).toEqual([
+      "task",
+      "first answer, reworded",
+      "tool says 4",
+    ]);
   });
 
   it("should name the Group drop as the reason when nothing was exported", () => {
@@ -218,15 +263,24 @@ describe("diffHistories", () => {
       content: "",
       tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: args } }],
     });
-    expect(diffHistories([{ role: "user", content: "a" }, call('{"x":1}')], [{ role: "user", content: "a" }, call('{"x": 1}')])).toEqual({
+    expect(
+      diffHistories(
+        [{ role: "user", content: "a" }, call('{"x":1}')],
+        [{ role: "user", content: "a" }, call('{"x": 1}')],
+      ),
+    ).toEqual({
       message: 1,
       field: "messages[1].tool_calls[0].function.arguments",
     });
-    expect(diffHistories([{ role: "user", content: "a" }], [{ role: "user", content: "a", name: "n" }])).toEqual({
+    expect(
+      diffHistories([{ role: "user", content: "a" }], [{ role: "user", content: "a", name: "n" }]),
+    ).toEqual({
       message: 0,
       field: "messages[0].name",
     });
-    expect(diffHistories([{ role: "user", content: "a" }], [{ role: "user", content: "a" }, call("{}")])).toEqual({
+    expect(
+      diffHistories([{ role: "user", content: "a" }], [{ role: "user", content: "a" }, call("{}")]),
+    ).toEqual({
       message: -1,
       field: null,
     });
@@ -257,9 +311,13 @@ describe("rows files and bad input", () => {
   } as TrainingRow;
 
   it("should read a rows file as a step without forests", () => {
-    const model = buildViewModel({ sources: [parseViewSource("rows.jsonl", formatTrainingRowsJsonl([row]))] });
+    const model = buildViewModel({
+      sources: [parseViewSource("rows.jsonl", formatTrainingRowsJsonl([row]))],
+    });
     expect(model.steps[0]).toMatchObject({ id: "rows.jsonl", kind: "rows", weightVersions: ["3"] });
-    expect(model.steps[0]!.groups).toMatchObject([{ index: 2, rewardMean: 1, contextIds: ["rows.jsonl/sess/0"] }]);
+    expect(model.steps[0]!.groups).toMatchObject([
+      { index: 2, rewardMean: 1, contextIds: ["rows.jsonl/sess/0"] },
+    ]);
     expect(model.sessions[0]!.forest).toBeUndefined();
     expect(model.contexts[0]).toMatchObject({ lossMask: [0, 0, 1, 0], logprobs: [0, 0, -0.5, 0], turns: [] });
   });

@@ -78,9 +78,9 @@ describe("relax view in headless Chromium", () => {
     const rewardHeader = page.locator("#sessions-0 th", { hasText: "reward" }).first();
     await rewardHeader.click();
     expect(await rewardHeader.getAttribute("aria-sort")).toBe("ascending");
-    const rewards = await page.locator("#sessions-0 tbody tr td:nth-child(4)").evaluateAll((cells) =>
-      cells.map((cell) => Number((cell as HTMLElement).dataset.key)),
-    );
+    const rewards = await page
+      .locator("#sessions-0 tbody tr td:nth-child(4)")
+      .evaluateAll((cells) => cells.map((cell) => Number((cell as HTMLElement).dataset.key)));
     expect(rewards).toEqual([...rewards].sort((a, b) => a - b));
 
     // Session view of the first drift session: 3 observation + 3 response nodes, tolerated edits shown.
@@ -98,9 +98,9 @@ describe("relax view in headless Chromium", () => {
       "reasoning_dropped@messages[3].reasoning_content",
     ]);
     expect(
-      await page.locator('[role="treeitem"]').evaluateAll((items) =>
-        items.map((item) => item.querySelectorAll(".edit.tolerated").length),
-      ),
+      await page
+        .locator('[role="treeitem"]')
+        .evaluateAll((items) => items.map((item) => item.querySelectorAll(".edit.tolerated").length)),
     ).toEqual([0, 0, 1, 0, 2, 0]);
     expect(await page.locator("#turns .badge").allTextContents()).toEqual(["append", "drift", "drift"]);
     expect(await page.locator('[role="treeitem"] .badge.exported').allTextContents()).toEqual([
@@ -140,8 +140,14 @@ describe("relax view in headless Chromium", () => {
     expect(tokens[context.promptLength]!.text).toBe(
       model.vocab[String(context.tokens[context.promptLength])]!.replace(/\n/g, "↵") || "∅",
     );
-    expect(await page.locator("#strip .tok.turn-start").evaluateAll((spans) => spans.map((s) => Number((s as HTMLElement).dataset.i)))).toEqual(
-      context.turns.flatMap((turn, t) => (t === 0 ? [turn.generated[0]] : [turn.observation[0], turn.generated[0]])),
+    expect(
+      await page
+        .locator("#strip .tok.turn-start")
+        .evaluateAll((spans) => spans.map((s) => Number((s as HTMLElement).dataset.i))),
+    ).toEqual(
+      context.turns.flatMap((turn, t) =>
+        t === 0 ? [turn.generated[0]] : [turn.observation[0], turn.generated[0]],
+      ),
     );
     expect(await page.locator(".turn-panel summary .edit.tolerated").count()).toBe(3);
 
@@ -152,7 +158,9 @@ describe("relax view in headless Chromium", () => {
     expect(await page.locator("#token-info").textContent()).toMatch(/^#1 · id \d+ /);
     await page.keyboard.press("]");
     expect(await page.locator("#token-info").textContent()).toMatch(
-      new RegExp(`^#${context.promptLength} · id ${context.tokens[context.promptLength]} .* generated \\(loss_mask 1\\) · logprob `),
+      new RegExp(
+        `^#${context.promptLength} · id ${context.tokens[context.promptLength]} .* generated \\(loss_mask 1\\) · logprob `,
+      ),
     );
     await page.locator("#strip .tok.gen").first().hover();
     expect(await page.locator("#token-info").textContent()).toContain("weight default");
@@ -207,7 +215,9 @@ describe("relax view in headless Chromium", () => {
               prompt_length: promptLength,
               response_length: responseLength,
               loss_mask: Array.from({ length: responseLength }, (_, i) => (i % 1000 < 900 ? 1 : 0)),
-              rollout_log_probs: Array.from({ length: responseLength }, (_, i) => (i % 1000 < 900 ? -0.25 : 0)),
+              rollout_log_probs: Array.from({ length: responseLength }, (_, i) =>
+                i % 1000 < 900 ? -0.25 : 0,
+              ),
               weight_versions: ["7"],
               weight_version_spans: [{ version: "7", start: 0, end: responseLength }],
               reward: 1,
@@ -238,9 +248,12 @@ describe("relax view in headless Chromium", () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await page.goto(pathToFileURL(file).href);
     const started = await page.evaluate(() => performance.now());
-    await page.evaluate((hash) => {
-      location.hash = hash;
-    }, `#/context/${encodeURIComponent(big.contexts[0]!.id)}`);
+    await page.evaluate(
+      (hash) => {
+        location.hash = hash;
+      },
+      `#/context/${encodeURIComponent(big.contexts[0]!.id)}`,
+    );
     await page.waitForSelector("#strip .tok");
     const opened = (await page.evaluate(() => performance.now())) - started;
     expect(opened).toBeLessThan(1000);
@@ -254,7 +267,9 @@ describe("relax view in headless Chromium", () => {
     });
     await page.waitForSelector(`#strip .tok[data-i="${n - 1}"]`);
     expect(await page.locator(`#strip .tok[data-i="${n - 1}"]`).getAttribute("class")).toContain("abort");
-    expect(await page.locator("#strip").evaluate((element) => element.getBoundingClientRect().height)).toBe(height);
+    expect(await page.locator("#strip").evaluate((element) => element.getBoundingClientRect().height)).toBe(
+      height,
+    );
     await page.close();
   }, 60_000);
 });

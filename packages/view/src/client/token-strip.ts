@@ -120,7 +120,10 @@ export function mountTokenStrip(
 
   const render = () => {
     const first = Math.max(0, Math.floor(viewport.scrollTop / LINE_HEIGHT) - OVERSCAN);
-    const last = Math.min(lineCount, Math.ceil((viewport.scrollTop + viewport.clientHeight) / LINE_HEIGHT) + OVERSCAN);
+    const last = Math.min(
+      lineCount,
+      Math.ceil((viewport.scrollTop + viewport.clientHeight) / LINE_HEIGHT) + OVERSCAN,
+    );
     const key = `${first}:${last}:${selected}`;
     if (key === rendered) return;
     rendered = key;
@@ -139,13 +142,16 @@ export function mountTokenStrip(
     const id = context.tokens[i]!;
     const turn = info.turn[i]!;
     const version = info.version[i]!;
-    const part = info.part[i] === 2 ? "generated (loss_mask 1)" : info.part[i] === 1 ? "observation delta" : "prompt";
+    const part =
+      info.part[i] === 2 ? "generated (loss_mask 1)" : info.part[i] === 1 ? "observation delta" : "prompt";
     const fields = [
       `<b>#${i}</b>`,
       `id ${id}`,
       `<code>${esc(JSON.stringify(vocab[String(id)] ?? `#${id}`))}</code>`,
       part,
-      info.part[i] === 2 ? `logprob ${num(context.logprobs[i]!, 4)} (p ${num(Math.exp(context.logprobs[i]!), 3)})` : "",
+      info.part[i] === 2
+        ? `logprob ${num(context.logprobs[i]!, 4)} (p ${num(Math.exp(context.logprobs[i]!), 3)})`
+        : "",
       turn >= 0 ? `turn ${context.turns[turn]!.turnIndex}` : "",
       version >= 0 ? `weight ${esc(info.versions[version])}` : "",
       info.aborts.has(i) ? "<b>aborted here</b>" : "",

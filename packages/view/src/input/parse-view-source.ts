@@ -22,14 +22,16 @@ export function parseViewSource(name: string, text: string): ViewSource {
       json = JSON.parse(text);
     } catch (error) {
       // A JSONL file of rows also starts with "{"; fall through to the rows parser below.
-      if (!trimmed.includes("\n")) throw new ViewInputError(`${name}: $: is not valid JSON (${String(error)})`);
+      if (!trimmed.includes("\n"))
+        throw new ViewInputError(`${name}: $: is not valid JSON (${String(error)})`);
     }
     if (json !== undefined) {
       const parsed = debugDumpSchema.safeParse(json);
       if (!parsed.success) {
         const issue = parsed.error.issues[0]!;
         const path = issue.path.reduce<string>(
-          (text, key) => (typeof key === "number" ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key)),
+          (text, key) =>
+            typeof key === "number" ? `${text}[${key}]` : text ? `${text}.${String(key)}` : String(key),
           "",
         );
         throw new ViewInputError(`${name}: ${path || "$"}: ${issue.message}`);

@@ -112,7 +112,11 @@ function history(
   return chain.reverse().flat();
 }
 
-function leafDiffs(session: ViewDumpSession, step: string, byHash: ReadonlyMap<string, TreeNodeView>): DiffView[] {
+function leafDiffs(
+  session: ViewDumpSession,
+  step: string,
+  byHash: ReadonlyMap<string, TreeNodeView>,
+): DiffView[] {
   const leaves = [...byHash.values()].filter((node) => node.leaf);
   const first = leaves[0];
   if (first === undefined) return [];

@@ -3,7 +3,7 @@ import type { ViewDebugDump } from "../input/debug-dump-schema";
 import type { ViewSource } from "../input/parse-view-source";
 import { buildContextView } from "./build-context-view";
 import { buildForestView } from "./build-forest-view";
-import type { ContextView, GroupView, SessionView, StepView, TreeNodeView, ViewModel } from "./view-model";
+import type { GroupView, SessionView, StepView, TreeNodeView, ViewModel } from "./view-model";
 
 /** Options of {@link buildViewModel}. */
 export interface BuildViewModelOptions {
@@ -176,7 +176,14 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
   for (const row of rows) {
     let group = groups.get(row.group_index);
     if (group === undefined) {
-      group = { step, index: row.group_index, outcome: "exported", sessionIds: [], contextIds: [], rewardMean: null };
+      group = {
+        step,
+        index: row.group_index,
+        outcome: "exported",
+        sessionIds: [],
+        contextIds: [],
+        rewardMean: null,
+      };
       groups.set(row.group_index, group);
     }
     let owner = sessions.get(row.session_id);
@@ -228,7 +235,9 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
     );
   }
   for (const group of groups.values()) {
-    group.rewardMean = mean(group.sessionIds.map((id) => sessions.get(id.slice(step.length + 1))?.reward ?? null));
+    group.rewardMean = mean(
+      group.sessionIds.map((id) => sessions.get(id.slice(step.length + 1))?.reward ?? null),
+    );
     view.groups.push(group);
   }
   view.groups.sort((a, b) => a.index - b.index);

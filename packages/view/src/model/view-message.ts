@@ -22,6 +22,8 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return content == null ? "" : JSON.stringify(content);
   return content
-    .map((part: { type?: string; text?: string }) => (part.type === "text" ? (part.text ?? "") : `[${part.type}]`))
+    .map((part: { type?: string; text?: string }) =>
+      part.type === "text" ? (part.text ?? "") : `[${part.type}]`,
+    )
     .join("");
 }
