@@ -49,6 +49,12 @@ describe("relax view", () => {
     ).rejects.toThrow(/^no debug dump or rows file in /);
   });
 
+  it("should name a missing input", async () => {
+    await expect(
+      runView({ inputs: ["/no/such/dump.json"], tokenizer: false, log: () => {} }),
+    ).rejects.toThrow("/no/such/dump.json: no such file or directory");
+  });
+
   it("should serve the page on loopback with --port and answer 404 elsewhere", async () => {
     const result = await runView({
       inputs: [viewFixture("drift-debug-0.json")],

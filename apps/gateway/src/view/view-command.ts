@@ -1,4 +1,4 @@
-import { readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { basename, dirname, join } from "node:path";
@@ -40,6 +40,7 @@ export async function runView(options: ViewOptions): Promise<ViewResult> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const sources: ViewSource[] = [];
   for (const input of options.inputs) {
+    if (!existsSync(input)) throw new ViewInputError(`${input}: no such file or directory`);
     if (statSync(input).isDirectory()) {
       const files = readdirSync(input)
         .filter((name) => name.endsWith(".json") || name.endsWith(".jsonl"))
