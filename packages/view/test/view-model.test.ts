@@ -114,6 +114,13 @@ describe("buildViewModel from the demo fixture", () => {
     }
     expect(model.vocab).toEqual({});
   });
+
+  it("should show Groups by index although the dump lists them in the order they finished", () => {
+    const dump = JSON.parse(readFileSync(fixture("demo-debug-0.json"), "utf8"));
+    dump.groups.reverse();
+    const model = buildViewModel({ sources: [parseViewSource("d.json", JSON.stringify(dump))] });
+    expect(model.steps[0]!.groups.map((group) => group.index)).toEqual([0, 1]);
+  });
 });
 
 describe("buildForestView", () => {

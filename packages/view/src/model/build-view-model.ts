@@ -158,6 +158,8 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
     model.sessions.push(...ordered);
     view.groups.push(groupView);
   }
+  // The dump lists Groups in the order they finished; the page shows them by index (sortable otherwise).
+  view.groups.sort((a, b) => a.index - b.index);
   model.steps.push(view);
 }
 

@@ -16,7 +16,7 @@ export const PAGE_STYLE = `
 body{margin:0;background:var(--bg);color:var(--fg);font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif}
 #app{max-width:1400px;margin:0 auto;padding:16px 24px 64px}
 h1{font-size:20px;margin:8px 0 12px}h2{font-size:16px;margin:20px 0 8px}h3{font-size:14px;margin:14px 0 6px}
-h1:focus{outline:none}small{color:var(--muted);font-weight:normal}
+h1:focus,h1[tabindex]:focus-visible{outline:none}small{color:var(--muted);font-weight:normal}
 a{color:var(--accent)}a:focus-visible,button:focus-visible,[tabindex]:focus-visible{outline:2px solid var(--accent);outline-offset:1px}
 code,pre,.strip{font-family:ui-monospace,"SFMono-Regular",Menlo,Consolas,monospace}
 .crumbs{color:var(--muted);font-size:13px}
