@@ -2,6 +2,9 @@ import type { AssistantMessage, ChatMessage, ConversationState } from "@relax/ch
 import { SessionForest } from "@relax/forest";
 import { createCharRenderer } from "@relax/forest/testing";
 import { describe, expect, it } from "vitest";
+import { assertExportConfig } from "../config/validate-export-config";
+import { exportGroup } from "../group/export-group";
+import { buildDebugDump } from "./build-debug-dump";
 import { dumpSessionForest } from "./dump-session-forest";
 
 const state = (messages: ChatMessage[]): ConversationState => ({
@@ -55,5 +58,53 @@ describe("dumpSessionForest", () => {
     ]);
     expect(dump.turns[0]!.request_id).toBe("r0");
     expect(JSON.parse(JSON.stringify(dump))).toEqual(dump);
+  });
+});
+
+describe("buildDebugDump with sessions", () => {
+  it("should add each Group's sessions in slot order with their forests and exported-as names", async () => {
+    const renderer = createCharRenderer();
+    const forests = ["a", "b"].map((id) => {
+      const forest = new SessionForest({ sessionId: id, renderer });
+      const reply: AssistantMessage = { role: "assistant", content: `answer ${id}` };
+      const ids = renderer.renderResponse(reply);
+      forest.commitResponse(forest.beginTurn(state([{ role: "user", content: "task" }])), {
+        outputIds: ids,
+        logprobs: ids.map(() => -1),
+        finishReason: "stop",
+        message: reply,
+      });
+      return { sessionId: id, forest };
+    });
+    const outcome = await exportGroup({
+      group: {
+        groupIndex: 4,
+        sessions: forests.map(({ sessionId, forest }, i) => ({
+          sessionId,
+          forest,
+          output: { kind: "implicit" as const, metadata: {}, reward: i },
+        })),
+      },
+      config: assertExportConfig({ nSamplesPerPrompt: 2, agentWritesReward: true }),
+    });
+    const dump = buildDebugDump({
+      rolloutStep: 1,
+      outcomes: [outcome],
+      decode: (ids) => ids.join(","),
+      sessions: new Map([[4, forests]]),
+    });
+    const sessions = dump.groups[0]!.sessions!;
+    expect(sessions.map((session) => [session.session_id, session.slot])).toEqual([
+      ["a", 0],
+      ["b", 1],
+    ]);
+    expect(sessions.map((session) => session.forest.nodes.map((node) => node.exported_as))).toEqual([
+      [[], [null]],
+      [[], [null]],
+    ]);
+    expect(sessions[1]!.forest.nodes[1]!.state_hash).toBe(dump.groups[0]!.samples[1]!.state_hash);
+    // Without `sessions` the dump is unchanged (the section is optional).
+    const plain = buildDebugDump({ rolloutStep: 1, outcomes: [outcome], decode: (ids) => ids.join(",") });
+    expect("sessions" in plain.groups[0]!).toBe(false);
   });
 });
