@@ -246,8 +246,14 @@ describe("buildForestView", () => {
       slot: 0,
       forest: {
         root_state_hash: hash("0"),
-        nodes: [observation("a", "0", 0, "task"), response("b", "a", 0, "x"), response("c", "a", 1, "y")],
-        turns: [turn(0, "append", "a"), turn(1, "branch", "a")],
+        nodes: [
+          observation("a", "0", 0, "task"),
+          response("b", "a", 0, "x"),
+          response("c", "a", 1, "y"),
+          // Compaction: a new subtree whose first observation links back to the state it replaced.
+          observation("g", "0", 2, "summary of x", { reset_from: hash("b") }),
+        ],
+        turns: [turn(0, "append", "a"), turn(1, "branch", "a"), turn(2, "reset", "g")],
       },
     };
     const view = buildForestView({
@@ -259,7 +265,14 @@ describe("buildForestView", () => {
     expect(view.nodes.filter((node) => node.leaf).map((node) => node.notExportedReason)).toEqual([
       "Group not exported: ambiguous_implicit_export",
       "Group not exported: ambiguous_implicit_export",
+      "Group not exported: ambiguous_implicit_export",
     ]);
+    expect(view.nodes[3]).toMatchObject({
+      parent: null,
+      depth: 0,
+      transition: "reset",
+      resetFrom: hash("b"),
+    });
   });
 });
 

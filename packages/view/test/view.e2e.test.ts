@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildViewModel, parseViewSource, renderPage, type ViewModel } from "../src/index";
-import { qwen3DecodeToken, source } from "./helpers";
+import { fixture, qwen3DecodeToken, source } from "./helpers";
 
 /**
  * End to end in real headless Chromium (Debian's `chromium`, installed by `.ci/run`): the page built from
@@ -189,6 +189,45 @@ describe("relax view in headless Chromium", () => {
     await page.emulateMedia({ colorScheme: "light" });
     await page.screenshot({ path: join(artifacts, "relax-view.png") });
     await page.context().close();
+  }, 60_000);
+
+  it("should show a false fork side by side with the first differing message and field", async () => {
+    // The drift run's first session with one more, reworded answer to the first request: a second leaf.
+    const dump = JSON.parse(readFileSync(fixture("drift-debug-0.json"), "utf8"));
+    const forest = dump.groups[0].sessions[0].forest;
+    const first = forest.nodes[1];
+    forest.nodes.push({
+      ...first,
+      state_hash: "e".repeat(64),
+      turn_id: 3,
+      messages: [{ ...first.messages[0], content: "Answer 1, reworded." }],
+      exported_as: [],
+    });
+    forest.turns.push({ ...forest.turns[0], turn_id: 3, transition: "branch", linear: false });
+    const forked = buildViewModel({ sources: [parseViewSource("fork.json", JSON.stringify(dump))] });
+    const file = join(artifacts, "relax-view-fork.html");
+    writeFileSync(file, renderPage(forked));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(`${pathToFileURL(file).href}#/session/${encodeURIComponent(forked.sessions[0]!.id)}`);
+    await page.waitForSelector('[role="treeitem"]');
+    expect(await page.locator('[role="treeitem"] .not-exported').allTextContents()).toEqual([
+      "not exported: not named by the agent's export",
+    ]);
+    await page.locator("a", { hasText: " vs " }).click();
+    await page.waitForSelector(".diff");
+    expect(await page.locator(".first-diff").textContent()).toBe(
+      "first differing message: 1, field messages[1].content",
+    );
+    expect(await page.locator(".diff .side").count()).toBe(2);
+    expect(await page.locator(".diff .side:first-child .msg").count()).toBe(6);
+    expect(await page.locator(".diff .side:last-child .msg").count()).toBe(2);
+    expect(await page.locator(".msg.differs pre:not(.reasoning)").allTextContents()).toEqual([
+      "Answer 1.",
+      "Answer 1, reworded.",
+    ]);
+    await page.keyboard.press("Escape");
+    await page.waitForSelector('[role="treeitem"]');
+    await page.close();
   }, 60_000);
 
   it("should open a 64k-token row in under a second, rendering only the visible lines", async () => {
