@@ -52,6 +52,8 @@ function analyse(context: ContextView, vocab: Record<string, string>): TokenInfo
     for (let i = span.start; i < span.end && i < n; i++) version[i] = v;
   }
   const aborts = new Set(context.abortPoints.map((point) => point - 1));
+  // Width and newline of each distinct id, computed once (a long row repeats ids many times).
+  const shape = new Map<number, { width: number; newline: boolean }>();
   const lines = [0];
   let chars = 0;
   for (let i = 0; i < n; i++) {
@@ -59,9 +61,15 @@ function analyse(context: ContextView, vocab: Record<string, string>): TokenInfo
       lines.push(i);
       chars = 0;
     }
-    const text = vocab[String(context.tokens[i])] ?? `#${context.tokens[i]}`;
-    chars += Math.min(visibleText(text).length, 48) + 1;
-    if (text.includes("\n") && i + 1 < n) {
+    const id = context.tokens[i]!;
+    let known = shape.get(id);
+    if (known === undefined) {
+      const text = vocab[String(id)] ?? `#${id}`;
+      known = { width: visibleText(text).length + 1, newline: text.includes("\n") };
+      shape.set(id, known);
+    }
+    chars += known.width;
+    if (known.newline && i + 1 < n) {
       lines.push(i + 1);
       chars = 0;
     }
