@@ -22,6 +22,7 @@ const allowed = {
   "@relax/protocol": ["@relax/chat"],
   "@relax/launcher": [],
   "@relax/export": ["@relax/chat", "@relax/forest"],
+  "@relax/view": ["@relax/chat", "@relax/forest", "@relax/export"],
 };
 const forbiddenInCore = ["hono", "@hono/node-server", "fastify", "execa", "pino"];
 /** The only `exports` keys a package may have. */

@@ -6,6 +6,7 @@ import { addRolloutOptions, flagValues } from "./config/add-rollout-options";
 import { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
 import type { RolloutConfigInput } from "./config/rollout-config";
 import { runRollout } from "./run-rollout";
+import { addViewCommand, viewCommandHint } from "./view/view-command";
 
 async function rolloutAction(
   options: Record<string, unknown>,
@@ -87,7 +88,14 @@ addRolloutOptions(
     .description(
       "the GSM8K calculator agent, 8 prompts × 4 samples, on the built-in SGLang-compatible stand-in engine (a scripted policy, not a model) with the real Qwen3 tokenizer and template",
     ),
-).action((options: Record<string, unknown>) => rolloutAction(options, demoPreset()));
+).action(async (options: Record<string, unknown>) => {
+  const preset = demoPreset();
+  await rolloutAction(options, preset);
+  const dumps = (options.saveDebugRolloutData as string | undefined) ?? preset.saveDebugRolloutData!;
+  process.stdout.write(`\nSee the step's trajectories: ${viewCommandHint(dumps, 0)}\n`);
+});
+
+addViewCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof Error && error.name === "RolloutInterruptedError") {
@@ -103,6 +111,7 @@ program.parseAsync(process.argv).catch((error: unknown) => {
     "FunctionLoadError",
     "TokenizerLoadError",
     "UnknownParserError",
+    "ViewInputError",
   ];
   if (error instanceof Error && known.includes(error.name) && !process.env.RELAX_DEBUG) {
     process.stderr.write(`relax: ${error.message}\n`);

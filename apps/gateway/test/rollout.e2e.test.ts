@@ -153,6 +153,18 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
       "reasoning_dropped@messages[1].reasoning_content",
       "reasoning_dropped@messages[3].reasoning_content",
     ]);
+    // The forest section (read by `relax view`): every session, its 3 + 3 nodes, the exported leaf.
+    const forest = dump.groups[0].sessions[0].forest;
+    expect(forest.nodes.map((node: { kind: string }) => node.kind)).toEqual([
+      "observation",
+      "response",
+      "observation",
+      "response",
+      "observation",
+      "response",
+    ]);
+    expect(forest.nodes.at(-1).exported_as).toEqual([null]);
+    expect(forest.turns[2].tolerated_edits).toEqual(turns[2].toleratedEdits);
   }, 120_000);
 
   it("should run the eval dataset after training with RELAX_ROLLOUT_MODE=eval and keep eval rows out of the training file", async () => {

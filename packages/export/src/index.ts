@@ -36,7 +36,16 @@ export {
 } from "./credit/normalize-rewards-by-group";
 // Debug dump
 export type { DebugDump, DebugDumpGroup, DebugDumpSample } from "./debug/build-debug-dump";
-export { type WriteDebugDumpOptions, writeDebugDump } from "./debug/write-debug-dump";
+export {
+  type DebugDumpForest,
+  type DebugDumpForestNode,
+  type DebugDumpForestTurn,
+  type DebugDumpSession,
+  type DebugDumpSessionInput,
+  type DumpableForest,
+  dumpSessionForest,
+} from "./debug/dump-session-forest";
+export { debugDumpPath, type WriteDebugDumpOptions, writeDebugDump } from "./debug/write-debug-dump";
 // Errors
 export { AdvantageResultError } from "./errors/advantage-result-error";
 export { ExportConfigError } from "./errors/export-config-error";

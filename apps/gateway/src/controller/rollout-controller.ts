@@ -279,6 +279,18 @@ export class RolloutController {
         mode,
         outcomes: results.flatMap((result) => (result.export ? [result.export] : [])),
         decode: this.#options.decode,
+        sessions: new Map(
+          results.flatMap((result) =>
+            result.export
+              ? [
+                  [
+                    result.export.groupIndex,
+                    result.sessions.map((s) => ({ sessionId: s.id, forest: s.forest })),
+                  ] as const,
+                ]
+              : [],
+          ),
+        ),
       });
       logger.info({ path }, "debug rollout data written");
     }

@@ -1,5 +1,6 @@
 import type { TurnTrace, WeightVersionSpan } from "@relax/forest";
 import type { ExportedContext, ExportMode, GroupExportOutcome } from "../group/group-export-outcome";
+import { type DebugDumpSession, type DebugDumpSessionInput, dumpSessionForest } from "./dump-session-forest";
 
 /** One sample in the debug dump: everything needed to read back what was (or would have been) trained. */
 export interface DebugDumpSample {
@@ -44,6 +45,11 @@ export interface DebugDumpGroup {
   /** Non-finalizable sessions of a dropped Group. */
   dropped_sessions?: { session_id: string; reason: string; message: string }[];
   samples: DebugDumpSample[];
+  /**
+   * Optional: every session of the Group in slot order with its forest (nodes, turns, exported-as),
+   * present when {@link BuildDebugDumpOptions.sessions} names the Group. Read by `relax view`.
+   */
+  sessions?: DebugDumpSession[];
 }
 
 /** The JSON document written by {@link writeDebugDump}. */
@@ -63,6 +69,8 @@ export interface BuildDebugDumpOptions {
   outcomes: readonly GroupExportOutcome[];
   /** Detokeniser for `prompt_text` / `response_text` (special tokens kept, as the Python Relax dumps). */
   decode: (ids: number[]) => string;
+  /** Optional: the sessions (in slot order) with their forests, by Group index; adds `sessions` to a Group. */
+  sessions?: ReadonlyMap<number, readonly DebugDumpSessionInput[]>;
 }
 
 /**
@@ -71,7 +79,7 @@ export interface BuildDebugDumpOptions {
  * state hashes and terminal status. Dropped Groups also list their non-finalizable sessions.
  */
 export function buildDebugDump(options: BuildDebugDumpOptions): DebugDump {
-  const { rolloutStep, mode = "train", outcomes, decode } = options;
+  const { rolloutStep, mode = "train", outcomes, decode, sessions } = options;
   return {
     rollout_id: debugRolloutId({ rolloutStep, mode }),
     mode,
@@ -85,6 +93,8 @@ export function buildDebugDump(options: BuildDebugDumpOptions): DebugDump {
         group.reason = outcome.reason;
         group.message = outcome.message;
       }
+      const forests = sessions?.get(outcome.groupIndex);
+      if (forests !== undefined) group.sessions = dumpGroupSessions(forests, outcome.contexts);
       if (outcome.kind === "dropped" && outcome.sessions.length > 0) {
         group.dropped_sessions = outcome.sessions.map((session) => ({
           session_id: session.sessionId,
@@ -106,6 +116,20 @@ export function debugRolloutId({
   mode: ExportMode;
 }): string {
   return mode === "eval" ? `eval_${rolloutStep}` : String(rolloutStep);
+}
+
+function dumpGroupSessions(
+  sessions: readonly DebugDumpSessionInput[],
+  contexts: readonly ExportedContext[],
+): DebugDumpSession[] {
+  return sessions.map((session, slot) => {
+    const exportedAs = new Map<string, (string | null)[]>();
+    for (const context of contexts) {
+      if (context.sessionId !== session.sessionId) continue;
+      exportedAs.set(context.stateHash, [...(exportedAs.get(context.stateHash) ?? []), context.name]);
+    }
+    return { session_id: session.sessionId, slot, forest: dumpSessionForest(session.forest, exportedAs) };
+  });
 }
 
 function dumpSample(context: ExportedContext, decode: (ids: number[]) => string): DebugDumpSample {

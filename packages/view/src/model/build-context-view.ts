@@ -1,0 +1,85 @@
+import type { ViewDumpSample } from "../input/debug-dump-schema";
+import type { ContextView, StripTurn, TreeNodeView } from "./view-model";
+
+/** Options of {@link buildContextView}. */
+export interface BuildContextViewOptions {
+  id: string;
+  step: string;
+  sessionKey: string;
+  /** The dumped sample (rows read from a rows file are mapped to this shape first). */
+  sample: Pick<
+    ViewDumpSample,
+    | "session_id"
+    | "group_index"
+    | "context_name"
+    | "state_hash"
+    | "status"
+    | "tokens"
+    | "prompt_length"
+    | "loss_mask"
+    | "rollout_log_probs"
+    | "weight_version_spans"
+    | "reward"
+    | "advantage"
+  > & { turns?: ViewDumpSample["turns"] };
+  /** The session's forest nodes by state hash, when the dump carried them (adds request / reply per turn). */
+  forestNodes?: ReadonlyMap<string, TreeNodeView>;
+}
+
+/**
+ * One exported row as a token strip in row coordinates: the loss mask and rollout logprobs padded with 0
+ * over the prompt so they align 1:1 with `tokens`; weight-version spans and turns (observation delta and
+ * generated span) shifted from response to row coordinates (`+ prompt_length`); abort points after every
+ * turn the engine aborted. With the forest, each turn also carries its request's new messages and reply.
+ */
+export function buildContextView(options: BuildContextViewOptions): ContextView {
+  const { id, step, sessionKey, sample, forestNodes } = options;
+  const offset = sample.prompt_length;
+  const pad = new Array<number>(offset).fill(0);
+  const turns: StripTurn[] = [];
+  let previousEnd = 0;
+  for (const trace of sample.turns ?? []) {
+    const [start, end] = trace.responseSpan;
+    const turn: StripTurn = {
+      turnIndex: trace.turnIndex,
+      observation: [offset + previousEnd, offset + start],
+      generated: [offset + start, offset + end],
+      finishReason: trace.finishReason,
+      transition: trace.transition,
+      toleratedEdits: trace.toleratedEdits,
+    };
+    if (trace.turnId !== undefined) turn.turnId = trace.turnId;
+    if (trace.weightVersion !== undefined) turn.weightVersion = trace.weightVersion;
+    const reply = forestNodes?.get(trace.stateHash);
+    if (reply !== undefined) {
+      turn.reply = reply.messages[0]!;
+      const observation = reply.parent === null ? undefined : forestNodes?.get(reply.parent);
+      if (observation?.kind === "observation") turn.request = observation.messages;
+    }
+    turns.push(turn);
+    previousEnd = end;
+  }
+  return {
+    id,
+    step,
+    sessionId: sample.session_id,
+    sessionKey,
+    groupIndex: sample.group_index,
+    name: sample.context_name,
+    stateHash: sample.state_hash,
+    status: sample.status,
+    reward: sample.reward,
+    advantage: sample.advantage,
+    tokens: sample.tokens,
+    promptLength: offset,
+    lossMask: [...pad, ...sample.loss_mask],
+    logprobs: [...pad, ...sample.rollout_log_probs],
+    weightVersionSpans: sample.weight_version_spans.map((span) => ({
+      version: span.version,
+      start: offset + span.start,
+      end: offset + span.end,
+    })),
+    abortPoints: turns.filter((turn) => turn.finishReason === "abort").map((turn) => turn.generated[1]),
+    turns,
+  };
+}

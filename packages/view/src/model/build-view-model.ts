@@ -1,0 +1,252 @@
+import type { TrainingRow } from "@relax/export";
+import type { ViewDebugDump } from "../input/debug-dump-schema";
+import type { ViewSource } from "../input/parse-view-source";
+import { buildContextView } from "./build-context-view";
+import { buildForestView } from "./build-forest-view";
+import type { GroupView, SessionView, StepView, TreeNodeView, ViewModel } from "./view-model";
+
+/** Options of {@link buildViewModel}. */
+export interface BuildViewModelOptions {
+  /** Parsed inputs, one step each, in order. */
+  sources: readonly ViewSource[];
+  /**
+   * Text of one token id (special tokens kept), e.g. `(id) => tokenizer.decode([id], { skipSpecialTokens: false })`.
+   * Called once per distinct id. Without it the page shows ids (`#151644`).
+   */
+  decodeToken?: (id: number) => string;
+  /** @default "relax view" */
+  title?: string;
+}
+
+/**
+ * Builds the page model from debug dumps and training-rows files: steps with their Groups (outcome,
+ * drop reason, mean reward), drops by reason and weight versions; sessions with rewards, advantages,
+ * transition classes and, when the dump carries it, the forest tree; every exported context as a token
+ * strip; and the decoded text of every distinct token id.
+ */
+export function buildViewModel(options: BuildViewModelOptions): ViewModel {
+  const { sources, decodeToken, title = "relax view" } = options;
+  const model: ViewModel = { title, steps: [], sessions: [], contexts: [], vocab: {} };
+  const stepIds = new Set<string>();
+  for (const source of sources) {
+    // Steps are named by their id; two inputs of the same step (e.g. two runs) are told apart by file name.
+    let id = source.kind === "dump" ? source.dump.rollout_id : source.name;
+    if (stepIds.has(id)) id = `${id} (${source.name})`;
+    stepIds.add(id);
+    if (source.kind === "dump") addDump(model, id, source.name, source.dump);
+    else addRows(model, id, source.name, source.rows);
+  }
+  if (decodeToken !== undefined) {
+    for (const context of model.contexts) {
+      for (const token of context.tokens) {
+        const key = String(token);
+        if (!(key in model.vocab)) model.vocab[key] = decodeToken(token);
+      }
+    }
+  }
+  return model;
+}
+
+function addDump(model: ViewModel, step: string, source: string, dump: ViewDebugDump): void {
+  const view: StepView = {
+    id: step,
+    source,
+    kind: "dump",
+    mode: dump.mode,
+    groups: [],
+    dropsByReason: {},
+    weightVersions: [],
+  };
+  for (const group of dump.groups) {
+    const groupView: GroupView = {
+      step,
+      index: group.group_index,
+      outcome: group.outcome,
+      sessionIds: [],
+      contextIds: [],
+      rewardMean: null,
+    };
+    if (group.reason !== undefined) {
+      groupView.reason = group.reason;
+      view.dropsByReason[group.reason] = (view.dropsByReason[group.reason] ?? 0) + 1;
+    }
+    if (group.message !== undefined) groupView.message = group.message;
+    const sessions = new Map<string, SessionView>();
+    const session = (sessionId: string, slot: number): SessionView => {
+      let found = sessions.get(sessionId);
+      if (found === undefined) {
+        found = {
+          id: `${step}/${sessionId}`,
+          sessionId,
+          step,
+          groupIndex: group.group_index,
+          slot,
+          contextIds: [],
+          reward: null,
+          advantage: null,
+          turnCount: 0,
+          transitions: {},
+          weightVersions: [],
+        };
+        sessions.set(sessionId, found);
+      }
+      return found;
+    };
+    // Sessions in slot order: the forest section lists them all; samples and drops add any it lacks.
+    for (const dumped of group.sessions ?? []) session(dumped.session_id, dumped.slot);
+    const forestNodes = new Map<string, Map<string, TreeNodeView>>();
+    const contextIdsByHash = new Map<string, Map<string, string[]>>();
+    for (const sample of group.samples) {
+      const owner = session(sample.session_id, sample.slot);
+      const id = `${owner.id}/${owner.contextIds.length}`;
+      owner.contextIds.push(id);
+      const byHash = contextIdsByHash.get(sample.session_id) ?? new Map<string, string[]>();
+      byHash.set(sample.state_hash, [...(byHash.get(sample.state_hash) ?? []), id]);
+      contextIdsByHash.set(sample.session_id, byHash);
+    }
+    for (const dumped of group.sessions ?? []) {
+      const owner = session(dumped.session_id, dumped.slot);
+      const forestOptions = {
+        session: dumped,
+        step,
+        contextIdsByHash: contextIdsByHash.get(dumped.session_id) ?? new Map(),
+        ...(group.outcome !== "exported" && group.reason !== undefined && { groupDropReason: group.reason }),
+      };
+      owner.forest = buildForestView(forestOptions);
+      owner.turnCount = owner.forest.turns.length;
+      for (const turn of owner.forest.turns)
+        owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
+      forestNodes.set(dumped.session_id, new Map(owner.forest.nodes.map((node) => [node.stateHash, node])));
+    }
+    const counters = new Map<string, number>();
+    for (const sample of group.samples) {
+      const owner = session(sample.session_id, sample.slot);
+      const n = counters.get(sample.session_id) ?? 0;
+      counters.set(sample.session_id, n + 1);
+      const nodes = forestNodes.get(sample.session_id);
+      const context = buildContextView({
+        id: owner.contextIds[n]!,
+        step,
+        sessionKey: owner.id,
+        sample,
+        ...(nodes !== undefined && { forestNodes: nodes }),
+      });
+      model.contexts.push(context);
+      groupView.contextIds.push(context.id);
+      if (n === 0) {
+        owner.reward = sample.reward;
+        owner.advantage = sample.advantage;
+      }
+      if (owner.forest === undefined) {
+        owner.turnCount = Math.max(owner.turnCount, sample.turn_count);
+        for (const turn of sample.turns)
+          owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
+      }
+      for (const version of sample.weight_versions) {
+        if (!owner.weightVersions.includes(version)) owner.weightVersions.push(version);
+        if (!view.weightVersions.includes(version)) view.weightVersions.push(version);
+      }
+    }
+    for (const dropped of group.dropped_sessions ?? []) {
+      const owner = session(dropped.session_id, sessions.size);
+      owner.dropReason = dropped.reason;
+      owner.dropMessage = dropped.message;
+    }
+    const ordered = [...sessions.values()].sort((a, b) => a.slot - b.slot);
+    groupView.sessionIds = ordered.map((owner) => owner.id);
+    groupView.rewardMean = mean(ordered.map((owner) => owner.reward));
+    model.sessions.push(...ordered);
+    view.groups.push(groupView);
+  }
+  // The dump lists Groups in the order they finished; the page shows them by index (sortable otherwise).
+  view.groups.sort((a, b) => a.index - b.index);
+  model.steps.push(view);
+}
+
+function addRows(model: ViewModel, step: string, source: string, rows: readonly TrainingRow[]): void {
+  const view: StepView = {
+    id: step,
+    source,
+    kind: "rows",
+    mode: String(rows[0]?.metadata.rollout_mode ?? "train"),
+    groups: [],
+    dropsByReason: {},
+    weightVersions: [],
+  };
+  const groups = new Map<number, GroupView>();
+  const sessions = new Map<string, SessionView>();
+  for (const row of rows) {
+    let group = groups.get(row.group_index);
+    if (group === undefined) {
+      group = {
+        step,
+        index: row.group_index,
+        outcome: "exported",
+        sessionIds: [],
+        contextIds: [],
+        rewardMean: null,
+      };
+      groups.set(row.group_index, group);
+    }
+    let owner = sessions.get(row.session_id);
+    if (owner === undefined) {
+      owner = {
+        id: `${step}/${row.session_id}`,
+        sessionId: row.session_id,
+        step,
+        groupIndex: row.group_index,
+        slot: group.sessionIds.length,
+        contextIds: [],
+        reward: row.reward ?? null,
+        advantage: row.advantage,
+        turnCount: row.num_turns,
+        transitions: {},
+        weightVersions: [],
+      };
+      sessions.set(row.session_id, owner);
+      group.sessionIds.push(owner.id);
+      model.sessions.push(owner);
+    }
+    const id = `${owner.id}/${owner.contextIds.length}`;
+    owner.contextIds.push(id);
+    group.contextIds.push(id);
+    for (const version of row.weight_versions) {
+      if (!owner.weightVersions.includes(version)) owner.weightVersions.push(version);
+      if (!view.weightVersions.includes(version)) view.weightVersions.push(version);
+    }
+    model.contexts.push(
+      buildContextView({
+        id,
+        step,
+        sessionKey: owner.id,
+        sample: {
+          session_id: row.session_id,
+          group_index: row.group_index,
+          context_name: row.context_name,
+          state_hash: row.state_hash,
+          status: row.status,
+          tokens: row.tokens,
+          prompt_length: row.prompt_length,
+          loss_mask: row.loss_mask,
+          rollout_log_probs: row.rollout_log_probs,
+          weight_version_spans: [],
+          reward: row.reward ?? null,
+          advantage: row.advantage,
+        },
+      }),
+    );
+  }
+  for (const group of groups.values()) {
+    group.rewardMean = mean(
+      group.sessionIds.map((id) => sessions.get(id.slice(step.length + 1))?.reward ?? null),
+    );
+    view.groups.push(group);
+  }
+  view.groups.sort((a, b) => a.index - b.index);
+  model.steps.push(view);
+}
+
+function mean(values: readonly (number | null)[]): number | null {
+  const present = values.filter((value): value is number => value !== null);
+  return present.length === 0 ? null : present.reduce((sum, value) => sum + value, 0) / present.length;
+}

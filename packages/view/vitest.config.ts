@@ -1,0 +1,3 @@
+import { relaxVitestConfig } from "../../vitest.shared.ts";
+
+export default relaxVitestConfig();
