@@ -19,9 +19,9 @@ export { canonicalizeTemplateKwargs } from "./canonical/canonicalize-template-kw
 export { type CanonicalizeToolsOptions, canonicalizeTools } from "./canonical/canonicalize-tools";
 // Errors
 export { ChatTemplateError, type ChatTemplateFailure } from "./errors/chat-template-error";
-export { ObservationDeltaError, type ObservationDeltaFailure } from "./errors/observation-delta-error";
 export { FieldError } from "./errors/field-error";
 export { formatFieldPath } from "./errors/format-field-path";
+export { ObservationDeltaError, type ObservationDeltaFailure } from "./errors/observation-delta-error";
 export { hasMarker, RelaxError } from "./errors/relax-error";
 export { TokenizerLoadError, type TokenizerLoadFailure } from "./errors/tokenizer-load-error";
 // Generation: the canonical request and the assistant turn

@@ -67,7 +67,10 @@ export function createGateControls(
       }
       // Every worker answered or failed on its own: the trainer sees each one (a partial failure is a 200
       // with `success: false`, so it can retry or stop); no worker reachable at all is a 503.
-      if (outcomes.length > 0 && outcomes.every((outcome) => outcome.error !== undefined && !outcome.success)) {
+      if (
+        outcomes.length > 0 &&
+        outcomes.every((outcome) => outcome.error !== undefined && !outcome.success)
+      ) {
         const unreachable = outcomes.every(
           (outcome) =>
             SglangConnectionError.isInstance(outcome.error) || SglangTimeoutError.isInstance(outcome.error),
