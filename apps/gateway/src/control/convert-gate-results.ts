@@ -40,10 +40,10 @@ export function convertGateCounts(counts: GateCounts): StatusResponse["in_flight
  * resume cancelled is 409 `pause_cancelled`; anything else is returned unchanged.
  */
 export function convertGateError(error: unknown): unknown {
-  if (error instanceof GatePauseTimeoutError) {
+  if (GatePauseTimeoutError.isInstance(error)) {
     return new ControlError({ code: "pause_timeout", message: error.message, cause: error });
   }
-  if (error instanceof GatePauseCancelledError) {
+  if (GatePauseCancelledError.isInstance(error)) {
     return new ControlError({ code: "pause_cancelled", message: error.message, cause: error });
   }
   return error;

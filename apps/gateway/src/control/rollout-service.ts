@@ -1,3 +1,4 @@
+import { hasMarker, RelaxError } from "@relax/chat";
 import type {
   ControlErrorCode,
   ControlRecord,
@@ -65,9 +66,8 @@ export const CONTROL_ERROR_STATUS: Record<ControlErrorCode, 400 | 401 | 404 | 40
  * @example
  * throw new ControlError({ code: "step_out_of_order", message: "rollout_id 3 asked, next is 2", path: "rollout_id" });
  */
-export class ControlError extends Error {
+export class ControlError extends RelaxError {
   readonly [marker] = true;
-  override readonly name = "ControlError";
   readonly code: ControlErrorCode;
   readonly path?: string;
 
@@ -82,7 +82,7 @@ export class ControlError extends Error {
     path?: string;
     cause?: unknown;
   }) {
-    super(message, cause === undefined ? undefined : { cause });
+    super({ name: "ControlError", message, cause });
     this.code = code;
     if (path !== undefined) this.path = path;
   }
@@ -92,7 +92,7 @@ export class ControlError extends Error {
   }
 
   /** True for any `ControlError`, including one from another copy of this module. */
-  static isInstance(error: unknown): error is ControlError {
-    return typeof error === "object" && error !== null && marker in error;
+  static override isInstance(error: unknown): error is ControlError {
+    return hasMarker(error, "relax.error.ControlError");
   }
 }

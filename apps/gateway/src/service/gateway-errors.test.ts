@@ -1,11 +1,13 @@
 import { RelaxError } from "@relax/chat";
 import { describe, expect, it } from "vitest";
 import { ConfigError } from "../config/load-config";
+import { ControlError } from "../control/rollout-service";
 import { DatasetError } from "../controller/prompt-dataset";
 import { RolloutInterruptedError, RolloutStalledError } from "../controller/rollout-controller";
 import * as gateway from "../index";
 import { BackendUnavailableError } from "../run-rollout";
 import { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./gateway-errors";
+import { GatePauseCancelledError, GatePauseTimeoutError } from "./generation-gate";
 
 // The literal global symbols of the Relax error contract, written out here on purpose: a test of the
 // package's own constant would pass even if `@relax/protocol`'s error table could not see the errors.
@@ -45,6 +47,17 @@ const cases: Array<{ name: string; error: Error; cls: { isInstance(error: unknow
     error: new BackendUnavailableError({ message: "m" }),
     cls: BackendUnavailableError,
   },
+  {
+    name: "ControlError",
+    error: new ControlError({ code: "step_running", message: "m" }),
+    cls: ControlError,
+  },
+  {
+    name: "GatePauseTimeoutError",
+    error: new GatePauseTimeoutError({ timeoutMs: 10, generating: 1 }),
+    cls: GatePauseTimeoutError,
+  },
+  { name: "GatePauseCancelledError", error: new GatePauseCancelledError(), cls: GatePauseCancelledError },
 ];
 
 describe("gateway error contract", () => {

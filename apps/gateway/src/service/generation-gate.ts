@@ -1,4 +1,8 @@
+import { hasMarker, RelaxError } from "@relax/chat";
 import type { AbortOutcome } from "@relax/sglang";
+
+const pauseTimeoutSymbol = Symbol.for("relax.error.GatePauseTimeoutError");
+const pauseCancelledSymbol = Symbol.for("relax.error.GatePauseCancelledError");
 
 /**
  * Where generation stands: `open` (engine calls may start), `pausing` (closed; aborts sent, waiting for
@@ -60,20 +64,33 @@ export interface GenerationGateOptions {
 }
 
 /** Thrown by {@link GenerationGate.pause} when quiescence takes longer than `timeoutMs`; the gate stays closed. */
-export class GatePauseTimeoutError extends Error {
-  override readonly name = "GatePauseTimeoutError";
+export class GatePauseTimeoutError extends RelaxError {
+  readonly [pauseTimeoutSymbol] = true;
   readonly generating: number;
   constructor({ timeoutMs, generating }: { timeoutMs: number; generating: number }) {
-    super(`generation did not stop within ${timeoutMs} ms (${generating} engine calls still in flight)`);
+    super({
+      name: "GatePauseTimeoutError",
+      message: `generation did not stop within ${timeoutMs} ms (${generating} engine calls still in flight)`,
+    });
     this.generating = generating;
+  }
+
+  /** True for any `GatePauseTimeoutError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is GatePauseTimeoutError {
+    return hasMarker(error, "relax.error.GatePauseTimeoutError");
   }
 }
 
 /** Thrown by a pending {@link GenerationGate.pause} when `resume` reopened the gate before quiescence. */
-export class GatePauseCancelledError extends Error {
-  override readonly name = "GatePauseCancelledError";
+export class GatePauseCancelledError extends RelaxError {
+  readonly [pauseCancelledSymbol] = true;
   constructor() {
-    super("resumed before generation stopped");
+    super({ name: "GatePauseCancelledError", message: "resumed before generation stopped" });
+  }
+
+  /** True for any `GatePauseCancelledError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is GatePauseCancelledError {
+    return hasMarker(error, "relax.error.GatePauseCancelledError");
   }
 }
 
