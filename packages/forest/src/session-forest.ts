@@ -40,7 +40,7 @@ import { checkCommitInput, checkMetadata, toTokenArray } from "./turn/validate-r
 type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: HistoryEdit[] };
 
 /**
- * The committed conversation states of one session (seed 000 "SessionForest"): a technical root, one
+ * The committed conversation states of one session (see docs/contract.md#sessionforest): a technical root, one
  * subtree per distinct (initial history, tools, chat_template_kwargs), observation nodes (loss 0) and
  * response nodes (generated tokens, logprobs), identified by chained state hashes.
  *
@@ -143,7 +143,7 @@ export class SessionForest {
 
   /**
    * Matches a request state and commits its new messages as an observation, before generation (the
-   * observation persists even if generation then fails, as in the Python Relax).
+   * observation persists even if generation then fails; see docs/contract.md#sessionforest).
    *
    * The longest committed prefix with identical tools and kwargs is found in O(n) hashes; under the
    * tolerant policy benign edits of committed responses are mapped back onto them. The unmatched suffix
