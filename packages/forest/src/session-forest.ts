@@ -40,8 +40,8 @@ import { checkCommitInput, checkMetadata, toTokenArray } from "./turn/validate-r
 type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: HistoryEdit[] };
 
 /**
- * The committed conversation states of one session (see docs/contract.md#sessionforest): a technical root, one
- * subtree per distinct (initial history, tools, chat_template_kwargs), observation nodes (loss 0) and
+ * The committed conversation states of one session (see docs/contract.md#sessionforest): a technical root,
+ * one subtree per distinct (initial history, tools, chat_template_kwargs), observation nodes (loss 0) and
  * response nodes (generated tokens, logprobs), identified by chained state hashes.
  *
  * Each request is matched to its longest committed prefix ({@link SessionForest.beginTurn}), its new
@@ -422,8 +422,9 @@ export class SessionForest {
 
   /**
    * The leaf an implicit export (no records) trains: there must be exactly one exportable leaf and every
-   * turn of the session must have been linear (`append`, or `drift` with only tolerated edits). Seed 000:
-   * implicit export is reserved for audited linear history; anything else needs explicit records.
+   * turn of the session must have been linear (`append`, or `drift` with only tolerated edits). Implicit
+   * export is reserved for audited linear history; anything else needs explicit records (see
+   * docs/contract.md#export-records).
    *
    * @throws ExportMatchError `leaf_count` ("implicit export requires one committed leaf, found N") or
    *   `nonlinear`.

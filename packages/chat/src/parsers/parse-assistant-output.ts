@@ -46,7 +46,8 @@ export interface ParseAssistantOutputOptions {
   reasoningParser?: ReasoningParserName | (string & {}) | ReasoningParser;
   /**
    * The request's function tools. The tool-call parser runs only when this is non-empty (see
-   * docs/contract.md#token-in-token-out); a call naming a function not listed here is kept and reported as `unknown_tool`.
+   * docs/contract.md#token-in-token-out); a call naming a function not listed here is kept and reported as
+   * `unknown_tool`.
    */
   tools: readonly FunctionTool[];
   /** SGLang's `finish_reason.type` for the generation. */

@@ -107,7 +107,10 @@ export function buildDebugDump(options: BuildDebugDumpOptions): DebugDump {
   };
 }
 
-/** The id written into the dump and its path: the step, with an `eval_` prefix in eval (see docs/contract.md#metrics). */
+/**
+ * The id written into the dump and its path: the step, with an `eval_` prefix in eval (see
+ * docs/contract.md#metrics).
+ */
 export function debugRolloutId({
   rolloutStep,
   mode,

@@ -1,6 +1,6 @@
 /**
- * Seed 000 "用 Custom Advantage 分配 Multi-Agent Credit": two sampled sessions, each exporting `main`
- * and `searcher_0`; the hook input and output must be exactly the ones the seed shows.
+ * The two-session worked example of docs/contract.md#custom-advantage: two sampled sessions, each
+ * exporting `main` and `searcher_0`; the hook input and output must be exactly the ones shown there.
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -25,7 +25,8 @@ function seedSession({
   return {
     sessionId,
     forest: new FakeForest({ sessionId, conversations: [{ messages: main }, { messages: searcher }] }),
-    // The records the example's first session writes to RELAX_OUTPUT_JSON (the second: outcome 0.0, usefulness 0.2).
+    // The records the example's first session writes to RELAX_OUTPUT_JSON (the second: outcome 0.0,
+    // usefulness 0.2).
     output: {
       kind: "records",
       records: [
@@ -44,7 +45,6 @@ const config = {
   logPassrate: true,
 };
 
-// The two-session worked example of docs/contract.md#custom-advantage.
 describe("two-session custom advantage example", () => {
   it("should call the advantage function with exactly the example's input and keep its output", async () => {
     const calls: AdvantageInputSlot[][] = [];

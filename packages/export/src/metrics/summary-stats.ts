@@ -19,7 +19,10 @@ export function mean(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0) / values.length;
 }
 
-/** `{mean, median, max, min}` of `values`, as the `<field>/…` metrics report them (see docs/contract.md#metrics). */
+/**
+ * `{mean, median, max, min}` of `values`, as the `<field>/…` metrics report them (see
+ * docs/contract.md#metrics).
+ */
 export function summaryStats(values: readonly number[]): {
   mean: number;
   median: number;

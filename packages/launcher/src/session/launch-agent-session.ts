@@ -332,7 +332,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
 
 /**
  * Launches a session with its budget active from the start and waits for it: the one-shot runner
- * (`prepare → beforeRun → command → afterRun / onError → cleanup`; see docs/contract.md#agent-harness).
+ * (`prepare → beforeRun → command → afterRun / onError → cleanup`, docs/contract.md#agent-harness).
  *
  * @returns the outcome (`succeeded`, `failed` or `terminated`).
  * @throws as {@link launchAgentSession}, plus infrastructure errors from hooks and harness.
