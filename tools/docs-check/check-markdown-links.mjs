@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // Checks that the repository's Markdown stands alone: every relative link points at a file of the
 // repository (and, into a Markdown file, at a heading or `<a id>` that exists), and no text points the
-// reader at the project's spec documents, which are not part of the repository (a numbered "seed", `shared/`).
-// check-source-comments.mjs applies the same rule to source comments.
+// reader at the project's spec documents, which are not part of the repository (a numbered "seed",
+// `shared/`). check-source-comments.mjs applies the same rule to source comments.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
