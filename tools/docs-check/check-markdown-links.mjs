@@ -1,35 +1,16 @@
 #!/usr/bin/env node
 // Checks that the repository's Markdown stands alone: every relative link points at a file of the
 // repository (and, into a Markdown file, at a heading or `<a id>` that exists), and no text points the
-// reader at the project's spec documents, which are not part of the repository ("seed 000", `shared/`).
+// reader at the project's spec documents, which are not part of the repository (a numbered "seed",
+// `shared/`). check-source-comments.mjs applies the same rule to source comments.
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { listMarkdownFiles } from "./list-markdown-files.mjs";
+import { markdownAnchors, withoutCodeBlocks } from "./markdown-anchors.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
-
-/** GitHub's heading anchor: lower case, punctuation other than `-` and `_` removed, spaces to `-`. */
-export function headingAnchor(heading) {
-  return heading
-    .trim()
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N} _-]/gu, "")
-    .replace(/ /g, "-");
-}
-
-/** The anchors a Markdown text defines: its headings and its `<a id="…">` elements. */
-export function markdownAnchors(markdown) {
-  const text = withoutCodeBlocks(markdown);
-  const anchors = new Set([...text.matchAll(/<a id="([^"]+)"/g)].map((match) => match[1]));
-  for (const match of text.matchAll(/^#{1,6} (.+)$/gm)) anchors.add(headingAnchor(match[1]));
-  return anchors;
-}
-
-function withoutCodeBlocks(markdown) {
-  return markdown.replace(/^\s*(`{3,}|~{3,})[^\n]*\n[\s\S]*?^\s*\1\s*$/gm, "");
-}
 
 /** References to documents outside the repository, as a reader would be pointed at them. */
 const outsideReferences = [

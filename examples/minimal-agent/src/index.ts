@@ -1,6 +1,7 @@
 /**
  * @module @relax-examples/minimal-agent
- * The seed's minimal agent application: one chat completion through the `openai` SDK.
+ * A minimal agent application: one chat completion through the `openai` SDK (see
+ * docs/contract.md#agent-process-contract).
  */
 
 export { minimalPolicy } from "./create-minimal-policy";

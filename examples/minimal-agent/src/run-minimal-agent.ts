@@ -15,14 +15,14 @@ export interface RunMinimalAgentOptions {
 }
 
 /**
- * The seed's minimal agent application, in TypeScript: read the session messages, make one chat
+ * A minimal agent application, in TypeScript: read the session messages, make one chat
  * completion through the official `openai` SDK, append the returned assistant message (whole, so that
  * `reasoning_content` and tool calls stay), and write `{metadata: {task_success: 1.0}, reward: 1.0}`.
  *
  * Under Relax the env contract gives `RELAX_INPUT_JSON`, `RELAX_OUTPUT_JSON`, `RELAX_BASE_URL` and
  * `RELAX_SESSION_ID` (the API key). Run alone, it uses `OPENAI_BASE_URL` / `OPENAI_API_KEY` /
  * `OPENAI_MODEL`, takes the question from `argv[0]`, and prints the conversation and output.
- * @see seed 000 "最小 Agent Application"
+ * @see docs/contract.md#agent-process-contract
  * @returns The conversation: the input messages plus the assistant message.
  */
 export async function runMinimalAgent({

@@ -40,7 +40,7 @@ export interface MultiAgentEpisode {
 /**
  * The multi-agent application: a main agent (Chat Completions, `search` tool) whose every search call runs
  * a searcher sub-agent in its own conversation. The session exports several training contexts explicitly
- * (seed 000 "显式导出一个或多个 Context"): `main` — its last request's messages plus its final reply,
+ * (see docs/contract.md#export-records): `main` — its last request's messages plus its final reply,
  * its exact tools, metadata `{role, outcome, predicted, searches}` and the reward — and one `searcher_<i>`
  * per search with metadata `{role, query, outcome}` and no reward (only `main` carries the reward, as
  * `--log-passrate` expects). Credit between them comes from the custom advantage (`advantage.ts`).

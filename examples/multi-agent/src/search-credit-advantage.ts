@@ -1,4 +1,4 @@
-/** One session's slot: context name → that context's export metadata (seed 000 custom advantage input). */
+/** One session's slot: context name → that context's export metadata (docs/contract.md#custom-advantage). */
 export type ContextMetadataSlot = Record<string, Record<string, unknown>>;
 /** One session's slot of the result: context name → base credit. */
 export type ContextCreditSlot = Record<string, number>;
@@ -7,9 +7,9 @@ export type ContextCreditSlot = Record<string, number>;
 export const SEARCHER_CREDIT_SHARE = 0.5;
 
 /**
- * Custom advantage for the main + searchers export (seed 000 "用 Custom Advantage 分配 Multi-Agent Credit";
- * the rule of the Python Relax search_r1 example): the `main` score (`metadata.shaped`, else
- * `metadata.outcome`) is z-scored across the sampled Group (population standard deviation); each of a
+ * Custom advantage for the main + searchers export (see docs/contract.md#custom-advantage): the `main`
+ * score (`metadata.shaped`, else `metadata.outcome`) is z-scored across the sampled Group (population
+ * standard deviation); each of a
  * session's `n` searchers gets `0.5 × main_advantage / n`. Custom advantage skips GRPO normalisation, so
  * the centring happens here.
  *

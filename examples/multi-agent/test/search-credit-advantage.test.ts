@@ -8,7 +8,7 @@ describe("searchCreditAdvantage", () => {
     expect(advantage).toBe(searchCreditAdvantage);
   });
 
-  it("should z-score main and give the searcher half of it on the seed's two-session example", () => {
+  it("should z-score main and give the searcher half of it on the two-session example", () => {
     const input = [
       { main: { outcome: 1.0 }, searcher_0: { usefulness: 0.6 } },
       { main: { outcome: 0.0 }, searcher_0: { usefulness: 0.2 } },

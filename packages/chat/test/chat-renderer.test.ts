@@ -224,7 +224,8 @@ describe("renderObservationDelta (Qwen3)", () => {
     expect(tokenizer.decode(delta.ids)).toBe(
       "<|im_end|>\n<|im_start|>user\n继续<|im_end|>\n<|im_start|>assistant\n",
     );
-    // Without previousResponseIds the response is taken to have ended normally (Python Relax behaviour).
+    // Without previousResponseIds the response is taken to have ended normally
+    // (docs/contract.md#token-in-token-out).
     expect(
       renderer.renderObservationDelta({
         messages: [{ role: "user", content: "继续" }],

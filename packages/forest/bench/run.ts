@@ -157,8 +157,8 @@ function turnCost(historyMessages: number): Record<string, string | number> {
 
 /**
  * A request that matches nothing (a reset) at `n` messages: the chained walk hashes each message once;
- * re-hashing every prefix from the full length down (the Python Relax `_match_parent_state` scan, one
- * sha256 over the whole prefix JSON per length) costs O(n²).
+ * re-hashing every prefix from the full length down (the Python Relax's scan, one sha256 over the whole
+ * prefix JSON per length) costs O(n²) (see docs/contract.md#deviations).
  */
 function resetScan(n: number): Record<string, string | number> {
   const chars = 400;

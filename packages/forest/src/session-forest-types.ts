@@ -7,7 +7,8 @@ import type { TransitionClass, WeightVersionSpan } from "./sample/training-sampl
  * - `tolerant` (default): benign edits (dropped reasoning, re-serialised arguments, whitespace, redaction,
  *   empty-content swaps, re-identified tool calls) are mapped back onto the committed response, so the
  *   context stays one trajectory and its tokens stay exactly those generated; each edit is recorded;
- * - `exact`: any difference forks, as in the Python Relax (the edited message becomes observation).
+ * - `exact`: any difference forks, as in the Python Relax (the edited message becomes observation; see
+ *   docs/contract.md#deviations).
  */
 export type MatchPolicy = "tolerant" | "exact";
 

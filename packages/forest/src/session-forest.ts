@@ -40,8 +40,8 @@ import { checkCommitInput, checkMetadata, toTokenArray } from "./turn/validate-r
 type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: HistoryEdit[] };
 
 /**
- * The committed conversation states of one session (seed 000 "SessionForest"): a technical root, one
- * subtree per distinct (initial history, tools, chat_template_kwargs), observation nodes (loss 0) and
+ * The committed conversation states of one session (see docs/contract.md#sessionforest): a technical root,
+ * one subtree per distinct (initial history, tools, chat_template_kwargs), observation nodes (loss 0) and
  * response nodes (generated tokens, logprobs), identified by chained state hashes.
  *
  * Each request is matched to its longest committed prefix ({@link SessionForest.beginTurn}), its new
@@ -143,7 +143,7 @@ export class SessionForest {
 
   /**
    * Matches a request state and commits its new messages as an observation, before generation (the
-   * observation persists even if generation then fails, as in the Python Relax).
+   * observation persists even if generation then fails; see docs/contract.md#sessionforest).
    *
    * The longest committed prefix with identical tools and kwargs is found in O(n) hashes; under the
    * tolerant policy benign edits of committed responses are mapped back onto them. The unmatched suffix
@@ -422,8 +422,9 @@ export class SessionForest {
 
   /**
    * The leaf an implicit export (no records) trains: there must be exactly one exportable leaf and every
-   * turn of the session must have been linear (`append`, or `drift` with only tolerated edits). Seed 000:
-   * implicit export is reserved for audited linear history; anything else needs explicit records.
+   * turn of the session must have been linear (`append`, or `drift` with only tolerated edits). Implicit
+   * export is reserved for audited linear history; anything else needs explicit records (see
+   * docs/contract.md#export-records).
    *
    * @throws ExportMatchError `leaf_count` ("implicit export requires one committed leaf, found N") or
    *   `nonlinear`.

@@ -20,8 +20,8 @@ const json = (flag: string) => (value: string) => {
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 
 /**
- * Adds every `relax rollout` option to `command`; names follow the seed's flags, and each maps to the
- * camelCase key of `rolloutConfigSchema` (see {@link flagValues}).
+ * Adds every `relax rollout` option to `command`; names are the flags docs/contract.md describes, and each
+ * maps to the camelCase key of `rolloutConfigSchema` (see {@link flagValues}).
  */
 export function addRolloutOptions(command: Command): Command {
   return command

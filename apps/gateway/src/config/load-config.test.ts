@@ -21,7 +21,7 @@ function configError(fn: () => unknown): string {
 }
 
 describe("resolveConfig", () => {
-  it("should apply the seed's defaults", () => {
+  it("should apply the documented defaults", () => {
     const config = resolveConfig({}, minimal);
     expect(config).toMatchObject({
       inputKey: "prompt",

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * The `relax rollout` configuration. Keys use the camelCase form of the seed's flag names
+ * The `relax rollout` configuration. Keys use the camelCase form of the flag names (see docs/contract.md)
  * (`--agentic-concurrency` → `agenticConcurrency`); a YAML/JSON config file may use either the
  * camelCase or the kebab-case spelling. Flags override the file.
  */
@@ -33,8 +33,8 @@ export const rolloutConfigSchema = z
     rolloutSeed: z.number().int().default(42),
     /**
      * Send SGLang a `sampling_seed` per session and turn (`rollout seed + sample position × 1000 + turn`),
-     * so a run with the same data and seed samples the same tokens (as the Python Relax does with
-     * deterministic inference). @default false
+     * so a run with the same data and seed samples the same tokens (see docs/contract.md#runtime-flags).
+     * @default false
      */
     rolloutDeterministicSeed: z.boolean().default(false),
 

@@ -87,7 +87,7 @@ export class RolloutStalledError extends RelaxError {
 }
 
 /**
- * The rollout controller (seed 000 "Runtime Scheduling"): for each step, runs Groups of
+ * The rollout controller (see docs/contract.md#runtime-scheduling): for each step, runs Groups of
  * `n` sessions over the dataset until `groupsPerStep` Groups have exported, with at most `concurrency`
  * resident Groups (Prepare + Runtime share the capacity). A dropped Group is logged with its reason,
  * counted, and replaced by the next prompt. Emits the `accounting_start` / `accounting_end` log lines

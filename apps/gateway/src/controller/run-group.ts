@@ -85,7 +85,7 @@ export type GroupResult =
     };
 
 /**
- * Runs one Group of sessions through its lifecycle (seed 000 "Session Lifecycle"):
+ * Runs one Group of sessions through its lifecycle (see docs/contract.md#session-lifecycle):
  * Prepare (write each session's input, launch its agent process) → first-request barrier (the Group is
  * leased only when every session has sent its first request; requests are held until then) → Runtime
  * (active-time budgets running) → every process exits → export and credit for the whole Group.
@@ -118,7 +118,8 @@ export async function runGroup(
       groupId,
       mode,
       forest,
-      // Python Relax: sampling_seed = rollout_seed + sample position, when deterministic inference is on.
+      // sampling_seed = rollout_seed + sample position × 1000 (+ turn), with --rollout-deterministic-seed
+      // (docs/contract.md#runtime-flags).
       ...(context.deterministicSeed !== undefined
         ? { samplingSeedBase: context.deterministicSeed + (prompt.index * size + i) * 1000 }
         : {}),

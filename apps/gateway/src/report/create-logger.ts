@@ -54,8 +54,8 @@ export function createLogger(options: {
 }
 
 /**
- * The `AGENTIC ROLLOUT event=<event> k=v …` line of the Python Relax (`format_agentic_event`), so that
- * existing log searches (`event=accounting_end`) keep working.
+ * The `AGENTIC ROLLOUT event=<event> k=v …` log line (see docs/contract.md#runtime-scheduling), in the
+ * format existing log searches (`event=accounting_end`) expect.
  */
 export function formatAgenticEvent(event: string, fields: Record<string, unknown>): string {
   const parts = Object.entries(fields).map(([key, value]) => `${key}=${formatValue(value)}`);

@@ -23,7 +23,7 @@ export interface RunCounters {
 
 /**
  * The user's view of a run: a progress bar on a TTY (sessions scored out of the step's target, with
- * `prepared=`, `running=` and `dropped=` counts as the Python Relax's `Rollout N generation` bar), or
+ * `prepared=`, `running=` and `dropped=` counts), or
  * one status line per finished Group otherwise, plus the counters the summary table reads.
  */
 export class RunReporter {

@@ -14,7 +14,10 @@ import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
 import type { SessionRegistry } from "./session-registry";
 
-/** Sampling settings of the rollout; the agent's own `temperature`/`top_p` are ignored (seed 000). */
+/**
+ * Sampling settings of the rollout; the agent's own `temperature`/`top_p` are ignored (see
+ * docs/contract.md#rules-for-every-request).
+ */
 export interface RolloutSampling {
   temperature: number;
   topP: number;

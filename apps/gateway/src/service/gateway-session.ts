@@ -1,7 +1,7 @@
 import type { SessionForest } from "@relax/forest";
 import { SessionNotFoundError } from "./gateway-errors";
 
-/** Where a session is in its lifecycle (seed 000 "Session Lifecycle"). */
+/** Where a session is in its lifecycle (see docs/contract.md#session-lifecycle). */
 export type GatewaySessionState = "prepare" | "runtime" | "closed";
 
 /**

@@ -3,7 +3,7 @@
  * session. `messages` are canonical Chat-shaped messages exactly as the agent sent them in its last request
  * of that context, followed by the final assistant message as the API returned it (with
  * `reasoning_content` and `tool_calls`), so that the record names a committed SessionForest state.
- * @see seed 000 "显式导出一个或多个 Context"
+ * @see docs/contract.md#export-records
  */
 export interface ExportRecord {
   /** Unique non-empty name within the session; also the custom advantage key. */
@@ -21,7 +21,7 @@ export interface ExportRecord {
 
 /**
  * The implicit single-context output: Relax exports the session's one committed conversation and uses
- * this reward and metadata. @see seed 000 "导出最终 Conversation"
+ * this reward and metadata. @see docs/contract.md#export-records
  */
 export interface ImplicitOutput {
   metadata?: Record<string, unknown>;

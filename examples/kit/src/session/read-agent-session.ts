@@ -46,8 +46,8 @@ export interface ReadAgentSessionOptions {
 
 /**
  * Reads the agent process contract from the environment.
- * @see seed 000 "Agent Process Contract" (`RELAX_INPUT_JSON`, `RELAX_OUTPUT_JSON`, `RELAX_SESSION_IO_DIR`,
- *   `RELAX_BASE_URL`, `RELAX_SESSION_ID`, `RELAX_ROLLOUT_MODE`, `RELAX_GROUP_ID`)
+ * @see docs/contract.md#agent-process-contract (`RELAX_INPUT_JSON`, `RELAX_OUTPUT_JSON`,
+ *   `RELAX_SESSION_IO_DIR`, `RELAX_BASE_URL`, `RELAX_SESSION_ID`, `RELAX_ROLLOUT_MODE`, `RELAX_GROUP_ID`)
  * @throws AgentSessionError when the input file is unreadable, not JSON or not `{messages?, metadata?}`,
  *   or `RELAX_ROLLOUT_MODE` is neither `train` nor `eval`.
  */

@@ -11,7 +11,7 @@ export const sessionInputMessageSchema = z.looseObject({
 /**
  * The file at `RELAX_INPUT_JSON`: the dataset row projected by Relax (`--input-key` → `messages`,
  * `--metadata-key` → `metadata`). Either may be absent.
- * @see seed 000 "Agent Process Contract" and "最小 Agent Application"
+ * @see docs/contract.md#agent-process-contract, docs/contract.md#session-input-output
  */
 export const sessionInputSchema = z.object({
   messages: z.array(sessionInputMessageSchema).optional(),

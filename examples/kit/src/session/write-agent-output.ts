@@ -15,7 +15,7 @@ export interface WriteAgentOutputOptions {
 /**
  * Writes the session output in the shape Relax parses: one JSON object for the implicit export, or JSONL
  * records for explicit export.
- * @see seed 000 "导出最终 Conversation", "显式导出一个或多个 Context"
+ * @see docs/contract.md#session-input-output, docs/contract.md#export-records
  * @throws AgentSessionError when a record name is empty or repeated, or the file cannot be written.
  */
 export function writeAgentOutput({

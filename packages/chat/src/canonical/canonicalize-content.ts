@@ -4,8 +4,9 @@ import { isPlainObject, typeName } from "./json-guards";
 
 /**
  * Canonical content of one message, or `null` when the wire value was `null`/absent. Text-only part
- * lists collapse to a string, joined with `separator` (`""`, or `"\n\n"` for system messages, as the
- * Python Relax does); lists holding media stay lists of `text` / `image_url` parts. Accepted part types:
+ * lists collapse to a string, joined with `separator` (`""`, or `"\n\n"` for system messages; see
+ * docs/contract.md#chat-completions); lists holding media stay lists of `text` / `image_url` parts.
+ * Accepted part types:
  * `text`, `image_url` (string or `{url}`; `detail` and other request-only keys dropped) and the dataset
  * form `image` (`{type: "image", image: url}`).
  *

@@ -6,7 +6,7 @@ import { isPlainObject, typeName } from "./json-guards";
 
 /**
  * The stable, non-empty content given to a tool message whose result was `null`, absent or `""`
- * (seed 000: "tool 返回 None 或 "" 时，使用稳定的非空表示"). Chat templates render an empty tool
+ * (see docs/contract.md#chat-completions). Chat templates render an empty tool
  * response inconsistently, and an empty observation could not be told apart from a missing one.
  */
 export const EMPTY_TOOL_RESULT = "(no output)";
@@ -23,8 +23,7 @@ export interface CanonicalizeMessagesOptions {
 
 /**
  * Projects Chat-shaped messages (the OpenAI wire form, or what a protocol converter produced) to
- * canonical {@link ChatMessage}s. Rules (seed 000 "Chat Completions message 契约"; the Python Relax
- * `check_messages`, strict variant):
+ * canonical {@link ChatMessage}s. Rules (see docs/contract.md#chat-completions):
  * - roles `system | user | assistant | tool`; `developer` becomes `system`; other keys (`name`,
  *   `refusal`, …) are dropped; key order is `role, content, reasoning_content, tool_calls, tool_call_id`;
  * - system and user content must be non-empty; text-only part lists collapse to a string (system parts
@@ -37,7 +36,7 @@ export interface CanonicalizeMessagesOptions {
  *
  * Unlike the Python Relax, system messages are not hoisted to the front: a system message in the middle
  * of a conversation stays where it is (templates such as Qwen3 render it there), so appending one
- * extends the committed prefix instead of resetting the session.
+ * extends the committed prefix instead of resetting the session (see docs/contract.md#deviations).
  *
  * Pure: the input is never mutated.
  *

@@ -6,8 +6,8 @@ import { canonicalizeTools } from "./canonicalize-tools";
 /**
  * Canonicalises a Chat-shaped `{messages, tools, chat_template_kwargs}` triple — an explicit export
  * record, a dataset prompt — into a {@link ConversationState}. Configured default kwargs go under the
- * record's own (`{...defaultTemplateKwargs, ...chat_template_kwargs}`), as the Python Relax merges
- * `--apply-chat-template-kwargs`.
+ * record's own (`{...defaultTemplateKwargs, ...chat_template_kwargs}`), as `--apply-chat-template-kwargs`
+ * is merged for requests (see docs/contract.md#sessionforest).
  *
  * @throws CanonicalizationError naming the field path.
  */

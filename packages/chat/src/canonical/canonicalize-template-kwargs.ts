@@ -3,7 +3,10 @@ import { CanonicalizationError } from "./canonicalization-error";
 import { isPlainObject, typeName } from "./json-guards";
 import { compareCodePoints } from "./stable-stringify";
 
-/** Template variables Relax manages itself; a request may not set them (Python Relax: 400). */
+/**
+ * Template variables Relax manages itself; a request may not set them (400; see
+ * docs/contract.md#chat-completions).
+ */
 export const RESERVED_TEMPLATE_KWARGS: readonly string[] = ["add_generation_prompt", "tokenize", "tools"];
 
 /**

@@ -19,7 +19,7 @@ export const EMPTY_TOOL_PARAMETERS: Readonly<Record<string, unknown>> = Object.f
 
 /**
  * Projects Chat-shaped tools (`{type: "function", function: {name, description?, parameters?}}`) to
- * canonical {@link FunctionTool}s, as the Python Relax `normalize_tools` does: fields other than
+ * canonical {@link FunctionTool}s (see docs/contract.md#chat-completions): fields other than
  * `name`, `description` and `parameters` (`strict`, …) are dropped, non-function tools are dropped
  * (reported through `onDropped`), `description: null` is removed, absent `parameters` become
  * {@link EMPTY_TOOL_PARAMETERS}. The key order inside `parameters` is kept, since it is what the model

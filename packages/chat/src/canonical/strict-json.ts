@@ -56,8 +56,8 @@ export function hasLoneSurrogate(text: string): boolean {
 
 /**
  * Parses JSON text strictly (RFC 8259): rejects duplicate object keys, `NaN`/`Infinity` and other
- * non-JSON tokens, non-finite numbers (`1e999`) and strings holding lone surrogates — the rules the
- * Python Relax applies to tool-call arguments. Numbers are kept as {@link JsonNumberLiteral}.
+ * non-JSON tokens, non-finite numbers (`1e999`) and strings holding lone surrogates — the rules for
+ * tool-call arguments (see docs/contract.md#chat-completions). Numbers are kept as {@link JsonNumberLiteral}.
  *
  * @param path - field path used in error messages.
  * @throws CanonicalizationError naming `path` and the character offset.

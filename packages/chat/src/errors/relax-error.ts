@@ -23,7 +23,7 @@ export function hasMarker(value: unknown, marker: string): boolean {
  * `@relax/chat` (they only need to set the same symbols, as `@relax/sglang` and `@relax/launcher` do).
  * Constructors take one options object; `cause` is kept.
  *
- * Follows the marker pattern of vercel/ai `AISDKError` (see STYLE.md §13).
+ * Follows the marker pattern of vercel/ai `AISDKError`.
  *
  * @example
  * ```ts

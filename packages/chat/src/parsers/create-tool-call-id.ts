@@ -6,8 +6,8 @@ import { stableStringify } from "../canonical/stable-stringify";
  * `sha256(stableStringify({ arguments, call_index, name, seed }))` (keys sorted, compact JSON, UTF-8).
  * The same seed (the caller passes the parent state hash and/or the generated token ids), position,
  * name and canonical arguments always give the same id, so a replayed history matches the stored one.
- * Follows the Python Relax's `"call_" + sha256(json{call_index, parent_state_hash, token_ids})[:24]`
- * scheme, with the call's content folded in.
+ * The Python Relax hashes `{call_index, parent_state_hash, token_ids}` instead; here the call's content
+ * is folded in (see docs/contract.md#replies, docs/contract.md#deviations).
  *
  * @param callIndex - position of the call in the message's `tool_calls` (0-based).
  * @param seed - the per-turn seed, e.g. the parent state hash.

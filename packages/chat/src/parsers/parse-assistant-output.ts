@@ -45,8 +45,9 @@ export interface ParseAssistantOutputOptions {
   /** SGLang `--reasoning-parser` name or a parser object. Without it, there is no reasoning section. */
   reasoningParser?: ReasoningParserName | (string & {}) | ReasoningParser;
   /**
-   * The request's function tools. The tool-call parser runs only when this is non-empty (as in the
-   * Python Relax); a call naming a function not listed here is kept and reported as `unknown_tool`.
+   * The request's function tools. The tool-call parser runs only when this is non-empty (see
+   * docs/contract.md#token-in-token-out); a call naming a function not listed here is kept and reported as
+   * `unknown_tool`.
    */
   tools: readonly FunctionTool[];
   /** SGLang's `finish_reason.type` for the generation. */

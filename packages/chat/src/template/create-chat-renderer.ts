@@ -11,7 +11,7 @@ import type { TokenRenderer } from "./token-renderer";
 import { splitTurnClose, TURN_CLOSE_PROBE, type TurnClose } from "./turn-close";
 
 /**
- * The fixed prefix observation deltas are diffed against; the Python Relax `_DUMMY_MESSAGES`.
+ * The fixed prefix observation deltas are diffed against (see docs/contract.md#token-in-token-out).
  * Never part of any output: only the tokens after it are kept.
  */
 export const DUMMY_PREFIX_MESSAGES: readonly ChatMessage[] = [
@@ -95,8 +95,9 @@ const MAX_CACHED_PREFIXES = 64;
  * Creates the renderer that turns canonical states into the token ids the model sees.
  *
  * - `renderPrompt(state)`: `encode(render(messages, tools, kwargs, add_generation_prompt=true))`, the
- *   Python Relax `encode_messages`.
- * - `renderObservationDelta(...)`: the Python Relax `encode_observation_delta` recipe, checked: render
+ *   first observation of a subtree.
+ * - `renderObservationDelta(...)`: the incremental rendering of later observations
+ *   (see docs/contract.md#token-in-token-out), checked: render
  *   the fixed {@link DUMMY_PREFIX_MESSAGES} (same tools and kwargs) without a generation prompt and
  *   strip its trailing newlines; render dummy ++ new messages with the generation prompt; require the
  *   dummy text to be a text prefix and its ids a token prefix of the full render, and the cut to sit next

@@ -36,7 +36,7 @@ def canonical_args(args):
 
 
 def for_template(messages):
-    """The rendering copy: tool-call arguments parsed to dicts (as SGLang and the Python Relax do)."""
+    """The rendering copy: tool-call arguments parsed to dicts (as SGLang does)."""
     out = []
     for message in messages:
         message = dict(message)

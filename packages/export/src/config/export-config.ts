@@ -8,8 +8,9 @@ const functionOrSpec = z.custom<string | RewardFunction | GroupRewardFunction | 
 );
 
 /**
- * The export configuration, as the `relax` CLI assembles it from its flags (Python Relax flag names in
- * brackets). Every field is camelCase; defaults follow slime / the Python Relax.
+ * The export configuration, as the `relax` CLI assembles it from its flags (each field names its flag).
+ * Every field is camelCase; the flags and their defaults are described in docs/contract.md#reward and
+ * docs/contract.md#advantage.
  */
 export const exportConfigSchema = z.strictObject({
   /** `--n-samples-per-prompt`: sessions per Group; each Group must have exactly this many. */
@@ -29,9 +30,9 @@ export const exportConfigSchema = z.strictObject({
   /** `--eval-reward-key`: primary field in eval (falls back to `rewardKey`). */
   evalRewardKey: z.string().min(1).optional(),
   /**
-   * Declares that the agent writes `reward` into its output. There is no such flag in the Python Relax
-   * (it finds a missing reward only after the agent ran); Relax asks for it so that "no reward source"
-   * is caught before any agent starts. @default false
+   * Declares that the agent writes `reward` into its output, so that a recipe with no reward source is
+   * refused before any agent starts rather than found after the agents ran (see docs/contract.md#reward).
+   * @default false
    */
   agentWritesReward: z.boolean().default(false),
   /** `--custom-rm-path`: a `module#export` string or the function itself. */

@@ -7,9 +7,9 @@ export interface FunctionSpec {
 }
 
 /**
- * Parses `module#export` (`--custom-rm-path`, `--agentic-custom-advantage-path`). The Python Relax uses
- * dotted paths (`pkg.module.func`); a JavaScript module path can contain dots, so `#` separates the
- * export. Without `#` the module's default export is used.
+ * Parses `module#export` (`--custom-rm-path`, `--agentic-custom-advantage-path`). A JavaScript module path
+ * can contain dots, so `#` separates the export rather than a dotted `pkg.module.func` path. Without `#`
+ * the module's default export is used (see docs/contract.md#custom-advantage).
  *
  * @throws TypeError naming what is wrong (empty module, empty export, more than one `#`).
  */

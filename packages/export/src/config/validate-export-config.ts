@@ -33,8 +33,8 @@ export interface ExportConfigValidation {
  * checked for syntax only; {@link resolveExportFunctions} imports them). Catches, besides bad field
  * types: a single-context recipe with no reward source (the agent does not write `reward`, and there
  * is no `customRm`), a multi-context recipe without `customAdvantage` or without dynamic batching, custom
- * advantage with `reinforce_plus_plus_baseline` (rejected by the Python Relax), `rloo` with one sample.
- * @see seed 000 "选择训练 Context 与 Credit", "多 Context Dynamic Batching"
+ * advantage with `reinforce_plus_plus_baseline`, `rloo` with one sample.
+ * @see docs/contract.md#export-records, docs/contract.md#reward, docs/contract.md#advantage
  */
 export function validateExportConfig(input: unknown): ExportConfigValidation {
   const parsed = exportConfigSchema.safeParse(input);

@@ -15,7 +15,7 @@ export type AdvantageOutputSlot = Record<string, number>;
  * with one `{contextKey: number}` mapping per session, or `null` to filter the whole Group. May be async.
  * The numbers are base credit per context; standard normalisation is skipped, so all centring and
  * scaling happens inside the function. Not called in eval.
- * @see seed 000 "用 Custom Advantage 分配 Multi-Agent Credit"
+ * @see docs/contract.md#custom-advantage
  */
 export type AdvantageFunction = (
   metadataBySlot: AdvantageInputSlot[],
@@ -27,7 +27,8 @@ export type AdvantageFunction = (
  *
  * @throws AdvantageResultError when the value is not a list, has the wrong length, a slot is not an
  *   object, a context key is missing or unknown, or a value is not a finite number (booleans and numeric
- *   strings are rejected). Per-turn lists (a variant of the Python Relax) are not supported.
+ *   strings are rejected). Per-turn lists (which the Python Relax accepts) are not supported (see
+ *   docs/contract.md#deviations).
  */
 export function validateAdvantageResult({
   input,

@@ -4,14 +4,14 @@
  * - `rloo`: leave-one-out baseline, `r_i - (Σr - r_i) / (n - 1)`;
  * - `reinforce_plus_plus_baseline`: mean-centre only (REINFORCE++'s batch-level whitening is the
  *   trainer's `--normalize-advantages` step, not part of export).
- * @see Python Relax / slime `post_process_rewards`
+ * @see docs/contract.md#advantage
  */
 export type AdvantageEstimator = "grpo" | "rloo" | "reinforce_plus_plus_baseline";
 
 /**
- * Which standard deviation GRPO divides by. `unbiased` (Bessel's correction, `n - 1`) is what slime and
- * the Python Relax compute (`torch.Tensor.std()` defaults to `unbiased=True`); `population` (`n`) is
- * `torch.std(unbiased=False)` / `numpy.std` and what some GRPO write-ups use.
+ * Which standard deviation GRPO divides by. `unbiased` (Bessel's correction, `n - 1`) is the documented
+ * one (see docs/contract.md#advantage) and what `torch.Tensor.std()` computes by default; `population`
+ * (`n`) is `torch.std(unbiased=False)` / `numpy.std` and what some GRPO write-ups use.
  */
 export type StdEstimator = "unbiased" | "population";
 

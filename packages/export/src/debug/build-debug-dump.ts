@@ -62,12 +62,12 @@ export interface DebugDump {
 
 /** Options of {@link buildDebugDump}. */
 export interface BuildDebugDumpOptions {
-  /** The training step (the Python Relax `rollout_id` of the step, not a session's `rollout_id`). */
+  /** The training step (the dump's `rollout_id` comes from it; not a session's `rollout_id`). */
   rolloutStep: number | string;
   /** @default "train" */
   mode?: ExportMode;
   outcomes: readonly GroupExportOutcome[];
-  /** Detokeniser for `prompt_text` / `response_text` (special tokens kept, as the Python Relax dumps). */
+  /** Detokeniser for `prompt_text` / `response_text` (special tokens kept). */
   decode: (ids: number[]) => string;
   /** Optional: the sessions (in slot order) with their forests, by Group index; adds `sessions` to a Group. */
   sessions?: ReadonlyMap<number, readonly DebugDumpSessionInput[]>;
@@ -107,7 +107,10 @@ export function buildDebugDump(options: BuildDebugDumpOptions): DebugDump {
   };
 }
 
-/** The id written into the dump and its path: the step, with an `eval_` prefix in eval (as the Python Relax). */
+/**
+ * The id written into the dump and its path: the step, with an `eval_` prefix in eval (see
+ * docs/contract.md#metrics).
+ */
 export function debugRolloutId({
   rolloutStep,
   mode,

@@ -11,7 +11,7 @@ export interface WriteDebugDumpOptions extends BuildDebugDumpOptions {
 /**
  * Writes the debug dump of a step as pretty-printed JSON (UTF-8), creating parent directories, and
  * returns the path written. The Python Relax writes a `torch.save` pickle; JSON is used here so any
- * tool can read it.
+ * tool can read it (see docs/contract.md#deviations).
  */
 export async function writeDebugDump(options: WriteDebugDumpOptions): Promise<string> {
   const { pathTemplate, ...build } = options;

@@ -9,7 +9,7 @@ const symbol = Symbol.for(marker);
  * The export configuration cannot work: a reward source is missing, several contexts are configured
  * without a custom advantage function, a `module#export` path is malformed, and so on. Raised before any
  * agent runs (by {@link assertExportConfig} / {@link createExportPipeline}). `issues` lists every error
- * found, each with the field path and the Python Relax flag it corresponds to.
+ * found, each with the field path and a message naming the `relax rollout` flag it corresponds to.
  */
 export class ExportConfigError extends RelaxError {
   readonly [symbol] = true;

@@ -41,8 +41,8 @@ export interface ExportGroupOptions {
 }
 
 /**
- * Exports one finished Group (seed 000 "选择训练 Context 与 Credit"; Python Relax `RewardDomain` and
- * `post_process_rewards`):
+ * Exports one finished Group (see docs/contract.md#export-records, docs/contract.md#reward and
+ * docs/contract.md#advantage):
  * 1. checks the fan-out (`nSamplesPerPrompt`, or `nSamplesPerEvalPrompt` in eval);
  * 2. plans every session ({@link planSessionExport}); one non-finalizable session drops the Group;
  * 3. resolves rewards: the exported value (primary via `rewardKey`); then a group reward function

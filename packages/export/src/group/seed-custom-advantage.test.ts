@@ -1,6 +1,6 @@
 /**
- * Seed 000 "用 Custom Advantage 分配 Multi-Agent Credit": two sampled sessions, each exporting `main`
- * and `searcher_0`; the hook input and output must be exactly the ones the seed shows.
+ * The two-session worked example of docs/contract.md#custom-advantage: two sampled sessions, each
+ * exporting `main` and `searcher_0`; the hook input and output must be exactly the ones shown there.
  */
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -25,7 +25,8 @@ function seedSession({
   return {
     sessionId,
     forest: new FakeForest({ sessionId, conversations: [{ messages: main }, { messages: searcher }] }),
-    // The records the seed's first session writes to RELAX_OUTPUT_JSON (the second: outcome 0.0, usefulness 0.2).
+    // The records the example's first session writes to RELAX_OUTPUT_JSON (the second: outcome 0.0,
+    // usefulness 0.2).
     output: {
       kind: "records",
       records: [
@@ -44,8 +45,8 @@ const config = {
   logPassrate: true,
 };
 
-describe("seed 000 two-session custom advantage example", () => {
-  it("should call the advantage function with exactly the seed's input and keep its output", async () => {
+describe("two-session custom advantage example", () => {
+  it("should call the advantage function with exactly the example's input and keep its output", async () => {
     const calls: AdvantageInputSlot[][] = [];
     const pipeline = await createExportPipeline({
       config: {
@@ -74,7 +75,7 @@ describe("seed 000 two-session custom advantage example", () => {
         { main: { outcome: 0.0 }, searcher_0: { usefulness: 0.2 } },
       ],
     ]);
-    // Byte-for-byte what Python's json.dumps(..., separators=(",", ":")) gives for the seed's input
+    // Byte-for-byte what Python's json.dumps(..., separators=(",", ":")) gives for the example's input
     // (modulo Python writing 1.0 / 0.0 for floats).
     expect(JSON.stringify(calls[0])).toBe(
       '[{"main":{"outcome":1},"searcher_0":{"usefulness":0.6}},{"main":{"outcome":0},"searcher_0":{"usefulness":0.2}}]',
@@ -109,7 +110,7 @@ describe("seed 000 two-session custom advantage example", () => {
     }
   });
 
-  it("should produce the seed's output through a function loaded from module#export", async () => {
+  it("should produce the example's output through a function loaded from module#export", async () => {
     const pipeline = await createExportPipeline({
       config: { ...config, customAdvantage: "./seed-advantage.mjs#advantageFunc" },
       baseDir: fixtures,

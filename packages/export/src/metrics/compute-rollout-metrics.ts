@@ -4,8 +4,8 @@ import { passRates } from "./pass-at-k";
 import { mean, percentile, summaryStats } from "./summary-stats";
 
 /**
- * Top-level metadata fields never turned into `<field>/…` metrics (the Python Relax
- * `finalize_rollout_explicit_metric_values` skip list); keys starting with `_` are skipped too.
+ * Top-level metadata fields never turned into `<field>/…` metrics; keys starting with `_` are skipped
+ * too (see docs/contract.md#metrics).
  */
 export const METADATA_METRIC_SKIP_KEYS: readonly string[] = [
   "agentic_trace",
@@ -28,7 +28,7 @@ export interface ComputeRolloutMetricsOptions {
 }
 
 /**
- * Per-step rollout metrics (seed 000 "Metrics 与 Passrate"; Python Relax §5 metrics), computed over
+ * Per-step rollout metrics (see docs/contract.md#metrics), computed over
  * the rows of exported Groups:
  * - `rollout/raw_reward`: mean primary reward over rows that have one;
  * - `rollout/<field>/{mean,median,max,min}`: numeric helper fields of reward objects;

@@ -1,6 +1,6 @@
 /**
  * The `q`-th percentile (0–100) of `values` with linear interpolation between closest ranks — NumPy's
- * default (`numpy.percentile(..., method="linear")`), so figures match the Python Relax logs.
+ * default (`numpy.percentile(..., method="linear")`; see docs/contract.md#metrics).
  * @throws RangeError for an empty list or `q` outside [0, 100].
  */
 export function percentile(values: readonly number[], q: number): number {
@@ -19,7 +19,10 @@ export function mean(values: readonly number[]): number {
   return values.reduce((total, value) => total + value, 0) / values.length;
 }
 
-/** `{mean, median, max, min}` as the Python Relax `compute_statistics` reports them. */
+/**
+ * `{mean, median, max, min}` of `values`, as the `<field>/…` metrics report them (see
+ * docs/contract.md#metrics).
+ */
 export function summaryStats(values: readonly number[]): {
   mean: number;
   median: number;

@@ -5,7 +5,7 @@
  * record may therefore not be named `"null"` (the session becomes non-finalizable, reason
  * `reserved_context_name`), which keeps the key unambiguous. Rows keep the real name: `context_name` is
  * JSON `null` for an implicit export.
- * @see seed 000 "隐式导出的单 context 使用 None 作为 context name"
+ * @see docs/contract.md#custom-advantage, docs/contract.md#deviations
  */
 export const IMPLICIT_CONTEXT_KEY = "null";
 

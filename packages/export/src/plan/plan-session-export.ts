@@ -59,15 +59,16 @@ export interface PlanSessionExportOptions {
   forest: ExportableForest;
   /**
    * Configured template kwargs (`--apply-chat-template-kwargs`); a record's own kwargs are merged over
-   * them (`{...defaults, ...record.chat_template_kwargs}`) before matching, as the Python Relax does.
+   * them (`{...defaults, ...record.chat_template_kwargs}`) before matching, as for requests (see
+   * docs/contract.md#sessionforest).
    * @default {}
    */
   defaultTemplateKwargs?: Record<string, unknown>;
 }
 
 /**
- * Decides which committed states of one session become training contexts (seed 000 "选择训练 Context 与
- * Credit"; Python Relax `_build_session_export_transport`):
+ * Decides which committed states of one session become training contexts (see
+ * docs/contract.md#export-records):
  * - implicit output → `forest.implicitExportLeaf()`, context name `null`;
  * - records → each record is canonicalised (`canonicalizeState` from `@relax/chat`) and matched with
  *   `forest.matchExportState`; every record must match.

@@ -3,14 +3,14 @@ import { z } from "zod";
 /**
  * A reward as an agent (or a reward function) writes it: a number, an object holding a primary value
  * under `rewardKey` plus numeric helper fields, or `null` / absent for "no reward here".
- * @see seed 000 "Standard Reward"
+ * @see docs/contract.md#reward
  */
 export type RewardValue = number | Record<string, unknown> | null | undefined;
 
 /**
  * One explicit export record (one JSONL line of `RELAX_OUTPUT_JSON`): a training context identified by
- * its exact canonical state. Wire spelling follows the seed (`chat_template_kwargs`).
- * @see seed 000 "显式导出一个或多个 Context"
+ * its exact canonical state. Wire spelling is snake_case (`chat_template_kwargs`).
+ * @see docs/contract.md#export-records
  */
 export interface ExportRecordLike {
   /** Non-empty, unique within the session; the custom advantage key. */
@@ -35,7 +35,7 @@ export interface ExportRecordLike {
  * - `{ kind: "records" }`: one or more explicit records, each matched to a committed forest state.
  *
  * `null` in {@link SessionExportInput.output} means the same as `{ kind: "implicit" }`.
- * @see seed 000 "导出最终 Conversation", "显式导出一个或多个 Context"
+ * @see docs/contract.md#session-input-output, docs/contract.md#export-records
  */
 export type SessionOutputLike =
   | { kind: "implicit"; metadata?: Record<string, unknown>; reward?: RewardValue }

@@ -22,7 +22,7 @@ export interface ResolveRewardValueOptions {
 }
 
 /**
- * Reduces a reward to its primary value and helper metrics (Python Relax `Sample.get_reward_value`):
+ * Reduces a reward to its primary value and helper metrics (see docs/contract.md#reward):
  * - a finite number is the primary value (a configured `rewardKey` is then ignored);
  * - an object needs `rewardKey`, and `value[rewardKey]` must be a finite number; other finite-number
  *   fields become helper metrics (non-numeric fields are ignored);

@@ -81,7 +81,7 @@ export function abortCountOf(sample: TrainingSample): number {
 
 /**
  * The stop reason logged for a context: a string `stop_reason` or `rollout_stop_reason` in the export
- * metadata (as the Python Relax reads it), else the last turn's finish reason, else the sample status.
+ * metadata, else the last turn's finish reason, else the sample status (see docs/contract.md#metrics).
  */
 export function stopReasonOf({
   sample,

@@ -1,6 +1,6 @@
 /**
- * Kinds of edits an agent makes to a committed assistant message when it sends history back (seed 001
- * "context linearity": accidental forks). All but `rewritten` are benign: the `tolerant` policy maps them
+ * Kinds of edits an agent makes to a committed assistant message when it sends history back (accidental
+ * forks; see docs/contract.md#sessionforest). All but `rewritten` are benign: the `tolerant` policy maps them
  * back onto the committed response.
  *
  * - `reasoning_dropped`: `reasoning_content` removed (clients that do not echo thinking);

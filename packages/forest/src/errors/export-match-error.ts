@@ -15,8 +15,8 @@ export type ExportMatchFailure = "no_match" | "no_response" | "leaf_count" | "no
 
 /**
  * An export record (or the implicit export rule) does not name exactly one trainable committed state.
- * Messages follow the Python Relax contract, e.g. `implicit export requires one committed leaf, found 2`.
- * The Python Relax drops the whole group on this error.
+ * Messages name the failure, e.g. `implicit export requires one committed leaf, found 2`. The whole Group
+ * is dropped on this error (see docs/contract.md#export-records).
  */
 export class ExportMatchError extends RelaxError {
   readonly [symbol] = true;

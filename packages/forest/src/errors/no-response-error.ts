@@ -6,7 +6,7 @@ const symbol = Symbol.for(marker);
 
 /**
  * A training sample was requested from a node whose lineage holds no committed response: there is
- * nothing to train (the Python Relax raises `ValueError` in `build_sample`).
+ * nothing to train (see docs/contract.md#sample-construction).
  */
 export class NoResponseError extends RelaxError {
   readonly [symbol] = true;

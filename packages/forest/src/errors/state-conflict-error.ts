@@ -6,8 +6,7 @@ const symbol = Symbol.for(marker);
 
 /**
  * A commit would give an existing state hash a different node kind (a generated response whose state
- * equals an observation the agent sent earlier). The Python Relax raises "State hash collision" here.
- * Nothing was committed.
+ * equals an observation the agent sent earlier). Nothing was committed (see docs/contract.md#sessionforest).
  */
 export class StateConflictError extends RelaxError {
   readonly [symbol] = true;

@@ -5,7 +5,7 @@
  */
 export type SampleStatus = "completed" | "truncated" | "aborted" | "failed";
 
-/** How a request related to the committed history (skill seed 001, "context linearity"). */
+/** How a request related to the committed history (see docs/contract.md#sessionforest). */
 export type TransitionClass = "append" | "branch" | "drift" | "reset";
 
 /** A span of response tokens generated under one weight version: `[start, end)` in response coordinates. */

@@ -111,8 +111,8 @@ function walk(
 
 /**
  * Finds the longest committed prefix of a request in one pass over its messages (O(n) hashes): the chain
- * hash of every prefix is looked up as it is computed, and the deepest hit wins — the same answer as the
- * Python Relax `_match_parent_state` scan from the full length down, without re-hashing each prefix.
+ * hash of every prefix is looked up as it is computed, and the deepest hit wins — the same answer as a
+ * scan from the full length down, without re-hashing each prefix (see docs/contract.md#sessionforest).
  *
  * Under the tolerant policy, an assistant message that misses at a node boundary is compared with the
  * committed responses there ({@link compareAssistantEcho}); a benign copy continues the walk from the

@@ -15,7 +15,7 @@ export const ROOT_STATE_HASH: string = createHash("sha256").update("relax.forest
 /**
  * The seed of a subtree's hash chain: `h0 = sha256("relax.forest.state.v1\n" + stableStringify({tools,
  * chat_template_kwargs}))`, 64 lowercase hex digits. States with different tools or kwargs therefore never
- * share a hash, and start different subtrees (seed 000 "State Identity").
+ * share a hash, and start different subtrees (see docs/contract.md#sessionforest).
  *
  * @param tools - canonical tools (`canonicalizeTools`); `parameters` key order does not matter.
  * @param chatTemplateKwargs - canonical kwargs (`canonicalizeTemplateKwargs`).
@@ -37,7 +37,8 @@ export function seedStateHash(
  * and every prefix hash falls out on the way, which is what makes longest-prefix matching O(n).
  *
  * Unlike the Python Relax (one sha256 over the whole `{messages, tools, template_kwargs}` JSON), hashes are
- * chained, so the two systems' hashes differ; both are insensitive to JSON key order.
+ * chained, so the two systems' hashes differ; both are insensitive to JSON key order (see
+ * docs/contract.md#deviations).
  *
  * @param previous - the hash of the state without `message` (a seed or a node's state hash).
  * @param message - a canonical message.

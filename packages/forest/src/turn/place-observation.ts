@@ -22,8 +22,8 @@ export interface ObservationPlacement {
 }
 
 /**
- * Decides where a matched request's new observation goes and classifies the request (seed 001 "context
- * linearity"):
+ * Decides where a matched request's new observation goes and classifies the request (see
+ * docs/contract.md#sessionforest):
  * - match on a response: the suffix is an observation under it (`append` if it was a leaf, else `branch`);
  * - match on an observation with an empty suffix: generate from it (`append` if unanswered, else `branch`);
  * - match on an observation with more messages: an observation never follows an observation, so the new

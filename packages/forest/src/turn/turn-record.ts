@@ -27,7 +27,7 @@ export interface TurnRecord {
   /** Leading request messages covered by committed history. */
   readonly matchedMessages: number;
   /**
-   * How the request related to committed history (seed 001 "context linearity"):
+   * How the request related to committed history (see docs/contract.md#sessionforest):
    * - `append`: it extends the context it continued without creating a sibling (the first request of a
    *   session, a new observation after a response leaf, a retry after a failed generation);
    * - `branch`: it forks from an earlier state (a sibling observation or a second generation from one state);

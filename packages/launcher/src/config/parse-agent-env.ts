@@ -13,7 +13,7 @@ export type AgentEnvInput = readonly string[] | Readonly<Record<string, string>>
 
 /**
  * Parses `--agent-env` settings into a record. Strings split at the first `=` (the value may contain
- * more `=` and may be empty); a later duplicate key wins, as in the Python Relax launcher.
+ * more `=` and may be empty); a later duplicate key wins (see docs/contract.md#agent-process-contract).
  *
  * @param entries `KEY=VALUE` strings or a record.
  * @param options.path field path used in errors. @default "agentEnv"

@@ -3,9 +3,9 @@ import { resolve } from "node:path";
 import { AgentConfigError } from "../errors/agent-config-error";
 import { type AgentEnvInput, parseAgentEnv } from "./parse-agent-env";
 
-/** Default active-time budget, as in the Python Relax (`--agent-timeout 1800`). */
+/** Default active-time budget (`--agent-timeout 1800`; see docs/contract.md#agent-process-contract). */
 export const DEFAULT_AGENT_TIMEOUT_MS = 1_800_000;
-/** Default SIGTERM → SIGKILL grace period, as in the Python Relax launcher (5 s). */
+/** Default SIGTERM → SIGKILL grace period (5 s; see docs/contract.md#agent-process-contract). */
 export const DEFAULT_TERMINATION_GRACE_MS = 5_000;
 
 /** The user-facing agent process settings (`--agent-command`, `--agent-cwd`, `--agent-env`, `--agent-timeout`). */

@@ -9,7 +9,7 @@ const identity = {
 };
 
 describe("agent process contract", () => {
-  it("should name the seven variables of seed 000", () => {
+  it("should name the seven variables of the agent process contract", () => {
     expect(Object.values(RELAX_ENV)).toEqual([
       "RELAX_INPUT_JSON",
       "RELAX_OUTPUT_JSON",

@@ -3,7 +3,7 @@ import { assertNoReservedEnvKeys } from "../config/parse-agent-env";
 
 /**
  * Names of the variables Relax injects into every agent process.
- * @see seed 000 "Agent Process Contract"
+ * @see docs/contract.md#agent-process-contract
  */
 export const RELAX_ENV = {
   /** Path of the session input JSON (`{messages?, metadata?}`), written before the process starts. */
@@ -62,7 +62,7 @@ export interface SessionIdentity {
 
 /**
  * The seven `RELAX_*` variables for one session.
- * @see seed 000 "Agent Process Contract"
+ * @see docs/contract.md#agent-process-contract
  */
 export function buildContractEnv({ identity, paths }: { identity: SessionIdentity; paths: SessionIoPaths }) {
   return {

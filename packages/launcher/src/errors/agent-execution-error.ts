@@ -14,8 +14,8 @@ const symbol = Symbol.for(marker);
 export type AgentFailureKind = "exit" | "signal" | "timeout" | "invalid-output" | "launch";
 
 /**
- * A session's agent process failed. Follows the Python Relax `AgentExecutionError`: the controller treats
- * it as a controlled drop of the Group (not an infrastructure failure). Carries the last 8 KiB of the
+ * A session's agent process failed. The controller treats it as a controlled drop of the Group (not an
+ * infrastructure failure; see docs/contract.md#session-lifecycle). Carries the last 8 KiB of the
  * combined stdout+stderr log (`logTail`, cut on a UTF-8 character boundary), which is also appended to
  * `message`.
  */

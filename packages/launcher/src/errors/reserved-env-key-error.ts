@@ -6,7 +6,7 @@ const symbol = Symbol.for(marker);
 
 /**
  * A user setting tried to define an environment variable in the reserved `RELAX_` namespace
- * (seed 000, "Agent Process Contract": the `RELAX_` prefix is reserved by Relax). Raised at
+ * (the `RELAX_` prefix is reserved by Relax; see docs/contract.md#agent-process-contract). Raised at
  * configuration time, before any process starts.
  */
 export class ReservedEnvKeyError extends AgentConfigError {

@@ -37,7 +37,7 @@ export interface AgentCommand {
  * How to prepare, start and read one kind of agent (Codex, Claude Code, a custom app...), independent of
  * where it runs. The session runner calls `prepare` → hooks' `beforeRun` → `command` → (process runs) →
  * `parseResult` → hooks' `afterRun`, and always `cleanup` at the end.
- * @see seed 002 §5 "Agent Harness"
+ * @see docs/contract.md#agent-harness
  */
 export interface AgentHarness {
   /** Short name for logs. */

@@ -9,7 +9,7 @@ import type { HarnessContext } from "./agent-harness";
  * - `onError`: after a failure (agent failure, timeout, invalid output, or an infrastructure error);
  *   a throwing `onError` hook is reported as a warning and never hides the original error.
  * A session terminated by its controller runs neither `afterRun` nor `onError`, only cleanup.
- * @see seed 002 §5 "Hook 机制"
+ * @see docs/contract.md#agent-harness
  */
 export interface LifecycleHooks {
   /** Name for warnings. */

@@ -33,7 +33,7 @@ export interface BuildSessionInputOptions {
  * @returns `{messages?, metadata?}`, ready for `JSON.stringify`.
  * @throws {SessionInputError} a prompt that is not a string or a list of `{role}` objects, more or fewer
  *   images than placeholders, images without a prompt, metadata that is not a JSON object, or a bad image.
- * @see seed 000 "Text 与 Message Input", "Multimodal Input"
+ * @see docs/contract.md#session-input-output
  */
 export async function buildSessionInput({
   prompt,

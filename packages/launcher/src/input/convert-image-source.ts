@@ -13,14 +13,15 @@ const base64Pattern = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
  * Converts a dataset image into the `url` of an OpenAI `image_url` content part, as the agent process
  * receives it: `http(s)://` and `data:` URLs are returned unchanged; local files and bytes become
  * `data:<mime>;base64,<bytes>` with the MIME type detected from the bytes (falling back to the file
- * extension). Unlike the Python Relax, the image is not re-encoded to PNG: the original bytes are kept.
+ * extension). Unlike the Python Relax, the image is not re-encoded to PNG: the original bytes are kept
+ * (see docs/contract.md#deviations).
  *
  * @param source the dataset value.
  * @param options.path field path used in errors. @default "image"
  * @param options.baseDir directory relative paths resolve against. @default process.cwd()
  * @throws {SessionInputError} unreadable file, unsupported URL scheme, invalid base64, or bytes that are no
  *   recognised image format.
- * @see seed 000 "Multimodal Input": "已有的 data:image/...、http:// 或 https:// URL 会保持原样"
+ * @see docs/contract.md#session-input-output
  */
 export async function convertImageSource(
   source: ImageSource,

@@ -8,7 +8,7 @@
  * - `{ base64, mimeType? }`: base64-encoded bytes.
  *
  * `mimeType` overrides format detection (otherwise the bytes' magic number, then the file extension).
- * @see seed 000 "Multimodal Input"
+ * @see docs/contract.md#session-input-output
  */
 export type ImageSource =
   | string

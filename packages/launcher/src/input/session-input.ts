@@ -4,7 +4,7 @@ import { z } from "zod";
  * The file Relax writes to `RELAX_INPUT_JSON` before the agent starts: `messages` (OpenAI Chat shape,
  * images as `image_url` parts), `metadata` (the dataset's `--metadata-key` object), or both.
  * Messages stay raw JSON here; canonicalisation belongs to `@relax/chat`.
- * @see seed 000 "Dataset 与 Session Input"
+ * @see docs/contract.md#session-input-output
  */
 export const sessionInputSchema = z
   .object({

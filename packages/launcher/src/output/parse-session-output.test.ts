@@ -67,7 +67,7 @@ describe("parseSessionOutput", () => {
     expect(parseSessionOutput(JSON.stringify(record, null, 2))).toEqual(expected);
   });
 
-  it("should read JSONL records (the seed's multi-context example), skipping blank lines and CRLF", () => {
+  it("should read JSONL records (a multi-context example), skipping blank lines and CRLF", () => {
     const lines = [
       '{"name":"main","messages":[{"role":"user","content":"..."},{"role":"assistant","content":"..."}],"metadata":{"role":"main","outcome":1.0},"reward":1.0}',
       "",

@@ -12,8 +12,7 @@ import {
 } from "./session-output";
 
 /**
- * Parses the text of `RELAX_OUTPUT_JSON` (pure; no I/O), following the Python Relax
- * (`runner/ipc.py::_session_output_from_text`):
+ * Parses the text of `RELAX_OUTPUT_JSON` (pure; no I/O; see docs/contract.md#session-input-output):
  * - empty or whitespace-only → implicit export;
  * - a JSON object without `messages` → implicit export with its `metadata` and `reward`;
  * - a JSON object with `messages` → one explicit record;

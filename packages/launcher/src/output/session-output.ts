@@ -3,7 +3,7 @@ import { z } from "zod";
 /**
  * A reward as the agent reports it: a scalar outcome, an object holding the primary value (selected by
  * `--reward-key`) plus numeric helper metrics, or `null` (no reward: a reward model must provide it).
- * @see seed 000 "Standard Reward"
+ * @see docs/contract.md#reward
  */
 export type Reward = number | Record<string, unknown> | null;
 
@@ -16,7 +16,7 @@ export const rewardSchema = z.union([z.number(), jsonObjectSchema, z.null()]);
  * One explicit export record: a training context the agent selected, matched later against a committed
  * SessionForest state by `(messages, tools, chat_template_kwargs)`. Field names keep the file's spelling;
  * `messages` and `tools` stay raw JSON (canonicalisation belongs to `@relax/chat`).
- * @see seed 000 "显式导出一个或多个 Context"
+ * @see docs/contract.md#export-records
  */
 export interface ExportRecord {
   /** Unique, non-empty name within the session; also the custom-advantage key. */
@@ -56,7 +56,7 @@ export const implicitOutputSchema = z.object({
  * - `{ kind: "implicit" }`: export the session's unique committed leaf (file missing, empty, or a JSON
  *   object without `messages`), with optional output-level `metadata` and `reward`;
  * - `{ kind: "records" }`: explicit records (a JSON object with `messages`, or JSONL), at least one.
- * @see seed 000 "导出最终 Conversation"; reference §2 "Export matching — Output parsing"
+ * @see docs/contract.md#session-input-output, docs/contract.md#export-records
  */
 export type SessionOutput =
   | { kind: "implicit"; metadata?: Record<string, unknown>; reward?: Reward }

@@ -1,6 +1,6 @@
 import { open } from "node:fs/promises";
 
-/** Size of the log tail attached to failures, as in the Python Relax launcher. */
+/** Size of the log tail attached to failures (see docs/contract.md#agent-process-contract). */
 export const LOG_TAIL_BYTES = 8192;
 
 /**

@@ -3,7 +3,7 @@ import type { ProcessExit } from "../process/agent-process";
 /**
  * Where agent sessions run: the local machine, a Docker container, an E2B sandbox... A backend only
  * creates sandboxes; everything else happens on the {@link Sandbox} it returns.
- * @see seed 002 §5 "Runtime Manager" (Agent Harness × Sandbox Backend)
+ * @see docs/contract.md#agent-harness
  */
 export interface SandboxBackend {
   /** Short name for logs, e.g. `"local"`, `"docker"`, `"e2b"`. */

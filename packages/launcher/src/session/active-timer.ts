@@ -2,7 +2,7 @@
  * An active-time budget (`--agent-timeout`): time counts only while the timer is active, so prelaunch
  * waits and partial-rollout holds (paused) do not consume it. When the accumulated active time reaches
  * the budget, `onExpire` runs once.
- * @see reference §4 "Timeout accounting" (`set_timeout_active`, `_pause_timeout`)
+ * @see docs/contract.md#agent-process-contract, docs/contract.md#session-lifecycle
  */
 export class ActiveTimer {
   readonly budgetMs: number;

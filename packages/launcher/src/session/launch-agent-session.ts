@@ -92,7 +92,7 @@ function sharedLocalBackend(): LocalProcessBackend {
  * @throws {AgentExecutionError} (`kind: "launch"`) the shell could not be started.
  * @throws {ReaperUnavailableError} no `relax-reaper` binary and no fallback allowed.
  * Errors from the backend, harness or `beforeRun` hooks propagate unchanged (after `onError` and cleanup).
- * @see seed 000 "Agent Process Contract"; reference §4 "Process launch"
+ * @see docs/contract.md#agent-process-contract, docs/contract.md#agent-harness
  */
 export async function launchAgentSession(options: LaunchAgentSessionOptions): Promise<AgentSessionHandle> {
   const identity = validateIdentity(options);
@@ -332,7 +332,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
 
 /**
  * Launches a session with its budget active from the start and waits for it: the one-shot runner
- * (seed 002's `setup → before_run → run → after_run / on_error → cleanup`).
+ * (`prepare → beforeRun → command → afterRun / onError → cleanup`, docs/contract.md#agent-harness).
  *
  * @returns the outcome (`succeeded`, `failed` or `terminated`).
  * @throws as {@link launchAgentSession}, plus infrastructure errors from hooks and harness.

@@ -1,8 +1,8 @@
 import { z } from "zod";
 
 /**
- * The top-level fields of a Messages request that Relax reads (seed 000 "Anthropic Messages"). Messages,
- * their blocks and tools are validated one by one with the schemas below, so errors name
+ * The top-level fields of a Messages request that Relax reads (see docs/contract.md#anthropic-messages).
+ * Messages, their blocks and tools are validated one by one with the schemas below, so errors name
  * `messages[1].content[2].source.media_type`.
  *
  * @see https://docs.anthropic.com/en/api/messages

@@ -37,8 +37,8 @@ export const ANTHROPIC_MESSAGES_IGNORED_FIELDS: Readonly<Record<string, string>>
 };
 
 /**
- * Projects an Anthropic Messages body to the canonical request (seed 000 "Anthropic Messages"; Python
- * Relax `_anthropic_input_messages`):
+ * Projects an Anthropic Messages body to the canonical request (see
+ * docs/contract.md#anthropic-messages):
  * - `system` (string or text blocks joined with `"\n\n"`) becomes a leading system message;
  * - user `text` and `image` (base64 → `data:<media_type>;base64,<data>`, or url) become a user message;
  *   each `tool_result` ends the pending user parts and becomes a tool message keeping `tool_use_id`;

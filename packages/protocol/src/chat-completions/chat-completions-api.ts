@@ -1,9 +1,10 @@
 import { z } from "zod";
 
 /**
- * The fields of a Chat Completions request that Relax reads (seed 000 "Chat Completions"). Everything
- * else is stripped and reported as an ignored field. `messages`, `tools` and `chat_template_kwargs` are
- * validated by `@relax/chat` canonicalisation, which owns the Chat message shape and names field paths.
+ * The fields of a Chat Completions request that Relax reads (see docs/contract.md#chat-completions).
+ * Everything else is stripped and reported as an ignored field. `messages`, `tools` and
+ * `chat_template_kwargs` are validated by `@relax/chat` canonicalisation, which owns the Chat message shape
+ * and names field paths.
  *
  * @see https://platform.openai.com/docs/api-reference/chat/create
  */

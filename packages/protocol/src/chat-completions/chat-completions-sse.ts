@@ -17,7 +17,7 @@ export const CHAT_COMPLETIONS_HEARTBEAT_FRAME = formatSseComment("heartbeat");
  * 3. `{content}` when there is text;
  * 4. one `{tool_calls: [{index, id, type, function: {name, arguments}}]}` per tool call;
  * 5. `{}` with `finish_reason`, `logprobs` (when asked) and the full `usage` — on the last chunk, with no
- *    separate usage chunk, whatever `stream_options` said (seed 000 "Buffered SSE");
+ *    separate usage chunk, whatever `stream_options` said (see docs/contract.md#buffered-sse);
  *
  * then `data: [DONE]`.
  *

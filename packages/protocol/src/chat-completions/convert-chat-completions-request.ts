@@ -47,8 +47,8 @@ export const CHAT_COMPLETIONS_IGNORED_FIELDS: Readonly<Record<string, string>> =
 };
 
 /**
- * Projects a Chat Completions body to the canonical request (seed 000 "Chat Completions"; Python Relax
- * `_normalized_chat_request`): `messages` canonicalised (`developer` → `system`, an assistant `reasoning`
+ * Projects a Chat Completions body to the canonical request (see docs/contract.md#chat-completions):
+ * `messages` canonicalised (`developer` → `system`, an assistant `reasoning`
  * field accepted as `reasoning_content` since `@openai/agents` sends it back under that name), function
  * tools, `chat_template_kwargs` (reserved keys rejected), `max_completion_tokens` over `max_tokens`,
  * `stop`, `seed`, `logprobs`, `stream`. Sampling fields and other keys are ignored with a warning.

@@ -61,8 +61,7 @@ interface PendingAssistant {
 }
 
 /**
- * Projects a Responses body to the canonical request (seed 000 "Responses"; Python Relax
- * `_responses_input_messages`):
+ * Projects a Responses body to the canonical request (see docs/contract.md#responses):
  * - `instructions` becomes a leading system message; a string `input` one user message;
  * - `message` items (roles user/assistant/system/developer, `input_text`/`output_text`, user
  *   `input_image`) become messages; `reasoning` items become `reasoning_content`; `function_call` items

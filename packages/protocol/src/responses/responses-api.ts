@@ -1,6 +1,9 @@
 import { z } from "zod";
 
-/** Values of `reasoning.effort` Relax accepts (Python Relax); all but `none` enable thinking. */
+/**
+ * Values of `reasoning.effort` Relax accepts; all but `none` enable thinking (see
+ * docs/contract.md#responses).
+ */
 export const RESPONSES_REASONING_EFFORTS = [
   "none",
   "minimal",
@@ -12,8 +15,8 @@ export const RESPONSES_REASONING_EFFORTS = [
 ] as const;
 
 /**
- * The top-level fields of a Responses request that Relax reads (seed 000 "Responses"). `input` items and
- * `tools` are validated one by one with the schemas below, so errors name `input[3].call_id`.
+ * The top-level fields of a Responses request that Relax reads (see docs/contract.md#responses). `input`
+ * items and `tools` are validated one by one with the schemas below, so errors name `input[3].call_id`.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/create
  */

@@ -4,7 +4,7 @@ import {
 } from "../chat-completions/chat-completions-error";
 import type { ErrorDescriptor } from "../errors/describe-error";
 
-/** Errors on the Responses JSON path use the OpenAI error body, as the Python Relax does. */
+/** Errors on the Responses JSON path use the OpenAI error body (see docs/contract.md#errors). */
 export function buildResponsesErrorBody(descriptor: ErrorDescriptor): OpenAIErrorBody {
   return buildChatCompletionsErrorBody(descriptor);
 }

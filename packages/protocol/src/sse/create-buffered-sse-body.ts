@@ -1,7 +1,7 @@
 import { HEARTBEAT, withHeartbeat } from "./with-heartbeat";
 
 /**
- * The body of a buffered-SSE reply (seed 000 "Buffered SSE"): `connectedFrame` at once, then
+ * The body of a buffered-SSE reply (see docs/contract.md#buffered-sse): `connectedFrame` at once, then
  * `heartbeatFrame` after each `heartbeatMs` of quiet while `terminal` is pending, then the terminal
  * text in one chunk, then the end of the stream. When the reader cancels (the client went away),
  * `onCancel` runs and the heartbeat stops.

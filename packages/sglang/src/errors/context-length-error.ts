@@ -24,8 +24,8 @@ export interface ContextLengthNumbers {
  *   of T tokens: N tokens from the input messages and K tokens for the completion. ..."
  *   (`N + max_new_tokens >= M`)
  *
- * @see SGLang `TokenizerManager._validate_one_request`; the Python Relax maps both to
- *   `context_length_exceeded` (400).
+ * @see SGLang `TokenizerManager._validate_one_request`; Relax answers both with
+ *   `context_length_exceeded` (400; see docs/contract.md#errors).
  */
 export class ContextLengthError extends SglangApiError {
   readonly [symbol] = true;
