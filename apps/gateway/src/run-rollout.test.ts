@@ -129,6 +129,10 @@ describe("runRollout eval schedule", () => {
         { name: "drift", runs: 3, rolloutId: 4, rows: 1, rewardMean: 0 },
       ],
     });
+    // T = 1 Group × 2 sessions, G_d = 1: 2 eval Groups at once.
+    expect(stdout).toContain(
+      "  eval      math (3 prompts), drift (1 prompts) × 1 sample(s), 2 groups at once; before training, every 2 step(s) and after the last\n",
+    );
     const table = stdout.split("\n");
     expect(table.find((line) => line.startsWith("| eval math reward mean "))).toMatch(
       /\| 1\.000 \(rollout 4, 3 rows, latest of 3 runs\) +\|$/,
