@@ -60,13 +60,17 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
   const evalPoints =
     runtime.evalDatasets.length > 0 ? new Set(evalRolloutIds(evalSchedule, numRollout)) : new Set();
   const runEvalsAt = async (rolloutId: number) => {
-    for (const run of await runtime.runEvals({ rolloutId })) {
-      evals.push(run);
-      logger.info(
-        roundMetrics(run.step.metrics),
-        formatAgenticEvent("eval_metrics", { rollout: rolloutId, dataset: run.dataset }),
-      );
-    }
+    await runtime.runEvals({
+      rolloutId,
+      // Log each dataset as it finishes, so a later dataset that fails does not take its metrics along.
+      onDataset: (run) => {
+        evals.push(run);
+        logger.info(
+          roundMetrics(run.step.metrics),
+          formatAgenticEvent("eval_metrics", { rollout: rolloutId, dataset: run.dataset }),
+        );
+      },
+    });
   };
   try {
     stdout.write(formatBanner(runtime));

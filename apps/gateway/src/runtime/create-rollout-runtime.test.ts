@@ -187,6 +187,7 @@ describe("createRolloutRuntime", () => {
       const runs = await runtime.runEvals({
         rolloutId: 2,
         onGroup: (dataset, result) => seen.push([dataset, String(result.prompt.metadata?.id)]),
+        onDataset: (run) => seen.push([run.dataset, `end ${run.step.rows.length} rows`]),
       });
       expect(runs.map((run) => [run.dataset, run.step.mode, run.step.rolloutId, run.step.dataset])).toEqual([
         ["pictures", "eval", 2, "pictures"],
@@ -194,10 +195,12 @@ describe("createRolloutRuntime", () => {
       ]);
       // One after another: every Group of the first dataset finished before the second started.
       expect(seen.slice(0, 2).map(([dataset]) => dataset)).toEqual(["pictures", "pictures"]);
-      expect(seen.slice(2).map(([dataset]) => dataset)).toEqual(["math", "math", "math"]);
+      expect(seen[2]).toEqual(["pictures", "end 2 rows"]);
+      expect(seen.slice(3, 6).map(([dataset]) => dataset)).toEqual(["math", "math", "math"]);
+      expect(seen[6]).toEqual(["math", "end 3 rows"]);
       expect(
         seen
-          .slice(2)
+          .slice(3, 6)
           .map(([, id]) => id)
           .sort(),
       ).toEqual(["a", "b", "c"]);

@@ -78,6 +78,8 @@ export interface RuntimeEvalOptions {
   datasets?: readonly string[];
   /** Called with each Group's result as soon as it finishes, with the name of its dataset. */
   onGroup?: (dataset: string, result: GroupResult) => void;
+  /** Called as soon as each dataset's eval step has finished, before the next dataset starts. */
+  onDataset?: (run: EvalRun) => void;
   /** Aborting it interrupts the running eval step; the datasets after it do not run. */
   signal?: AbortSignal;
 }
@@ -329,7 +331,9 @@ async function startRuntime(options: {
         ...(onGroup !== undefined ? { onGroup: (result: GroupResult) => onGroup(name, result) } : {}),
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
       });
-      runs.push({ dataset: name, step });
+      const run = { dataset: name, step };
+      runs.push(run);
+      options.onDataset?.(run);
     }
     return runs;
   };
