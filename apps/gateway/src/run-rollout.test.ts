@@ -108,6 +108,14 @@ describe("runRollout eval schedule", () => {
     ]);
     expect(result.evals[0]!.step.rows[0]!.session_id).toMatch(/^eval-g0-/);
 
+    const accounting = records
+      .map((record) => record.msg)
+      .filter((msg) => msg.startsWith("AGENTIC ROLLOUT event=accounting_start"));
+    expect(accounting.slice(0, 3)).toEqual([
+      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=eval dataset=math sessions=3 groups=3 final_backfill=false",
+      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=eval dataset=drift sessions=1 groups=1 final_backfill=false",
+      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=train sessions=2 groups=1 final_backfill=false",
+    ]);
     const evalLogs = records.filter((record) => record.msg.startsWith("AGENTIC ROLLOUT event=eval_metrics"));
     expect(evalLogs.map((record) => record.msg)).toEqual([
       "AGENTIC ROLLOUT event=eval_metrics rollout=0 dataset=math",

@@ -91,10 +91,13 @@ describe("relax rollout flags", () => {
     );
     // Two paths without names read as one pair whose name is a file: say so instead of running it.
     expect(resolve(["--eval-prompt-data", data, "test/fixtures/drift.jsonl"])).toThrow(
-      '--eval-prompt-data: dataset name "test/fixtures/data.jsonl" must be letters, digits',
+      '--eval-prompt-data: dataset name "test/fixtures/data.jsonl" looks like a file; give NAME PATH pairs',
     );
     expect(resolve(["--eval-prompt-data", "data.jsonl", data])).toThrow(
       '--eval-prompt-data: dataset name "data.jsonl" looks like a file; give NAME PATH pairs',
+    );
+    expect(resolve(["--eval-prompt-data", "my set", data])).toThrow(
+      '--eval-prompt-data: dataset name "my set" must be letters, digits, "_", "-" or "." (it prefixes eval/<name>/ metrics)',
     );
     expect(resolve(["--eval-prompt-data", "aime", data, "aime", data])).toThrow(
       '--eval-prompt-data: dataset name "aime" is given twice',

@@ -39,12 +39,19 @@ export function evalDatasetNameOf(path: string): string {
  */
 export function parseEvalPromptData(value: unknown): EvalDatasetSpec[] | { error: string } {
   const pairs: Array<[unknown, unknown]> = [];
-  if (typeof value === "string") {
-    pairs.push([evalDatasetNameOf(value), value]);
+  const single =
+    typeof value === "string" ? value : Array.isArray(value) && value.length === 1 ? value[0] : undefined;
+  if (typeof single === "string") {
+    const name = evalDatasetNameOf(single);
+    if (!namePattern.test(name) || fileLike.test(name)) {
+      return {
+        error: `cannot name a dataset after the file "${single}" (names are letters, digits, "_", "-" or "."); give NAME PATH`,
+      };
+    }
+    pairs.push([name, single]);
   } else if (Array.isArray(value) && value.every((item) => typeof item === "string")) {
     const items = value as string[];
-    if (items.length === 1) pairs.push([evalDatasetNameOf(items[0]!), items[0]]);
-    else if (items.length % 2 !== 0) {
+    if (items.length % 2 !== 0) {
       return {
         error: `expects PATH or NAME PATH pairs, got ${items.length} values (${items.map((item) => JSON.stringify(item)).join(" ")})`,
       };
@@ -68,14 +75,14 @@ export function parseEvalPromptData(value: unknown): EvalDatasetSpec[] | { error
 
   const datasets: EvalDatasetSpec[] = [];
   for (const [name, path] of pairs) {
+    if (typeof name === "string" && (fileLike.test(name) || name.includes("/"))) {
+      return {
+        error: `dataset name "${name}" looks like a file; give NAME PATH pairs (--eval-prompt-data aime aime.jsonl gsm8k gsm8k.jsonl) or one PATH`,
+      };
+    }
     if (typeof name !== "string" || !namePattern.test(name)) {
       return {
         error: `dataset name ${JSON.stringify(name)} must be letters, digits, "_", "-" or "." (it prefixes eval/<name>/ metrics)`,
-      };
-    }
-    if (fileLike.test(name)) {
-      return {
-        error: `dataset name "${name}" looks like a file; give NAME PATH pairs (--eval-prompt-data aime aime.jsonl gsm8k gsm8k.jsonl) or one PATH`,
       };
     }
     if (typeof path !== "string" || path.length === 0) {

@@ -52,6 +52,12 @@ describe("resolveConfig", () => {
     expect(configError(() => resolveConfig({ evalPromptData: {} }, minimal))).toBe(
       "--eval-prompt-data: names no dataset",
     );
+    expect(configError(() => resolveConfig({ evalPromptData: "data/my set.jsonl" }, minimal))).toBe(
+      '--eval-prompt-data: cannot name a dataset after the file "data/my set.jsonl" (names are letters, digits, "_", "-" or "."); give NAME PATH',
+    );
+    expect(resolveConfig({ evalPromptData: ["test/fixtures/data.jsonl"] }, minimal).evalPromptData).toEqual([
+      { name: "data", path: "test/fixtures/data.jsonl" },
+    ]);
   });
 
   it("should apply the seed's defaults", () => {
