@@ -78,7 +78,10 @@ export interface RuntimeEvalOptions {
   datasets?: readonly string[];
   /** Called with each Group's result as soon as it finishes, with the name of its dataset. */
   onGroup?: (dataset: string, result: GroupResult) => void;
-  /** Called as soon as each dataset's eval step has finished, before the next dataset starts. */
+  /**
+   * Called as soon as each dataset's eval step has finished, before the next dataset starts. A throwing
+   * callback is logged and does not stop the remaining datasets.
+   */
   onDataset?: (run: EvalRun) => void;
   /** Aborting it interrupts the running eval step; the datasets after it do not run. */
   signal?: AbortSignal;
@@ -333,7 +336,15 @@ async function startRuntime(options: {
       });
       const run = { dataset: name, step };
       runs.push(run);
-      options.onDataset?.(run);
+      try {
+        options.onDataset?.(run);
+      } catch (error) {
+        // Like onGroup: a throwing callback is logged and does not stop the remaining datasets.
+        logger.warn(
+          { rollout: options.rolloutId, dataset: name, err: String(error) },
+          "onDataset callback threw",
+        );
+      }
     }
     return runs;
   };
