@@ -3,6 +3,14 @@
  * The `relax` CLI and gateway service: composes `@relax/chat`, `@relax/forest`, `@relax/sglang`,
  * `@relax/standin`, `@relax/protocol`, `@relax/launcher` and `@relax/export` into rollouts over a dataset.
  */
+
+export {
+  type EvalDatasetSpec,
+  type EvalPromptDataInput,
+  evalDatasetNameOf,
+  evalPromptDataSchema,
+  parseEvalPromptData,
+} from "./config/eval-prompt-data";
 export { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
 export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
 // relax serve: pause/resume of generation and the trainer control API.
@@ -35,17 +43,33 @@ export {
 export { type GroupContext, type GroupResult, type LaunchAgent, runGroup } from "./controller/run-group";
 export { BackendUnavailableError } from "./engine/backend-unavailable-error";
 export { type Backend, startBackend } from "./engine/start-backend";
-export { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
+export {
+  type EvalDatasetSummary,
+  formatSummary,
+  type RunSummary,
+  summarizeRun,
+} from "./report/format-summary";
 export { type RolloutRun, type RunIo, runRollout } from "./run-rollout";
 export { AsyncDisposableStack } from "./runtime/async-disposable-stack";
 export {
   createRolloutRuntime,
+  type EvalDataset,
+  type EvalRun,
   type RolloutRuntime,
+  type RuntimeEvalOptions,
   type RuntimeIo,
   type RuntimeStepOptions,
 } from "./runtime/create-rollout-runtime";
+export { evalDueAfterStep, evalRolloutIds } from "./runtime/eval-schedule";
 export { type GatewayServer, listenGateway } from "./runtime/listen-gateway";
-export { planRolloutComponents, type RolloutComponents } from "./runtime/plan-rollout-components";
+export {
+  defaultEvalConcurrency,
+  type EvalDatasetPlan,
+  type EvalSchedulePlan,
+  planRolloutComponents,
+  type RolloutComponents,
+} from "./runtime/plan-rollout-components";
+export { UnknownEvalDatasetError } from "./runtime/unknown-eval-dataset-error";
 export { createGatewayApp, type GatewayAppOptions } from "./service/create-gateway-app";
 export {
   createTurnRunner,

@@ -179,6 +179,9 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
     const run = await runRollout(config, quiet);
     expect(run.steps[0]!.rows.map((row) => row.metadata.rollout_mode)).toEqual(["train", "train"]);
     expect(run.evalSteps).toHaveLength(1);
+    // One PATH names the dataset after its file stem; the eval after the last step (0) is rollout 1.
+    expect(run.evals.map((item) => [item.dataset, item.step.rolloutId])).toEqual([["data", 1]]);
+    expect(Object.keys(run.evalSteps[0]!.metrics).every((key) => key.startsWith("eval/data/"))).toBe(true);
     const evalRows = run.evalSteps[0]!.rows;
     expect(evalRows).toHaveLength(3);
     expect(evalRows.map((row) => row.metadata.rollout_mode)).toEqual(["eval", "eval", "eval"]);

@@ -53,9 +53,89 @@ describe("relax rollout flags", () => {
     expect(() => parseFlags(["--port", "x"])).toThrow('--port expects an integer, got "x"');
   });
 
+  it("should read --eval-prompt-data as NAME PATH pairs, from one flag or repeated flags, in order", () => {
+    const data = "test/fixtures/data.jsonl";
+    const drift = "test/fixtures/drift.jsonl";
+    expect(parseFlags(["--eval-prompt-data", "aime", data, "gsm8k", drift, "--port", "1"])).toEqual({
+      evalPromptData: ["aime", data, "gsm8k", drift],
+      port: 1,
+    });
+    const pairs = ["--eval-prompt-data", "aime", data, "gsm8k", drift];
+    const repeated = ["--eval-prompt-data", "aime", data, "--eval-prompt-data", "gsm8k", drift];
+    for (const flags of [pairs, repeated]) {
+      expect(
+        resolveConfig({}, parseFlags([...required, "--engine-policy", "p.js", ...flags])).evalPromptData,
+      ).toEqual([
+        { name: "aime", path: data },
+        { name: "gsm8k", path: drift },
+      ]);
+    }
+  });
+
+  it("should name a single --eval-prompt-data PATH after its file stem", () => {
+    const config = resolveConfig(
+      {},
+      parseFlags([...required, "--engine-policy", "p.js", "--eval-prompt-data", "test/fixtures/drift.jsonl"]),
+    );
+    expect(config.evalPromptData).toEqual([{ name: "drift", path: "test/fixtures/drift.jsonl" }]);
+    expect(config.evalInterval).toBeUndefined();
+    expect(config.skipEvalBeforeTrain).toBe(false);
+  });
+
+  it("should refuse bad --eval-prompt-data and --eval-interval values, naming the flag", () => {
+    const resolve = (flags: string[]) => () =>
+      resolveConfig({}, parseFlags([...required, "--engine-policy", "p.js", ...flags]));
+    const data = "test/fixtures/data.jsonl";
+    expect(resolve(["--eval-prompt-data", "aime", data, "gsm8k"])).toThrow(
+      `--eval-prompt-data: expects PATH or NAME PATH pairs, got 3 values ("aime" "${data}" "gsm8k")`,
+    );
+    // Two paths without names read as one pair whose name is a file: say so instead of running it.
+    expect(resolve(["--eval-prompt-data", data, "test/fixtures/drift.jsonl"])).toThrow(
+      '--eval-prompt-data: dataset name "test/fixtures/data.jsonl" looks like a file; give NAME PATH pairs',
+    );
+    expect(resolve(["--eval-prompt-data", "data.jsonl", data])).toThrow(
+      '--eval-prompt-data: dataset name "data.jsonl" looks like a file; give NAME PATH pairs',
+    );
+    expect(resolve(["--eval-prompt-data", "my set", data])).toThrow(
+      '--eval-prompt-data: dataset name "my set" must be letters, digits, "_", "-" or "." (it prefixes eval/<name>/ metrics)',
+    );
+    expect(resolve(["--eval-prompt-data", "aime", data, "aime", data])).toThrow(
+      '--eval-prompt-data: dataset name "aime" is given twice',
+    );
+    expect(resolve(["--eval-prompt-data", "aime", "missing/aime.jsonl"])).toThrow(
+      '--eval-prompt-data: dataset "aime": no such file: missing/aime.jsonl',
+    );
+    expect(resolve(["--eval-interval", "2"])).toThrow(
+      "--eval-interval: there is no eval dataset to run; add --eval-prompt-data",
+    );
+    expect(resolve(["--eval-prompt-data", data, "--eval-interval", "0"])).toThrow("--eval-interval: ");
+    expect(() => parseFlags(["--eval-interval", "x"])).toThrow('--eval-interval expects an integer, got "x"');
+  });
+
+  it("should take --eval-interval and --skip-eval-before-train", () => {
+    const config = resolveConfig(
+      {},
+      parseFlags([
+        ...required,
+        "--engine-policy",
+        "p.js",
+        "--eval-prompt-data",
+        "test/fixtures/data.jsonl",
+        "--eval-interval",
+        "3",
+        "--skip-eval-before-train",
+      ]),
+    );
+    expect(config).toMatchObject({ evalInterval: 3, skipEvalBeforeTrain: true });
+  });
+
   it("should list the new forms in --help", () => {
     const help = addRolloutOptions(new Command("rollout")).helpInformation();
     expect(help).toContain("--agent-env <KEY=VALUE...>");
     expect(help).toContain("(default metadata)");
+    expect(help).toContain("--eval-prompt-data <NAME PATH...>");
+    expect(help).toContain("--eval-interval <n>");
+    expect(help).toContain("--skip-eval-before-train");
+    expect(help).toContain("ceil(agentic concurrency × n-samples-per-prompt / n-samples-per-eval-prompt)");
   });
 });

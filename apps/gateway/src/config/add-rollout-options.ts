@@ -42,10 +42,19 @@ export function addRolloutOptions(command: Command): Command {
       "resident Groups at most (default: rollout batch size)",
       int("--agentic-concurrency"),
     )
-    .option("--eval-prompt-data <file>", "JSONL eval dataset (sessions run with RELAX_ROLLOUT_MODE=eval)")
+    .option(
+      "--eval-prompt-data <NAME PATH...>",
+      "JSONL eval datasets as NAME PATH pairs (or the flag repeated), run one after another; one PATH alone is named after its file stem (sessions run with RELAX_ROLLOUT_MODE=eval)",
+    )
+    .option(
+      "--eval-interval <n>",
+      "run the eval datasets before the first train step, after every n-th step and after the last (default: once, after the last)",
+      int("--eval-interval"),
+    )
+    .option("--skip-eval-before-train", "with --eval-interval: no eval before the first train step")
     .option(
       "--agentic-eval-concurrency <n>",
-      "resident eval Groups at most",
+      "resident eval Groups at most (default: ceil(agentic concurrency × n-samples-per-prompt / n-samples-per-eval-prompt))",
       int("--agentic-eval-concurrency"),
     )
     .option(

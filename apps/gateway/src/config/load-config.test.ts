@@ -21,6 +21,45 @@ function configError(fn: () => unknown): string {
 }
 
 describe("resolveConfig", () => {
+  it("should accept a config file's eval datasets as a mapping, a list of objects, a flat list or one path", () => {
+    const data = "test/fixtures/data.jsonl";
+    const drift = "test/fixtures/drift.jsonl";
+    const expected = [
+      { name: "aime", path: data },
+      { name: "gsm8k", path: drift },
+    ];
+    expect(resolveConfig({ evalPromptData: { aime: data, gsm8k: drift } }, minimal).evalPromptData).toEqual(
+      expected,
+    );
+    expect(resolveConfig({ evalPromptData: expected }, minimal).evalPromptData).toEqual(expected);
+    expect(resolveConfig({ evalPromptData: ["aime", data, "gsm8k", drift] }, minimal).evalPromptData).toEqual(
+      expected,
+    );
+    expect(resolveConfig({ evalPromptData: data }, minimal).evalPromptData).toEqual([
+      { name: "data", path: data },
+    ]);
+    // Flags override the file's datasets as a whole.
+    expect(
+      resolveConfig({ evalPromptData: { aime: data } }, { ...minimal, evalPromptData: ["gsm8k", drift] })
+        .evalPromptData,
+    ).toEqual([{ name: "gsm8k", path: drift }]);
+    expect(
+      configError(() => resolveConfig({ evalPromptData: [{ name: "aime", file: data }] }, minimal)),
+    ).toBe("--eval-prompt-data: [0]: unknown key(s) file");
+    expect(configError(() => resolveConfig({ evalPromptData: 3 }, minimal))).toBe(
+      "--eval-prompt-data: expects PATH, NAME PATH pairs, a {name: path} mapping or a list of {name, path}",
+    );
+    expect(configError(() => resolveConfig({ evalPromptData: {} }, minimal))).toBe(
+      "--eval-prompt-data: names no dataset",
+    );
+    expect(configError(() => resolveConfig({ evalPromptData: "data/my set.jsonl" }, minimal))).toBe(
+      '--eval-prompt-data: cannot name a dataset after the file "data/my set.jsonl" (names are letters, digits, "_", "-" or "."); give NAME PATH',
+    );
+    expect(resolveConfig({ evalPromptData: ["test/fixtures/data.jsonl"] }, minimal).evalPromptData).toEqual([
+      { name: "data", path: "test/fixtures/data.jsonl" },
+    ]);
+  });
+
   it("should apply the documented defaults", () => {
     const config = resolveConfig({}, minimal);
     expect(config).toMatchObject({

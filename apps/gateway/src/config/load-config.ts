@@ -114,11 +114,14 @@ export function resolveConfig(
       `--agentic-reasoning-parser: unknown parser "${config.agenticReasoningParser}"; valid: ${reasoningParserNames.join(", ")}`,
     );
   }
-  for (const [flag, path] of [
-    ["--prompt-data", config.promptData],
-    ["--eval-prompt-data", config.evalPromptData],
-  ] as const) {
-    if (path !== undefined && !existsSync(path)) problems.push(`${flag}: no such file: ${path}`);
+  if (!existsSync(config.promptData)) problems.push(`--prompt-data: no such file: ${config.promptData}`);
+  for (const dataset of config.evalPromptData ?? []) {
+    if (!existsSync(dataset.path)) {
+      problems.push(`--eval-prompt-data: dataset "${dataset.name}": no such file: ${dataset.path}`);
+    }
+  }
+  if (config.evalInterval !== undefined && config.evalPromptData === undefined) {
+    problems.push("--eval-interval: there is no eval dataset to run; add --eval-prompt-data");
   }
   if (
     config.agentCwd !== undefined &&

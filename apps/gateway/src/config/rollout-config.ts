@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { evalPromptDataSchema } from "./eval-prompt-data";
 
 /**
  * The `relax rollout` configuration. Keys use the camelCase form of the flag names (see docs/contract.md)
@@ -23,9 +24,24 @@ export const rolloutConfigSchema = z
     numRollout: z.number().int().positive().default(1),
     /** Resident Groups at most (Prepare + Runtime). @default rolloutBatchSize */
     agenticConcurrency: z.number().int().positive().optional(),
-    /** Eval dataset (`--eval-prompt-data`); sessions run with `RELAX_ROLLOUT_MODE=eval`. */
-    evalPromptData: z.string().optional(),
-    /** Resident eval Groups at most. @default agenticConcurrency */
+    /**
+     * Eval datasets (`--eval-prompt-data NAME PATH [NAME PATH …]`, or one `PATH` named after its file
+     * stem; a config file may also give `{name: path}` or `[{name, path}]`), normalised to a list run in
+     * this order. Sessions run with `RELAX_ROLLOUT_MODE=eval`; eval rows never train.
+     */
+    evalPromptData: evalPromptDataSchema.optional(),
+    /**
+     * Run the eval datasets after every N-th train step (after step k when `(k + 1) % N == 0`), after the
+     * last step, and once before the first (unless `skipEvalBeforeTrain`). Absent: once, after the last
+     * train step.
+     */
+    evalInterval: z.number().int().positive().optional(),
+    /** With `--eval-interval`: no eval before the first train step. @default false */
+    skipEvalBeforeTrain: z.boolean().default(false),
+    /**
+     * Resident eval Groups at most.
+     * @default ceil(T / nSamplesPerEvalPrompt), T = agenticConcurrency × nSamplesPerPrompt train sessions
+     */
     agenticEvalConcurrency: z.number().int().positive().optional(),
     /** Samples per eval prompt. @default 1 */
     nSamplesPerEvalPrompt: z.number().int().positive().default(1),

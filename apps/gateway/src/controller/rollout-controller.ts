@@ -36,6 +36,12 @@ export interface ControllerStepOptions {
   concurrency: number;
   mode: ExportMode;
   /**
+   * The eval dataset this step runs (eval only): its metric keys are prefixed `eval/<dataset>/` instead
+   * of `eval/`, its debug dump replaces `{rollout_id}` with `eval_<rolloutId>_<dataset>`, and its
+   * `accounting_*` log lines carry `dataset=`.
+   */
+  dataset?: string;
+  /**
    * Called with each Group's result as soon as it finishes (exported or dropped), before the step closes.
    * A throwing callback is logged and does not stop the step.
    */
@@ -48,6 +54,8 @@ export interface ControllerStepOptions {
 export interface StepResult {
   rolloutId: number;
   mode: ExportMode;
+  /** The eval dataset's name, for an eval step given one. */
+  dataset?: string;
   rows: TrainingRow[];
   groups: GroupResult[];
   metrics: Record<string, number>;
@@ -134,6 +142,8 @@ export class RolloutController {
    */
   async runStep(options: ControllerStepOptions): Promise<StepResult> {
     const { rolloutId, prompts, groupsPerStep, groupSize, concurrency, mode } = options;
+    const dataset = mode === "eval" ? options.dataset : undefined;
+    const datasetField = dataset !== undefined ? { dataset } : {};
     const { logger, reporter } = this.#options;
     if (prompts.length === 0) throw new RangeError(`rollout ${rolloutId}: no prompts`);
     const started = performance.now();
@@ -142,12 +152,13 @@ export class RolloutController {
       formatAgenticEvent("accounting_start", {
         rollout: rolloutId,
         mode,
+        ...datasetField,
         sessions: groupsPerStep * groupSize,
         groups: groupsPerStep,
         final_backfill: false,
       }),
     );
-    reporter.startStep({ rolloutId, mode, sessions: groupsPerStep * groupSize });
+    reporter.startStep({ rolloutId, mode, sessions: groupsPerStep * groupSize, ...datasetField });
 
     const results: GroupResult[] = [];
     const exported: GroupResult[] = [];
@@ -249,6 +260,7 @@ export class RolloutController {
       formatAgenticEvent("accounting_end", {
         rollout: rolloutId,
         mode,
+        ...datasetField,
         groups: exported.length,
         rows: rows.length,
         dropped_groups: results.filter(
@@ -271,11 +283,11 @@ export class RolloutController {
     }
     if (stalled !== undefined) throw stalled;
 
-    const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate });
+    const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate, ...datasetField });
     if (this.#options.saveDebugRolloutData !== undefined) {
       const path = await writeDebugDump({
         pathTemplate: this.#options.saveDebugRolloutData,
-        rolloutStep: rolloutId,
+        rolloutStep: dataset !== undefined ? `${rolloutId}_${dataset}` : rolloutId,
         mode,
         outcomes: results.flatMap((result) => (result.export ? [result.export] : [])),
         decode: this.#options.decode,
@@ -294,7 +306,7 @@ export class RolloutController {
       });
       logger.info({ path }, "debug rollout data written");
     }
-    return { rolloutId, mode, rows, groups: results, metrics, wallSeconds };
+    return { rolloutId, mode, ...datasetField, rows, groups: results, metrics, wallSeconds };
   }
 }
 
@@ -302,14 +314,16 @@ export class RolloutController {
  * The step's metrics: the export pipeline's (over Groups that reached export) plus
  * `rollout/dropped_groups/<reason>` for Groups dropped before export (launch, barrier, agent failure),
  * with `rollout/dropped_groups` the sum of every per-reason count. Interrupted Groups are not drops.
+ * Eval keys are prefixed `eval/<dataset>/` (`eval/` without a dataset name).
  */
 export function stepMetrics(options: {
   results: readonly GroupResult[];
   mode: ExportMode;
   logPassrate: boolean;
+  dataset?: string;
 }): Record<string, number> {
-  const { results, mode, logPassrate } = options;
-  const prefix = mode === "eval" ? "eval/" : "";
+  const { results, mode, logPassrate, dataset } = options;
+  const prefix = mode === "eval" ? (dataset !== undefined ? `eval/${dataset}/` : "eval/") : "";
   const exportOutcomes: GroupExportOutcome[] = results.flatMap((result) =>
     result.export ? [result.export] : [],
   );

@@ -1,8 +1,11 @@
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
 
-/** The start-up banner of `relax rollout`: gateway URL, backend, tokenizer, agent and dataset. */
+/**
+ * The start-up banner of `relax rollout`: gateway URL, backend, tokenizer, agent, train dataset and, when
+ * there are eval datasets, their prompts, Group shape and schedule.
+ */
 export function formatBanner(runtime: RolloutRuntime): string {
-  const { components, backend, baseUrl, prompts } = runtime;
+  const { components, backend, baseUrl, prompts, evalDatasets } = runtime;
   const { train } = components.steps;
   return [
     "Relax agentic rollout",
@@ -14,10 +17,24 @@ export function formatBanner(runtime: RolloutRuntime): string {
     `  tokenizer ${components.tokenizer.source}`,
     `  agent     ${components.group.agentCommand}  (cwd ${components.group.agentCwd})`,
     `  dataset   ${components.datasets.train.file} (${prompts.length} prompts): ${components.steps.numRollout} step(s) × ${train.groupsPerStep} groups × ${train.groupSize} samples`,
+    evalDatasets.length > 0 ? `  eval      ${formatEvalLine(runtime)}` : undefined,
     "",
   ]
     .filter((line) => line !== undefined)
     .join("\n");
+}
+
+/** `aime (30 prompts), gsm8k (8 prompts) × 1 sample, 32 groups at once; before training, every 5 steps and after the last`. */
+function formatEvalLine(runtime: RolloutRuntime): string {
+  const { eval: plan, evalSchedule } = runtime.components.steps;
+  const datasets = runtime.evalDatasets.map(
+    (dataset) => `${dataset.name} (${dataset.prompts.length} prompts)`,
+  );
+  const when =
+    evalSchedule.interval === undefined
+      ? "after the last step"
+      : `${evalSchedule.beforeTrain ? "before training, " : ""}every ${evalSchedule.interval} step(s) and after the last`;
+  return `${datasets.join(", ")} × ${plan.groupSize} sample(s), ${plan.concurrency} groups at once; ${when}`;
 }
 
 /** Metrics with values rounded to 6 decimals, for the `metrics` log line. */

@@ -28,6 +28,11 @@ describe("summarizeRun", () => {
     const summary = summarizeRun({
       rows: [row("a", 1), row("b", 0), row("c", 1), row("d", 1)],
       evalRows: [row("e", 1), row("f", 0), row("g", 0)],
+      evalRuns: [
+        { dataset: "aime", rolloutId: 0, rows: [row("e", 1)] },
+        { dataset: "gsm8k", rolloutId: 0, rows: [row("f", 0)] },
+        { dataset: "aime", rolloutId: 1, rows: [row("g", 0)] },
+      ],
       counters: reporter.counters,
       steps: 1,
       wallSeconds: 2,
@@ -38,7 +43,17 @@ describe("summarizeRun", () => {
       dropReasons: { agent_timeout: 1 },
       sessions: 4,
       rows: 4,
-      eval: { groupsExported: 3, groupsDropped: 1, rows: 3, rewardMean: 1 / 3 },
+      eval: {
+        groupsExported: 3,
+        groupsDropped: 1,
+        rows: 3,
+        rewardMean: 1 / 3,
+        // The latest run of each dataset, in the order the datasets first ran.
+        datasets: [
+          { name: "aime", runs: 2, rolloutId: 1, rows: 1, rewardMean: 0 },
+          { name: "gsm8k", runs: 1, rolloutId: 0, rows: 1, rewardMean: 0 },
+        ],
+      },
     });
     const table = formatSummary(summary).split("\n");
     expect(table.find((line) => line.startsWith("| groups exported "))).toMatch(/\| 2 +\|$/);
@@ -49,6 +64,12 @@ describe("summarizeRun", () => {
       /\| 3 \/ 1 +\|$/,
     );
     expect(table.find((line) => line.startsWith("| eval reward mean "))).toMatch(/\| 0\.333 +\|$/);
+    expect(table.find((line) => line.startsWith("| eval aime reward mean "))).toMatch(
+      /\| 0\.000 \(rollout 1, 1 rows, latest of 2 runs\) +\|$/,
+    );
+    expect(table.find((line) => line.startsWith("| eval gsm8k reward mean "))).toMatch(
+      /\| 0\.000 \(rollout 0, 1 rows\) +\|$/,
+    );
     expect(summarizeRun({ rows: [], counters: reporter.counters, steps: 0, wallSeconds: 0 }).eval).toBeNull();
   });
 });

@@ -11,8 +11,17 @@ export interface RunSummary {
   groupsExported: number;
   groupsDropped: number;
   dropReasons: Record<string, number>;
-  /** Eval steps, when any ran: Groups exported / dropped and the mean numeric reward of their rows. */
-  eval: { groupsExported: number; groupsDropped: number; rows: number; rewardMean: number | null } | null;
+  /**
+   * Eval steps, when any ran: Groups exported / dropped and the mean numeric reward over every eval row,
+   * and per dataset (in the order first run) the figures of its latest run.
+   */
+  eval: {
+    groupsExported: number;
+    groupsDropped: number;
+    rows: number;
+    rewardMean: number | null;
+    datasets: EvalDatasetSummary[];
+  } | null;
   reward: { mean: number; std: number; min: number; max: number } | null;
   passrate: number | null;
   turnsPerSession: { mean: number; max: number } | null;
@@ -22,6 +31,24 @@ export interface RunSummary {
   turnsPerSecond: number;
   gatewayLatencyMs: { p50: number; p99: number } | null;
   wallSeconds: number;
+}
+
+/** One eval dataset in {@link RunSummary.eval}: how often it ran, and its latest run. */
+export interface EvalDatasetSummary {
+  name: string;
+  /** Eval runs of the dataset. */
+  runs: number;
+  /** Rollout id of its latest run. */
+  rolloutId: number;
+  /** Rows of its latest run. */
+  rows: number;
+  /** Mean numeric reward of its latest run's rows (`null` when none has a numeric reward). */
+  rewardMean: number | null;
+}
+
+function meanReward(rows: readonly TrainingRow[]): number | null {
+  const rewards = rows.flatMap((row) => (typeof row.reward === "number" ? [row.reward] : []));
+  return rewards.length > 0 ? rewards.reduce((a, b) => a + b, 0) / rewards.length : null;
 }
 
 function stats(values: number[]): { mean: number; std: number; min: number; max: number } | null {
@@ -43,17 +70,28 @@ export function percentile(values: readonly number[], p: number): number {
 
 /**
  * Aggregates the rows and counters of a run into a {@link RunSummary}: `rows` are the train rows;
- * `evalRows` (when eval steps ran) only feed {@link RunSummary.eval}.
+ * `evalRows` (when eval steps ran) only feed {@link RunSummary.eval}, `evalRuns` (each eval dataset run,
+ * in order) its per-dataset figures.
  */
 export function summarizeRun(options: {
   rows: readonly TrainingRow[];
   evalRows?: readonly TrainingRow[];
+  evalRuns?: ReadonlyArray<{ dataset: string; rolloutId: number; rows: readonly TrainingRow[] }>;
   counters: RunCounters;
   steps: number;
   wallSeconds: number;
 }): RunSummary {
-  const { rows, evalRows, counters, steps, wallSeconds } = options;
-  const evalRewards = (evalRows ?? []).flatMap((row) => (typeof row.reward === "number" ? [row.reward] : []));
+  const { rows, evalRows, evalRuns = [], counters, steps, wallSeconds } = options;
+  const datasets = new Map<string, EvalDatasetSummary>();
+  for (const run of evalRuns) {
+    datasets.set(run.dataset, {
+      name: run.dataset,
+      runs: (datasets.get(run.dataset)?.runs ?? 0) + 1,
+      rolloutId: run.rolloutId,
+      rows: run.rows.length,
+      rewardMean: meanReward(run.rows),
+    });
+  }
   const rewards = rows.flatMap((row) => (typeof row.reward === "number" ? [row.reward] : []));
   const sessions = new Map<string, number>();
   for (const row of rows)
@@ -74,8 +112,8 @@ export function summarizeRun(options: {
             groupsExported: counters.evalGroupsExported,
             groupsDropped: counters.evalGroupsDropped,
             rows: evalRows.length,
-            rewardMean:
-              evalRewards.length > 0 ? evalRewards.reduce((a, b) => a + b, 0) / evalRewards.length : null,
+            rewardMean: meanReward(evalRows),
+            datasets: [...datasets.values()],
           },
     reward: stats(rewards),
     passrate: rewards.length > 0 ? rewards.filter((reward) => reward === 1).length / rewards.length : null,
@@ -147,6 +185,10 @@ export function formatSummary(summary: RunSummary, extra: Array<[string, string]
             `${summary.eval.groupsExported} / ${summary.eval.groupsDropped}`,
           ],
           ["eval reward mean", summary.eval.rewardMean === null ? "n/a" : fixed(summary.eval.rewardMean)],
+          ...summary.eval.datasets.map((dataset): [string, string] => [
+            `eval ${dataset.name} reward mean`,
+            `${dataset.rewardMean === null ? "n/a" : fixed(dataset.rewardMean)} (rollout ${dataset.rolloutId}, ${dataset.rows} rows${dataset.runs > 1 ? `, latest of ${dataset.runs} runs` : ""})`,
+          ]),
         ] satisfies Array<[string, string]>)),
     ...extra,
   ];

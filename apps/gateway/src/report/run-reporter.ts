@@ -65,11 +65,13 @@ export class RunReporter {
     }
   }
 
-  startStep(options: { rolloutId: number; mode: string; sessions: number }): void {
+  /** Starts a step's progress bar (`Rollout 3 generation`, `Eval 3 aime generation`). */
+  startStep(options: { rolloutId: number; mode: string; sessions: number; dataset?: string }): void {
     this.#stepTotal = options.sessions;
     this.#stepScored = 0;
     this.#mode = options.mode;
-    this.#label = `${options.mode === "eval" ? "Eval" : "Rollout"} ${options.rolloutId} generation`;
+    const dataset = options.dataset !== undefined ? ` ${options.dataset}` : "";
+    this.#label = `${options.mode === "eval" ? "Eval" : "Rollout"} ${options.rolloutId}${dataset} generation`;
     this.#bar?.start(options.sessions, 0, this.#payload());
   }
 

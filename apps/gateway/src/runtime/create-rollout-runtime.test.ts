@@ -13,6 +13,7 @@ import {
   type FakeAgentResult,
 } from "../testing/create-fake-launcher";
 import { createRolloutRuntime } from "./create-rollout-runtime";
+import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
 
 const started: Backend[] = [];
 vi.mock("../engine/start-backend", async (importOriginal) => {
@@ -132,5 +133,135 @@ describe("createRolloutRuntime", () => {
     const [health] = await runtime.engine.health();
     expect(health!.ok).toBe(false);
     await runtime[Symbol.asyncDispose]();
+  });
+
+  it("should run eval datasets one after another, each with its own metric prefix, media read as in train", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-runtime-evals-"));
+    // A 1×1 PNG.
+    const png = Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==",
+      "base64",
+    );
+    writeFileSync(join(dir, "cat.png"), png);
+    writeFileSync(
+      join(dir, "pictures.jsonl"),
+      [
+        { prompt: "<image> What is drawn?", metadata: { id: "p0" }, images: [join(dir, "cat.png")] },
+        { prompt: "Count the <image>", metadata: { id: "p1" }, images: join(dir, "cat.png") },
+      ]
+        .map((row) => JSON.stringify(row))
+        .join("\n"),
+    );
+    const inputs: unknown[] = [];
+    const launcher = createFakeLauncher({
+      agent: (context) => {
+        inputs.push(context.input.messages);
+        // The engine takes no media yet: an agent of the picture dataset asks in text.
+        const text = JSON.stringify(context.input.messages).includes("data:image/")
+          ? { ...context, input: { ...context.input, messages: [{ role: "user", content: "Describe it." }] } }
+          : context;
+        return agent(text);
+      },
+    });
+    const runtime = await createRolloutRuntime(
+      config({
+        evalPromptData: ["pictures", join(dir, "pictures.jsonl"), "math", "test/fixtures/data.jsonl"],
+        multimodalKeys: { image: "images" },
+        evalInterval: 2,
+      }),
+      { logger, launchAgent: launcher.launch },
+    );
+    try {
+      expect(runtime.evalDatasets.map((dataset) => [dataset.name, dataset.prompts.length])).toEqual([
+        ["pictures", 2],
+        ["math", 3],
+      ]);
+      expect(runtime.evalDatasets[0]!.prompts.map((prompt) => prompt.media)).toEqual([
+        { image: [join(dir, "cat.png")] },
+        { image: [join(dir, "cat.png")] },
+      ]);
+      expect(runtime.evalPrompts).toBe(runtime.evalDatasets[0]!.prompts);
+      expect([0, 1, 2, 3].map((k) => runtime.evalDue(k))).toEqual([false, true, false, true]);
+
+      const seen: Array<[string, string]> = [];
+      const runs = await runtime.runEvals({
+        rolloutId: 2,
+        onGroup: (dataset, result) => seen.push([dataset, String(result.prompt.metadata?.id)]),
+        onDataset: (run) => seen.push([run.dataset, `end ${run.step.rows.length} rows`]),
+      });
+      expect(runs.map((run) => [run.dataset, run.step.mode, run.step.rolloutId, run.step.dataset])).toEqual([
+        ["pictures", "eval", 2, "pictures"],
+        ["math", "eval", 2, "math"],
+      ]);
+      // One after another: every Group of the first dataset finished before the second started.
+      expect(seen.slice(0, 2).map(([dataset]) => dataset)).toEqual(["pictures", "pictures"]);
+      expect(seen[2]).toEqual(["pictures", "end 2 rows"]);
+      expect(seen.slice(3, 6).map(([dataset]) => dataset)).toEqual(["math", "math", "math"]);
+      expect(seen[6]).toEqual(["math", "end 3 rows"]);
+      expect(
+        seen
+          .slice(3, 6)
+          .map(([, id]) => id)
+          .sort(),
+      ).toEqual(["a", "b", "c"]);
+      // The eval sessions of the media dataset got the image in place of <image>.
+      expect(JSON.stringify(inputs[0])).toContain(`data:image/png;base64,${png.toString("base64")}`);
+      expect(JSON.stringify(inputs.at(-1))).not.toContain("data:image/png");
+      expect(launcher.launched.map((launch) => launch.rolloutMode)).toEqual(Array(5).fill("eval"));
+      expect(runs[0]!.step.metrics).toMatchObject({
+        "eval/pictures/rollout/raw_reward": 1,
+        "eval/pictures/rollout/rows": 2,
+        "eval/pictures/rollout/dropped_groups": 0,
+      });
+      expect(runs[1]!.step.metrics).toMatchObject({
+        "eval/math/rollout/raw_reward": 1,
+        "eval/math/rollout/rows": 3,
+      });
+      for (const run of runs) {
+        expect(Object.keys(run.step.metrics).every((key) => key.startsWith(`eval/${run.dataset}/`))).toBe(
+          true,
+        );
+        expect(run.step.rows.every((row) => row.advantage === 0)).toBe(true);
+      }
+      expect(runtime.reporter.counters).toMatchObject({ groupsExported: 0, evalGroupsExported: 5 });
+
+      const only = await runtime.runEvals({ rolloutId: 4, datasets: ["math"] });
+      expect(only.map((run) => [run.dataset, run.step.rows.length])).toEqual([["math", 3]]);
+      const single = await runtime.runStep({ rolloutId: 4, mode: "eval", dataset: "pictures", groups: 1 });
+      expect(single.groups.map((group) => group.prompt.metadata)).toEqual([{ id: "p0" }]);
+
+      const launchedBefore = launcher.launched.length;
+      const unknown = runtime.runEvals({ rolloutId: 5, datasets: ["math", "aime"] });
+      await expect(unknown).rejects.toThrow('unknown eval dataset(s) "aime"; known: pictures, math');
+      await expect(unknown).rejects.toSatisfy((error) => UnknownEvalDatasetError.isInstance(error));
+      await expect(runtime.runEvals({ rolloutId: 5, datasets: ["math", "math"] })).rejects.toThrow(
+        "eval dataset(s) named more than once: math",
+      );
+      await expect(runtime.runStep({ rolloutId: 5, mode: "eval", dataset: "aime" })).rejects.toThrow(
+        'unknown eval dataset(s) "aime"',
+      );
+      expect(launcher.launched.length).toBe(launchedBefore);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("should refuse an empty eval dataset before any backend starts, and be due never without an interval", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-runtime-evals-"));
+    writeFileSync(join(dir, "empty.jsonl"), "\n");
+    await expect(
+      createRolloutRuntime(config({ evalPromptData: ["empty", join(dir, "empty.jsonl")] }), { logger }),
+    ).rejects.toThrow(`--eval-prompt-data empty ${join(dir, "empty.jsonl")}: the dataset is empty`);
+    expect(started).toHaveLength(0);
+
+    const runtime = await createRolloutRuntime(config({ evalPromptData: undefined }), { logger });
+    try {
+      expect(runtime.evalDatasets).toEqual([]);
+      expect(runtime.evalPrompts).toEqual([]);
+      expect(runtime.evalDue(0)).toBe(false);
+      expect(await runtime.runEvals({ rolloutId: 0 })).toEqual([]);
+    } finally {
+      await runtime.close();
+    }
   });
 });

@@ -18,8 +18,10 @@ import { createGatewayApp } from "../service/create-gateway-app";
 import { createTurnRunner } from "../service/create-turn-runner";
 import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
+import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
+import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
 
 /** What the runtime takes from its caller besides the configuration. */
 export interface RuntimeIo {
@@ -44,6 +46,11 @@ export interface RuntimeStepOptions {
   /** Prompts to use instead of the configured dataset (train: from the cursor, cycling; eval: from 0). */
   prompts?: readonly PromptItem[];
   /**
+   * Eval only: the eval dataset to run (its prompts, unless `prompts` is given, and its `eval/<name>/`
+   * metric prefix). @default the first eval dataset
+   */
+  dataset?: string;
+  /**
    * Groups that must export for the step to close.
    * @default train: `--rollout-batch-size`; eval: one per eval prompt
    */
@@ -54,6 +61,37 @@ export interface RuntimeStepOptions {
   onGroup?: (result: GroupResult) => void;
   /** Aborting it interrupts this step only. */
   signal?: AbortSignal;
+}
+
+/** One eval dataset as read at start: its name and its prompts. */
+export interface EvalDataset {
+  /** The `--eval-prompt-data` name (the `eval/<name>/` metric prefix). */
+  name: string;
+  prompts: readonly PromptItem[];
+}
+
+/** Options of {@link RolloutRuntime.runEvals}. */
+export interface RuntimeEvalOptions {
+  /** The rollout id of the eval steps (in Group ids, logs and debug dumps). */
+  rolloutId: number;
+  /** Names of the eval datasets to run, in this order. @default every eval dataset, in configured order */
+  datasets?: readonly string[];
+  /** Called with each Group's result as soon as it finishes, with the name of its dataset. */
+  onGroup?: (dataset: string, result: GroupResult) => void;
+  /**
+   * Called as soon as each dataset's eval step has finished, before the next dataset starts. A throwing
+   * callback is logged and does not stop the remaining datasets.
+   */
+  onDataset?: (run: EvalRun) => void;
+  /** Aborting it interrupts the running eval step; the datasets after it do not run. */
+  signal?: AbortSignal;
+}
+
+/** What one dataset of {@link RolloutRuntime.runEvals} produced. */
+export interface EvalRun {
+  dataset: string;
+  /** The eval step (its `metrics` keys prefixed `eval/<dataset>/`, its rows with advantage 0). */
+  step: StepResult;
 }
 
 /**
@@ -76,6 +114,9 @@ export interface RolloutRuntime extends AsyncDisposable {
   readonly renderer: ChatRenderer;
   readonly exporter: ExportPipeline;
   readonly prompts: readonly PromptItem[];
+  /** The eval datasets in the order they run (`--eval-prompt-data`); empty without one. */
+  readonly evalDatasets: readonly EvalDataset[];
+  /** The first eval dataset's prompts (empty without one); kept for callers of a single eval dataset. */
   readonly evalPrompts: readonly PromptItem[];
   readonly reporter: RunReporter;
   readonly controller: RolloutController;
@@ -86,6 +127,19 @@ export interface RolloutRuntime extends AsyncDisposable {
    * @throws RolloutStalledError when Groups keep dropping; RolloutInterruptedError when a signal aborted.
    */
   runStep(options: RuntimeStepOptions): Promise<StepResult>;
+  /**
+   * Runs eval datasets one after another (never two at once, never with a train step), each as one eval
+   * step of all its prompts with `RELAX_ROLLOUT_MODE=eval`; eval rows never train.
+   * @throws UnknownEvalDatasetError (before any session starts) when `datasets` names an unknown dataset
+   *   or one twice; RolloutStalledError / RolloutInterruptedError as {@link runStep}.
+   */
+  runEvals(options: RuntimeEvalOptions): Promise<EvalRun[]>;
+  /**
+   * Whether the eval datasets are due after train step `rolloutId` by `--eval-interval`:
+   * `(rolloutId + 1) % interval === 0`. False without an interval or without eval datasets. (The end of
+   * a run and the eval before the first step are the caller's; see `components.steps.evalSchedule`.)
+   */
+  evalDue(rolloutId: number): boolean;
   /** Closes the gateway, then the backend. Idempotent. */
   close(): Promise<void>;
 }
@@ -147,7 +201,15 @@ async function startRuntime(options: {
   if (prompts.length === 0) {
     throw new ConfigError({ message: `--prompt-data ${config.promptData}: the dataset is empty` });
   }
-  const evalPrompts = components.datasets.eval ? await readPromptDataset(components.datasets.eval) : [];
+  const evalDatasets: EvalDataset[] = [];
+  for (const { name, ...plan } of components.datasets.eval) {
+    const datasetPrompts = await readPromptDataset(plan);
+    if (datasetPrompts.length === 0) {
+      throw new ConfigError({ message: `--eval-prompt-data ${name} ${plan.file}: the dataset is empty` });
+    }
+    evalDatasets.push({ name, prompts: datasetPrompts });
+  }
+  const evalPrompts = evalDatasets[0]?.prompts ?? [];
 
   const backend = stack.adopt(
     await startBackend({ ...components.backend, tokenizer, baseDir: cwd }),
@@ -219,6 +281,75 @@ async function startRuntime(options: {
 
   const owned = stack.move();
   const close = () => owned.disposeAsync();
+  const runStep = (options: RuntimeStepOptions): Promise<StepResult> => {
+    const train = options.mode === "train";
+    let dataset: EvalDataset | undefined;
+    if (!train) {
+      dataset =
+        options.dataset !== undefined
+          ? evalDatasets.find((item) => item.name === options.dataset)
+          : evalDatasets[0];
+      if (options.dataset !== undefined && dataset === undefined) {
+        return Promise.reject(
+          new UnknownEvalDatasetError({
+            names: [options.dataset],
+            known: evalDatasets.map((item) => item.name),
+          }),
+        );
+      }
+    }
+    const stepPrompts = options.prompts ?? (train ? prompts : (dataset?.prompts ?? []));
+    if (stepPrompts.length === 0) {
+      return Promise.reject(
+        new RangeError(`rollout ${options.rolloutId}: no ${options.mode} prompts (--eval-prompt-data)`),
+      );
+    }
+    const plan = train ? components.steps.train : components.steps.eval;
+    return controller.runStep({
+      rolloutId: options.rolloutId,
+      mode: options.mode,
+      prompts: stepPrompts,
+      groupsPerStep: options.groups ?? plan.groupsPerStep ?? stepPrompts.length,
+      groupSize: plan.groupSize,
+      concurrency: options.concurrency ?? plan.concurrency,
+      ...(dataset !== undefined ? { dataset: dataset.name } : {}),
+      ...(options.onGroup !== undefined ? { onGroup: options.onGroup } : {}),
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    });
+  };
+  const runEvals = async (options: RuntimeEvalOptions): Promise<EvalRun[]> => {
+    const known = evalDatasets.map((item) => item.name);
+    const names = options.datasets ?? known;
+    const unknown = names.filter((name) => !known.includes(name));
+    if (unknown.length > 0) throw new UnknownEvalDatasetError({ names: unknown, known });
+    const repeated = names.filter((name, index) => names.indexOf(name) !== index);
+    if (repeated.length > 0) throw new UnknownEvalDatasetError({ names: repeated, known, repeated: true });
+    const runs: EvalRun[] = [];
+    for (const name of names) {
+      const { onGroup } = options;
+      const step = await runStep({
+        rolloutId: options.rolloutId,
+        mode: "eval",
+        dataset: name,
+        ...(onGroup !== undefined ? { onGroup: (result: GroupResult) => onGroup(name, result) } : {}),
+        ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      });
+      const run = { dataset: name, step };
+      runs.push(run);
+      try {
+        options.onDataset?.(run);
+      } catch (error) {
+        // Like onGroup: a throwing callback is logged and does not stop the remaining datasets.
+        logger.warn(
+          { rollout: options.rolloutId, dataset: name, err: String(error) },
+          "onDataset callback threw",
+        );
+      }
+    }
+    return runs;
+  };
+  const evalDue = (rolloutId: number) =>
+    evalDatasets.length > 0 && evalDueAfterStep(components.steps.evalSchedule, rolloutId);
   return {
     components,
     baseUrl,
@@ -231,6 +362,7 @@ async function startRuntime(options: {
     renderer,
     exporter,
     prompts,
+    evalDatasets,
     evalPrompts,
     reporter,
     controller,
@@ -240,26 +372,9 @@ async function startRuntime(options: {
     set cursor(value: number) {
       controller.cursor = value;
     },
-    runStep: (options) => {
-      const train = options.mode === "train";
-      const stepPrompts = options.prompts ?? (train ? prompts : evalPrompts);
-      if (stepPrompts.length === 0) {
-        return Promise.reject(
-          new RangeError(`rollout ${options.rolloutId}: no ${options.mode} prompts (--eval-prompt-data)`),
-        );
-      }
-      const plan = train ? components.steps.train : components.steps.eval;
-      return controller.runStep({
-        rolloutId: options.rolloutId,
-        mode: options.mode,
-        prompts: stepPrompts,
-        groupsPerStep: options.groups ?? plan.groupsPerStep ?? stepPrompts.length,
-        groupSize: plan.groupSize,
-        concurrency: options.concurrency ?? plan.concurrency,
-        ...(options.onGroup !== undefined ? { onGroup: options.onGroup } : {}),
-        ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      });
-    },
+    runStep,
+    runEvals,
+    evalDue,
     close,
     [Symbol.asyncDispose]: close,
   };

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config";
-import { planRolloutComponents } from "./plan-rollout-components";
+import { evalDueAfterStep, evalRolloutIds } from "./eval-schedule";
+import { defaultEvalConcurrency, planRolloutComponents } from "./plan-rollout-components";
 
 describe("planRolloutComponents", () => {
   it("should name every setting once, for the component that uses it", () => {
@@ -36,7 +37,16 @@ describe("planRolloutComponents", () => {
         metadataKey: "metadata",
         multimodalKeys: { image: "images" },
       },
-      eval: { file: `${cwd}/test/fixtures/data.jsonl`, inputKey: "prompt", metadataKey: "metadata" },
+      // Eval datasets read media like the train dataset.
+      eval: [
+        {
+          name: "data",
+          file: `${cwd}/test/fixtures/data.jsonl`,
+          inputKey: "prompt",
+          metadataKey: "metadata",
+          multimodalKeys: { image: "images" },
+        },
+      ],
     });
     expect(plan.backend).toEqual({
       sglangUrls: [],
@@ -61,6 +71,7 @@ describe("planRolloutComponents", () => {
       numRollout: 1,
       train: { groupsPerStep: 3, groupSize: 4, concurrency: 3 },
       eval: { groupSize: 2, concurrency: 1 },
+      evalSchedule: { beforeTrain: false },
     });
     expect(plan.gateway).toEqual({ host: "127.0.0.1", port: 0, basePath: "/agentic_api", heartbeatMs: 2000 });
     expect(plan.turns).toEqual({
@@ -86,7 +97,63 @@ describe("planRolloutComponents", () => {
     expect(plan.group.deterministicSeed).toBeUndefined();
     expect(plan.group.agentCwd).toBe("/srv/run");
     expect(plan.datasets.train.file).toBe("/srv/run/test/fixtures/data.jsonl");
-    expect(plan.datasets.eval).toBeUndefined();
-    expect(plan.steps.eval.concurrency).toBe(8);
+    expect(plan.datasets.eval).toEqual([]);
+    // ceil(8 Groups × 4 sessions / 1) eval Groups.
+    expect(plan.steps.eval.concurrency).toBe(32);
+  });
+
+  it("should default eval concurrency to ceil(T / G_d) Groups, T the train sessions", () => {
+    const plan = (overrides: Record<string, unknown>) =>
+      planRolloutComponents(
+        resolveConfig(
+          {},
+          {
+            promptData: "test/fixtures/data.jsonl",
+            evalPromptData: ["first", "test/fixtures/data.jsonl", "second", "test/fixtures/drift.jsonl"],
+            agentCommand: "a",
+            enginePolicy: "p.js",
+            ...overrides,
+          },
+        ),
+        { cwd: "/srv/run" },
+      ).steps;
+    // T = 8 Groups × 4 sessions = 32.
+    expect(plan({}).eval).toEqual({ groupSize: 1, concurrency: 32 });
+    expect(plan({ nSamplesPerEvalPrompt: 3 }).eval).toEqual({ groupSize: 3, concurrency: 11 });
+    expect(plan({ nSamplesPerEvalPrompt: 4 }).eval.concurrency).toBe(8);
+    // --agentic-concurrency, not the batch size, is the train capacity: ceil(2 × 4 / 3) = 3.
+    expect(plan({ agenticConcurrency: 2, nSamplesPerEvalPrompt: 3 }).eval.concurrency).toBe(3);
+    expect(plan({ agenticEvalConcurrency: 5, nSamplesPerEvalPrompt: 3 }).eval.concurrency).toBe(5);
+    expect(
+      defaultEvalConcurrency({ trainConcurrency: 8, nSamplesPerPrompt: 4, nSamplesPerEvalPrompt: 1 }),
+    ).toBe(32);
+    expect(
+      defaultEvalConcurrency({ trainConcurrency: 8, nSamplesPerPrompt: 4, nSamplesPerEvalPrompt: 3 }),
+    ).toBe(11);
+    expect(plan({ evalInterval: 2 }).evalSchedule).toEqual({ interval: 2, beforeTrain: true });
+    expect(plan({ evalInterval: 2, skipEvalBeforeTrain: true }).evalSchedule).toEqual({
+      interval: 2,
+      beforeTrain: false,
+    });
+  });
+});
+
+describe("eval schedule", () => {
+  it("should evaluate after step k when (k + 1) % N == 0, before training, and after the last step", () => {
+    const steps = [0, 1, 2, 3];
+    const due = (interval?: number) =>
+      steps.filter((k) =>
+        evalDueAfterStep({ ...(interval !== undefined ? { interval } : {}), beforeTrain: true }, k),
+      );
+    expect(due(1)).toEqual([0, 1, 2, 3]);
+    expect(due(2)).toEqual([1, 3]);
+    expect(due(3)).toEqual([2]);
+    expect(due(undefined)).toEqual([]);
+    expect(evalRolloutIds({ interval: 1, beforeTrain: true }, 4)).toEqual([0, 1, 2, 3, 4]);
+    expect(evalRolloutIds({ interval: 2, beforeTrain: true }, 4)).toEqual([0, 2, 4]);
+    expect(evalRolloutIds({ interval: 3, beforeTrain: true }, 4)).toEqual([0, 3, 4]);
+    expect(evalRolloutIds({ interval: 3, beforeTrain: false }, 4)).toEqual([3, 4]);
+    expect(evalRolloutIds({ interval: 8, beforeTrain: true }, 4)).toEqual([0, 4]);
+    expect(evalRolloutIds({ beforeTrain: false }, 4)).toEqual([4]);
   });
 });

@@ -14,6 +14,23 @@ export interface DatasetPlan {
   multimodalKeys?: Record<string, string>;
 }
 
+/** An eval dataset: its name (the `eval/<name>/` metric prefix) and how its file is read. */
+export interface EvalDatasetPlan extends DatasetPlan {
+  name: string;
+}
+
+/**
+ * When the eval datasets run in `relax rollout`: with an `interval`, before the first train step (when
+ * `beforeTrain`), after train step k when `(k + 1) % interval == 0`, and after the last step; without
+ * one, only after the last step.
+ */
+export interface EvalSchedulePlan {
+  /** `--eval-interval`; absent: eval only after the last train step. */
+  interval?: number;
+  /** Eval before the first train step (only with an `interval`; off with `--skip-eval-before-train`). */
+  beforeTrain: boolean;
+}
+
 /** The shape of one kind of step: how many Groups must export, of how many sessions, how many at once. */
 export interface StepPlan {
   /** Groups that must export for the step to close (eval: `undefined` = every eval prompt once). */
@@ -33,7 +50,8 @@ export interface RolloutComponents {
   tokenizer: { source: string; chatTemplatePath?: string };
   /** The export pipeline's configuration (`createExportPipeline`); `module#export` specs made absolute. */
   export: ExportConfigInput;
-  datasets: { train: DatasetPlan; eval?: DatasetPlan };
+  /** The train dataset, and the eval datasets in the order they run (empty without `--eval-prompt-data`). */
+  datasets: { train: DatasetPlan; eval: EvalDatasetPlan[] };
   /** The inference backend (`startBackend`, less the loaded tokenizer). */
   backend: {
     sglangUrls: string[];
@@ -66,7 +84,7 @@ export interface RolloutComponents {
     keepSessionDirs: boolean;
     logDir?: string;
   };
-  steps: { numRollout: number; train: Required<StepPlan>; eval: StepPlan };
+  steps: { numRollout: number; train: Required<StepPlan>; eval: StepPlan; evalSchedule: EvalSchedulePlan };
   /** Training rows JSONL path (absolute; `{rollout_id}` kept for the caller to replace). */
   output: string;
   saveDebugRolloutData?: string;
@@ -84,11 +102,12 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
   const { cwd } = options;
   const optional = <K extends string, V>(key: K, value: V | undefined) =>
     (value !== undefined ? { [key]: value } : {}) as { [P in K]?: V };
-  const dataset = (file: string, multimodal: boolean): DatasetPlan => ({
+  // Eval datasets are read like the train dataset, media (--multimodal-keys) included.
+  const dataset = (file: string): DatasetPlan => ({
     file: resolve(cwd, file),
     inputKey: config.inputKey,
     metadataKey: config.metadataKey,
-    ...(multimodal ? optional("multimodalKeys", config.multimodalKeys) : {}),
+    ...optional("multimodalKeys", config.multimodalKeys),
   });
   const trainConcurrency = config.agenticConcurrency ?? config.rolloutBatchSize;
   return {
@@ -125,11 +144,8 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
     },
     datasets: {
-      train: dataset(config.promptData, true),
-      ...optional(
-        "eval",
-        config.evalPromptData !== undefined ? dataset(config.evalPromptData, false) : undefined,
-      ),
+      train: dataset(config.promptData),
+      eval: (config.evalPromptData ?? []).map(({ name, path }) => ({ name, ...dataset(path) })),
     },
     backend: {
       sglangUrls: config.sglangUrl,
@@ -185,7 +201,17 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       },
       eval: {
         groupSize: config.nSamplesPerEvalPrompt,
-        concurrency: config.agenticEvalConcurrency ?? trainConcurrency,
+        concurrency:
+          config.agenticEvalConcurrency ??
+          defaultEvalConcurrency({
+            trainConcurrency,
+            nSamplesPerPrompt: config.nSamplesPerPrompt,
+            nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
+          }),
+      },
+      evalSchedule: {
+        ...optional("interval", config.evalInterval),
+        beforeTrain: config.evalInterval !== undefined && !config.skipEvalBeforeTrain,
       },
     },
     output: resolve(cwd, config.output),
@@ -194,4 +220,18 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
     logLevel: config.logLevel,
     progress: config.progress,
   };
+}
+
+/**
+ * The default `--agentic-eval-concurrency`: `ceil(T / G_d)` Groups, where `T = trainConcurrency ×
+ * nSamplesPerPrompt` is the train resident capacity in sessions and `G_d = nSamplesPerEvalPrompt`, so
+ * eval keeps about as many sessions resident as train (8 Groups × 4 = 32 sessions: 32 eval Groups of 1,
+ * or 11 of 3).
+ */
+export function defaultEvalConcurrency(options: {
+  trainConcurrency: number;
+  nSamplesPerPrompt: number;
+  nSamplesPerEvalPrompt: number;
+}): number {
+  return Math.ceil((options.trainConcurrency * options.nSamplesPerPrompt) / options.nSamplesPerEvalPrompt);
 }

@@ -6,6 +6,7 @@ import { DatasetError } from "../controller/prompt-dataset";
 import { RolloutInterruptedError, RolloutStalledError } from "../controller/rollout-controller";
 import * as gateway from "../index";
 import { BackendUnavailableError } from "../run-rollout";
+import { UnknownEvalDatasetError } from "../runtime/unknown-eval-dataset-error";
 import { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./gateway-errors";
 import { GatePauseCancelledError, GatePauseTimeoutError } from "./generation-gate";
 
@@ -58,6 +59,11 @@ const cases: Array<{ name: string; error: Error; cls: { isInstance(error: unknow
     cls: GatePauseTimeoutError,
   },
   { name: "GatePauseCancelledError", error: new GatePauseCancelledError(), cls: GatePauseCancelledError },
+  {
+    name: "UnknownEvalDatasetError",
+    error: new UnknownEvalDatasetError({ names: ["aime"], known: ["gsm8k"] }),
+    cls: UnknownEvalDatasetError,
+  },
 ];
 
 describe("gateway error contract", () => {
@@ -85,5 +91,8 @@ describe("gateway error contract", () => {
       "the inference backend aborted the generation: oom",
     );
     expect(new DatasetError({ file: "d.jsonl", line: 2, reason: "bad" }).message).toBe("d.jsonl:2: bad");
+    expect(new UnknownEvalDatasetError({ names: ["aime"], known: [] }).message).toBe(
+      'unknown eval dataset(s) "aime"; known: none (no --eval-prompt-data)',
+    );
   });
 });
