@@ -125,7 +125,7 @@ async function listen(server: Server | ReturnType<typeof serve>): Promise<number
 }
 
 /** A gateway (registry, gate, turn runner, agent-facing app) over one engine. */
-function createGateway(engineUrl: string) {
+function createGateway(engineUrl: string, controlToken?: string) {
   const engine = createSglangClient({ baseUrl: engineUrl });
   const registry = new SessionRegistry();
   const gate = new GenerationGate({ engine, weightVersion: "v1" });
@@ -139,7 +139,12 @@ function createGateway(engineUrl: string) {
     reasoningParser: "qwen3",
     gate,
   });
-  const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
+  const app = createGatewayApp({
+    registry,
+    generate,
+    heartbeatMs: 0,
+    ...(controlToken !== undefined ? { controlToken } : {}),
+  });
   const addSession = (id: string) => {
     const session = new GatewaySession({
       id,
@@ -414,7 +419,7 @@ plainServer.close();
 const fastEngine = await forkEngine(0);
 // A: the agent-facing app alone. B: the same with the control app mounted, as `relax serve` serves it.
 const plainGateway = createGateway(fastEngine.url);
-const controlGateway = createGateway(fastEngine.url);
+const controlGateway = createGateway(fastEngine.url, CONTROL_TOKEN);
 const statusService: RolloutService = {
   status: (): StatusResponse => {
     const counts = controlGateway.gate.counts();
