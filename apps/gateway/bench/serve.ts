@@ -231,7 +231,8 @@ for (const n of PAUSE_SESSIONS) {
     const pauseCpuMs = cpuMs(process.cpuUsage(pauseCpu));
     const afterPause = await slowEngine.count();
 
-    const watch = slowEngine.waitRunning(n);
+    // Requests that finished before their abort reached the engine are not held; wait for the held ones.
+    const watch = slowEngine.waitRunning(paused.heldRequests);
     await watch.armed;
     const resumeCpu = process.cpuUsage();
     const resumeAt = performance.timeOrigin + performance.now();
