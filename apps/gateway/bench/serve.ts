@@ -119,6 +119,13 @@ function job<T>(type: string, payload: Record<string, unknown> = {}): Promise<T>
   });
 }
 
+// Keep-alive longer than the clients' (undici: 4 s), so that under load a reused socket is never closed by
+// the server while a request is being sent on it.
+const SERVER_OPTIONS = { keepAliveTimeout: 120_000, headersTimeout: 130_000, requestTimeout: 0 };
+function serveLoopback(fetch: (request: Request) => Response | Promise<Response>) {
+  return serve({ fetch, port: 0, hostname: "127.0.0.1", serverOptions: SERVER_OPTIONS });
+}
+
 async function listen(server: Server | ReturnType<typeof serve>): Promise<number> {
   if (!server.listening) await once(server, "listening");
   return (server.address() as AddressInfo).port;
@@ -166,7 +173,7 @@ const row = (...cells: string[]) => table.push(cells.join(" | "));
 
 const slowEngine = await forkEngine(TOKEN_LATENCY_MS);
 const pauseGateway = createGateway(slowEngine.url);
-const pauseServer = serve({ fetch: pauseGateway.app.fetch, port: 0, hostname: "127.0.0.1" });
+const pauseServer = serveLoopback(pauseGateway.app.fetch);
 const pauseBase = `http://127.0.0.1:${await listen(pauseServer)}/agentic_api/`;
 
 interface TurnsResult {
@@ -368,15 +375,11 @@ const rowService: RolloutService = {
   resume: unused,
   updateWeightsFromDisk: unused,
 };
-const rowsServer = serve({
-  fetch: createControlApp({ token: CONTROL_TOKEN, service: rowService }).fetch,
-  port: 0,
-  hostname: "127.0.0.1",
-});
+const rowsServer = serveLoopback(createControlApp({ token: CONTROL_TOKEN, service: rowService }).fetch);
 const controlStepsUrl = `http://127.0.0.1:${await listen(rowsServer)}/rollout/v1/steps`;
 // The floor: the same records as JSONL on a bare node:http response, each stringified and written at
 // once (buffered like the control app's stream, which does not wait for the reader either).
-const plainServer = createServer(async (request, response) => {
+const plainServer = createServer(SERVER_OPTIONS, async (request, response) => {
   request.resume();
   await once(request, "end");
   response.writeHead(200, { "content-type": "application/x-ndjson" });
@@ -453,8 +456,8 @@ const statusService: RolloutService = {
 const root = new Hono();
 root.route("/", createControlApp({ token: CONTROL_TOKEN, service: statusService }));
 root.route("/", controlGateway.app);
-const plainLatencyServer = serve({ fetch: plainGateway.app.fetch, port: 0, hostname: "127.0.0.1" });
-const controlLatencyServer = serve({ fetch: root.fetch, port: 0, hostname: "127.0.0.1" });
+const plainLatencyServer = serveLoopback(plainGateway.app.fetch);
+const controlLatencyServer = serveLoopback(root.fetch);
 const plainLatencyBase = `http://127.0.0.1:${await listen(plainLatencyServer)}`;
 const controlLatencyBase = `http://127.0.0.1:${await listen(controlLatencyServer)}`;
 
