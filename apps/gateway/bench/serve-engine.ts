@@ -6,7 +6,8 @@
 //     requests are running (polled every millisecond; `at` is performance.timeOrigin + performance.now(),
 //     comparable with the parent's clock to well under a millisecond), after {type: "armed", id} when
 //     the count was not reached at once;
-//   {type: "count", id}: answers {type: "count", id, running, waiting} now.
+//   {type: "count", id}: answers {type: "count", id, running, waiting, aborts} now (`aborts`: the
+//     `/abort_request` calls received so far).
 // Prints its URL on stdout.
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -53,7 +54,8 @@ function counts(): { running: number; waiting: number } {
 
 process.on("message", (message: { type: string; id: number; n?: number }) => {
   if (message.type === "count") {
-    process.send!({ type: "count", id: message.id, ...counts() });
+    const aborts = engine.calls.filter((call) => call.path === "/abort_request").length;
+    process.send!({ type: "count", id: message.id, ...counts(), aborts });
     return;
   }
   if (message.type === "wait-running") {

@@ -59,7 +59,7 @@ interface EngineProcess {
   child: ChildProcess;
   /** Resolves `armed` once the engine watches, `reached` when ≥ n requests run (`at`: epoch ms). */
   waitRunning(n: number): { armed: Promise<void>; reached: Promise<{ at: number; running: number }> };
-  count(): Promise<{ running: number; waiting: number }>;
+  count(): Promise<{ running: number; waiting: number; aborts: number }>;
 }
 
 let messageId = 0;
@@ -96,7 +96,7 @@ async function forkEngine(tokenLatencyMs: number): Promise<EngineProcess> {
     },
     count() {
       const id = ++messageId;
-      const answer = expect<{ running: number; waiting: number }>(id, "count");
+      const answer = expect<{ running: number; waiting: number; aborts: number }>(id, "count");
       child.send({ type: "count", id });
       return answer;
     },
@@ -214,6 +214,8 @@ interface PauseRep {
   held: number;
   resumed: number;
   leftRunning: number;
+  /** `/abort_request` calls the engine received during the pause (re-sent ones included). */
+  abortCalls: number;
   interrupted: number;
   mismatches: number;
   reachedRunning: number;
@@ -231,6 +233,7 @@ for (const n of PAUSE_SESSIONS) {
     const generating = pauseGateway.gate.counts().generating;
     if (generating !== n) throw new Error(`the gate sees ${generating} engine calls, expected ${n}`);
 
+    const abortsBefore = (await slowEngine.count()).aborts;
     const pauseCpu = process.cpuUsage();
     const pauseStarted = performance.now();
     const paused = await pauseGateway.gate.pause({ timeoutMs: 30_000 });
@@ -271,6 +274,7 @@ for (const n of PAUSE_SESSIONS) {
       held: paused.heldRequests,
       resumed: resumed.resumedRequests,
       leftRunning: afterPause.running + afterPause.waiting,
+      abortCalls: afterPause.aborts - abortsBefore,
       interrupted,
       mismatches,
       reachedRunning: running.running,
@@ -534,6 +538,7 @@ row(
   "per request µs",
   "gateway CPU ms",
   "aborted/held/resumed",
+  "abort calls",
   "interrupted",
   "token mismatches",
 );
@@ -551,6 +556,7 @@ for (const n of PAUSE_SESSIONS) {
     fmt((resume / n) * 1000, 0),
     fmt(median(reps.map((rep) => rep.resumeCpuMs))),
     [...new Set(counts)].join(", "),
+    fmt(median(reps.map((rep) => rep.abortCalls)), 0),
     `${reps.reduce((sum, rep) => sum + rep.interrupted, 0)}/${n * reps.length}`,
     String(reps.reduce((sum, rep) => sum + rep.mismatches, 0)),
   );
