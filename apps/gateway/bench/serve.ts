@@ -560,6 +560,19 @@ for (const n of PAUSE_SESSIONS) {
     `${reps.reduce((sum, rep) => sum + rep.interrupted, 0)}/${n * reps.length}`,
     String(reps.reduce((sum, rep) => sum + rep.mismatches, 0)),
   );
+  row(
+    "     each repetition",
+    reps.map((rep) => fmt(rep.pauseMs, 0)).join(", "),
+    "",
+    "",
+    reps.map((rep) => fmt(rep.resumeMs, 0)).join(", "),
+    "",
+    "",
+    reps.map((rep) => `${rep.aborted}/${rep.held}/${rep.resumed}`).join(", "),
+    reps.map((rep) => rep.abortCalls).join(", "),
+    reps.map((rep) => rep.interrupted).join(", "),
+    reps.map((rep) => rep.mismatches).join(", "),
+  );
   const leftRunning = reps.reduce((sum, rep) => sum + rep.leftRunning, 0);
   if (leftRunning > 0) row(`   (!) ${leftRunning} engine requests still alive at quiescence`);
 }
