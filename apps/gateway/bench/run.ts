@@ -58,7 +58,14 @@ const generate = createTurnRunner({
   onTurn: (event) => events.push(event),
 });
 const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
-const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
+// Keep-alive longer than the agents' (undici: 4 s): under load, a socket the server closes while the next
+// request is being sent on it is an ECONNRESET for the agent.
+const server = serve({
+  fetch: app.fetch,
+  port: 0,
+  hostname: "127.0.0.1",
+  serverOptions: { keepAliveTimeout: 120_000, headersTimeout: 130_000, requestTimeout: 0 },
+});
 await new Promise<void>((resolve) =>
   server.listening ? resolve() : server.once("listening", () => resolve()),
 );
