@@ -94,7 +94,8 @@ export async function generateWithContinuation(
   const ticket = gate?.openTicket();
   try {
     for (;;) {
-      const rid = createRequestId();
+      // Through a gate, rids carry its pause-epoch prefix so that a pause aborts them with one call per worker.
+      const rid = gate !== undefined ? gate.createRid() : createRequestId();
       if (ticket !== undefined) {
         const heldFrom = performance.now();
         await ticket.acquire({ rid, signal });

@@ -123,4 +123,42 @@ describe("bindBudgetsToGate", () => {
     bindBudgetsToGate(gate, [handle("c")]);
     expect(calls.at(-1)).toBe("c.pause");
   });
+  it("should abort all of one epoch's calls with one prefix abort, never reaching the next epoch's rids", async () => {
+    const calls: Array<{ rid: string; allowPrefix: boolean | undefined }> = [];
+    let answer: (() => void) | undefined;
+    const engine = {
+      abort: (rid: string, options?: { allowPrefix?: boolean }) => {
+        calls.push({ rid, allowPrefix: options?.allowPrefix });
+        return new Promise<[]>((resolve) => {
+          answer = () => resolve([]);
+        });
+      },
+    };
+    const gate = new GenerationGate({ engine, ridPrefix: "c0ffee00", reabortIntervalMs: 5 });
+    const signal = new AbortController().signal;
+    const tickets = Array.from({ length: 50 }, () => gate.openTicket());
+    const rids = tickets.map(() => gate.createRid());
+    expect(rids.every((rid) => rid.length === 32 && rid.startsWith("c0ffee000000"))).toBe(true);
+    expect(new Set(rids).size).toBe(50);
+    for (const [i, ticket] of tickets.entries()) await ticket.acquire({ rid: rids[i]!, signal });
+    const pausing = gate.pause();
+    // Several re-abort intervals pass while the first abort is unanswered: nothing piles up.
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(calls).toEqual([{ rid: "c0ffee000000", allowPrefix: true }]);
+    answer?.();
+    for (const ticket of tickets) ticket.release({ aborted: true });
+    expect(await pausing).toMatchObject({ abortedRequests: 50, heldRequests: 50 });
+    gate.resume();
+    // After a resume the epoch moves on: the old prefix matches none of the new rids.
+    const next = gate.createRid();
+    expect(next.startsWith("c0ffee000001")).toBe(true);
+    expect(next.startsWith("c0ffee000000")).toBe(false);
+    for (const ticket of tickets) ticket.close();
+  });
+
+  it("should refuse a rid prefix that is not short lowercase hex", () => {
+    expect(() => new GenerationGate({ engine: fakeEngine(), ridPrefix: "run-1" })).toThrowError(
+      'ridPrefix must be 1-16 lowercase hex characters, got "run-1"',
+    );
+  });
 });

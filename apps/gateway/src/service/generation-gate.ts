@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { hasMarker, RelaxError } from "@relax/chat";
 import type { AbortOutcome } from "@relax/sglang";
 
@@ -46,7 +47,7 @@ export interface GateChange {
 
 /** The part of the SGLang client a gate uses: aborting a rid on every worker. */
 export interface GateEngine {
-  abort(rid: string): Promise<AbortOutcome[]>;
+  abort(rid: string, options?: { allowPrefix?: boolean }): Promise<AbortOutcome[]>;
 }
 
 /** Options of {@link GenerationGate}. */
@@ -61,7 +62,17 @@ export interface GenerationGateOptions {
    * would otherwise generate to the end. In ms. @default 250
    */
   reabortIntervalMs?: number;
+  /**
+   * The fixed-length hex prefix of every rid this gate hands out ({@link GenerationGate.createRid}). A
+   * pause aborts with one `/abort_request {"rid": prefix + epoch}` per worker (SGLang matches rids by
+   * prefix) instead of one call per request. Must be unique to this run on a shared engine.
+   * @default 8 random hex characters
+   */
+  ridPrefix?: string;
 }
+
+/** Hex digits of the pause epoch inside a gate rid (65,536 pauses before it wraps). */
+const EPOCH_DIGITS = 4;
 
 /** Thrown by {@link GenerationGate.pause} when quiescence takes longer than `timeoutMs`; the gate stays closed. */
 export class GatePauseTimeoutError extends RelaxError {
@@ -143,6 +154,11 @@ export interface GateTicket {
 export class GenerationGate {
   readonly #engine: GateEngine;
   readonly #reabortIntervalMs: number;
+  readonly #ridPrefix: string;
+  /** Increases at every resume, so an abort sent for one pause never matches a call of the next. */
+  #epoch = 0;
+  /** Prefix aborts on the wire, so a re-send waits for the previous answer instead of piling up. */
+  readonly #abortsInFlight = new Set<string>();
   #state: GenerationGateState = "open";
   #weightVersion: string | undefined;
   readonly #tickets = new Map<TicketRecord, TicketState>();
@@ -162,6 +178,31 @@ export class GenerationGate {
     this.#engine = options.engine;
     this.#weightVersion = options.weightVersion;
     this.#reabortIntervalMs = options.reabortIntervalMs ?? 250;
+    const prefix = options.ridPrefix ?? randomBytes(4).toString("hex");
+    if (!/^[0-9a-f]{1,16}$/.test(prefix)) {
+      throw new RangeError(`ridPrefix must be 1-16 lowercase hex characters, got ${JSON.stringify(prefix)}`);
+    }
+    this.#ridPrefix = prefix;
+  }
+
+  /**
+   * A fresh 32-character request id for an engine call through this gate: the gate's prefix, the current
+   * pause epoch ({@link EPOCH_DIGITS} hex digits) and random hex. All rids of one epoch share a prefix
+   * that no other epoch's rid starts with, and all rids have the same length (no rid is a prefix of
+   * another), so aborting that prefix reaches exactly the calls started since the last resume.
+   */
+  createRid(): string {
+    const head = this.#epochPrefix(this.#epoch);
+    return (
+      head +
+      randomBytes(16)
+        .toString("hex")
+        .slice(0, 32 - head.length)
+    );
+  }
+
+  #epochPrefix(epoch: number): string {
+    return this.#ridPrefix + (epoch % 16 ** EPOCH_DIGITS).toString(16).padStart(EPOCH_DIGITS, "0");
   }
 
   get state(): GenerationGateState {
@@ -222,11 +263,9 @@ export class GenerationGate {
     // Handled here so that a caller who drops the promise gets no unhandled rejection on cancel.
     promise.catch(() => undefined);
     this.#pending = { promise, ...settle };
-    for (const [rid] of aborted) this.#sendAbort(rid);
+    this.#abortGenerating();
     if (this.#generating.size > 0) {
-      timer = setInterval(() => {
-        for (const rid of this.#generating.keys()) this.#sendAbort(rid);
-      }, this.#reabortIntervalMs);
+      timer = setInterval(() => this.#abortGenerating(), this.#reabortIntervalMs);
       timer.unref?.();
     }
     this.#emit();
@@ -248,6 +287,7 @@ export class GenerationGate {
     const pending = this.#pending;
     this.#pending = undefined;
     this.#state = "open";
+    this.#epoch++;
     pending?.reject(new GatePauseCancelledError());
     for (const wake of this.#openWaiters.splice(0)) wake();
     this.#emit();
@@ -339,8 +379,25 @@ export class GenerationGate {
     this.#emit();
   }
 
-  #sendAbort(rid: string): void {
-    this.#engine.abort(rid).catch(() => undefined);
+  /**
+   * Aborts every call still generating: one prefix abort per pause epoch found among them (usually one:
+   * the current epoch), each reaching every worker; a rid not from {@link GenerationGate.createRid} is
+   * aborted alone. A target whose previous abort is still unanswered is skipped until it returns.
+   */
+  #abortGenerating(): void {
+    const targets = new Set<string>();
+    const length = this.#ridPrefix.length + EPOCH_DIGITS;
+    for (const rid of this.#generating.keys()) {
+      targets.add(rid.length === 32 && rid.startsWith(this.#ridPrefix) ? rid.slice(0, length) : rid);
+    }
+    for (const target of targets) {
+      if (this.#abortsInFlight.has(target)) continue;
+      this.#abortsInFlight.add(target);
+      this.#engine
+        .abort(target, { allowPrefix: target.length < 32 })
+        .catch(() => undefined)
+        .finally(() => this.#abortsInFlight.delete(target));
+    }
   }
 
   #emit(): void {
