@@ -6,7 +6,9 @@
  * plan under the key `inputIds ++ outputIds` (the aborted request's prompt followed by its `k` emitted
  * ids). A later `/generate` whose `input_ids` equal that key exactly takes the plan (once: the entry is
  * removed) instead of asking the policy again, so the concatenation of both outputs is token-identical
- * to one uninterrupted request. This is the stand-in's deterministic equivalent of a model continuing its
+ * to one uninterrupted request. Several aborted requests may share a key (the sessions of one Group get
+ * the same prompt and, with a deterministic policy, emit the same first tokens): each keeps its own plan
+ * and the same key is taken first in, first out, so every resubmission continues one of them. This is the stand-in's deterministic equivalent of a model continuing its
  * own text from `prompt + partial output` (SGLang's partial-rollout resubmission).
  *
  * Memory is bounded: at most `capacity` plans (the oldest stored plan is evicted first) and at
@@ -44,7 +46,6 @@ export class ContinuationStore {
     const key = inputIds.concat(emittedIds);
     const weight = key.length + remaining.length;
     if (weight > this.#capacityTokens) return;
-    this.#remove(key);
     const entry = { key, remaining: [...remaining] };
     const hash = hashIds(key);
     const bucket = this.#plans.get(hash);
@@ -79,11 +80,6 @@ export class ContinuationStore {
     const hash = hashIds(ids);
     const entry = this.#plans.get(hash)?.find((candidate) => sameIds(candidate.key, ids));
     return entry ? { entry, hash } : undefined;
-  }
-
-  #remove(ids: readonly number[]): void {
-    const found = this.#find(ids);
-    if (found) this.#delete(found.entry, found.hash);
   }
 
   #delete(entry: { key: readonly number[]; remaining: number[] }, hash: string): void {
