@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type TrainingRow, writeTrainingRowsFile } from "@relax/export";
 import type { Logger } from "pino";
 import type { RolloutConfig } from "./config/rollout-config";
@@ -7,6 +8,7 @@ import { createLogger, formatAgenticEvent } from "./report/create-logger";
 import { formatBanner, roundMetrics } from "./report/format-banner";
 import { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
 import { createRolloutRuntime } from "./runtime/create-rollout-runtime";
+import { hashRolloutConfig, openRunDir, writeRunState } from "./serve/run-dir";
 
 export { BackendUnavailableError } from "./engine/backend-unavailable-error";
 
@@ -36,11 +38,22 @@ export interface RolloutRun {
  * pipeline, datasets, SGLang or the stand-in engine, the gateway), runs `numRollout` train steps and then
  * one eval step over the eval dataset, writes training rows (JSONL) after each train step and prints a
  * summary. Everything it started is stopped before it returns or throws.
+ *
+ * With `runDir`, `<run-dir>/state.json` is written after each train step, and a run started on a
+ * directory that has one continues at its rollout id and dataset cursor, running the steps up to
+ * `numRollout` in all (none when they are done); a changed configuration is refused (ConfigError)
+ * unless `runDirForce`.
  */
 export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise<RolloutRun> {
   const stdout = io.stdout ?? process.stdout;
   const logger = io.logger ?? createLogger({ level: config.logLevel });
   const started = performance.now();
+  const runDir = config.runDir !== undefined ? resolve(config.runDir) : undefined;
+  const configHash = hashRolloutConfig(config);
+  const saved =
+    runDir !== undefined
+      ? await openRunDir({ dir: runDir, configHash, force: config.runDirForce })
+      : undefined;
   const runtime = await createRolloutRuntime(config, {
     logger,
     ...(io.signal !== undefined ? { signal: io.signal } : {}),
@@ -50,9 +63,16 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
   const outputOf = (rolloutId: number) => output.replaceAll("{rollout_id}", String(rolloutId));
   const steps: StepResult[] = [];
   const evalSteps: StepResult[] = [];
+  const firstRolloutId = saved?.next_rollout_id ?? 0;
+  if (saved !== undefined) runtime.cursor = saved.dataset_cursor;
   try {
     stdout.write(formatBanner(runtime));
-    for (let rolloutId = 0; rolloutId < runtime.components.steps.numRollout; rolloutId++) {
+    if (saved !== undefined) {
+      stdout.write(
+        `  run dir   ${runDir}: continuing at rollout ${firstRolloutId}, prompt ${saved.dataset_cursor % runtime.prompts.length}\n`,
+      );
+    }
+    for (let rolloutId = firstRolloutId; rolloutId < runtime.components.steps.numRollout; rolloutId++) {
       const step = await runtime.runStep({ rolloutId, mode: "train" });
       steps.push(step);
       await writeTrainingRowsFile({
@@ -60,6 +80,15 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
         rows: step.rows,
         append: !output.includes("{rollout_id}") && rolloutId > 0,
       });
+      if (runDir !== undefined) {
+        await writeRunState(runDir, {
+          config_hash: configHash,
+          next_rollout_id: rolloutId + 1,
+          dataset_cursor: runtime.cursor,
+          weight_version: saved?.weight_version ?? null,
+          eval: saved?.eval ?? { last_rollout_id: null },
+        });
+      }
       logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
     }
     if (runtime.evalPrompts.length > 0) {
@@ -79,9 +108,13 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
     steps: steps.length,
     wallSeconds: (performance.now() - started) / 1000,
   });
-  const extra: Array<[string, string]> = [["rows written to", outputOf(steps.length - 1)]];
+  const lastRolloutId = firstRolloutId + steps.length - 1;
+  const extra: Array<[string, string]> =
+    steps.length > 0
+      ? [["rows written to", outputOf(lastRolloutId)]]
+      : [["rows written to", `nothing: ${runDir} already holds ${firstRolloutId} step(s)`]];
   if (runtime.backend.kind === "standin")
     extra.push(["backend", "stand-in engine (scripted policy, not a model)"]);
   stdout.write(`\n${formatSummary(summary, extra)}\n`);
-  return { summary, steps, evalSteps, rows, output: outputOf(steps.length - 1) };
+  return { summary, steps, evalSteps, rows, output: outputOf(lastRolloutId) };
 }
