@@ -34,7 +34,10 @@ export interface ServeHandle extends AsyncDisposable {
   controlUrl: string;
   token: string;
   tokenSource: ControlTokenSource;
-  /** Waits for the running step to end (interrupt it with the signal first), then closes the runtime. */
+  /**
+   * Interrupts the running step (its agents are terminated; a held request ends), waits for it to end,
+   * then closes the runtime. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -80,12 +83,15 @@ export async function startServe(config: RolloutConfig, io: ServeIo = {}): Promi
       updateWeightsFromDisk: async (request) => ready().updateWeightsFromDisk(request),
     },
   });
+  // Closing interrupts a running step, like the caller's signal does.
+  const closing = new AbortController();
+  const signal = io.signal !== undefined ? AbortSignal.any([io.signal, closing.signal]) : closing.signal;
   const runtime = await createRolloutRuntime(config, {
     logger,
     cwd,
     routes: control,
     controlToken: token,
-    ...(io.signal !== undefined ? { signal: io.signal } : {}),
+    signal,
     ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
   });
   service = createRolloutService({
@@ -100,6 +106,7 @@ export async function startServe(config: RolloutConfig, io: ServeIo = {}): Promi
   let closed: Promise<void> | undefined;
   const close = () => {
     closed ??= (async () => {
+      closing.abort();
       await service!.idle();
       await runtime.close();
     })();
