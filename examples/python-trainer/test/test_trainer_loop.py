@@ -144,7 +144,8 @@ class TrainerLoopTest(unittest.TestCase):
                 self.assertEqual(row.abort_count, 0)
 
         # Step 2 with a weight update while turns generate: spans v2 -> v3, no token lost.
-        mid = trainer.run_trainer(client, steps=1, checkpoint_dir=checkpoints, start_version=2, update_mid_step=True)[0]
+        mid = trainer.run_trainer(client, steps=1, checkpoint_dir=checkpoints, start_version=2, update_mid_step=True,
+                                  mid_step_delay_s=0.15)[0]  # 10 tokens at 15 ms: the update splits a turn
         self.assertEqual((mid.rollout_id, mid.weight_version, mid.mid_step_version), (2, "v2", "v3"))
         self.assertGreaterEqual(mid.mid_step_update.pause.aborted_requests, 1)
         # A multi-turn row has one span per turn even under one version, so "spanning" means two versions.
