@@ -1,11 +1,17 @@
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
 
-/** The start-up banner of `relax rollout`: gateway URL, backend, tokenizer, agent and dataset. */
-export function formatBanner(runtime: RolloutRuntime): string {
+/**
+ * The start-up banner of `relax rollout`: gateway URL, backend, tokenizer, agent and dataset.
+ * `title` and `steps` (the step count shown; default `--num-rollout`) let `relax serve` reuse it.
+ */
+export function formatBanner(
+  runtime: RolloutRuntime,
+  options: { title?: string; steps?: string } = {},
+): string {
   const { components, backend, baseUrl, prompts } = runtime;
   const { train } = components.steps;
   return [
-    "Relax agentic rollout",
+    options.title ?? "Relax agentic rollout",
     `  gateway   ${baseUrl}`,
     `  backend   ${backend.description}`,
     backend.kind === "standin"
@@ -13,7 +19,7 @@ export function formatBanner(runtime: RolloutRuntime): string {
       : undefined,
     `  tokenizer ${components.tokenizer.source}`,
     `  agent     ${components.group.agentCommand}  (cwd ${components.group.agentCwd})`,
-    `  dataset   ${components.datasets.train.file} (${prompts.length} prompts): ${components.steps.numRollout} step(s) × ${train.groupsPerStep} groups × ${train.groupSize} samples`,
+    `  dataset   ${components.datasets.train.file} (${prompts.length} prompts): ${options.steps ?? `${components.steps.numRollout} step(s)`} × ${train.groupsPerStep} groups × ${train.groupSize} samples`,
     "",
   ]
     .filter((line) => line !== undefined)
