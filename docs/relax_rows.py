@@ -42,6 +42,8 @@ ROW_FIELDS = {
     "abort_count": int,
     "rollout_id": str,
     "group_index": int,
+    "prompt_index": int,
+    "sample_index": int,
     "session_id": str,
     "context_name": (str, type(None)),
     "state_hash": str,

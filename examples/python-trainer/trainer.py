@@ -74,11 +74,16 @@ def standin_train(rows: List[Row], rollout_id: int, next_version: str, checkpoin
     return stats
 
 
-def _update_when_generating(client: RelaxClient, model_path: str, version: str, report: StepReport, stop: threading.Event) -> None:
-    """Waits until the server reports a generation in flight, then pauses, loads and resumes."""
+def _update_when_generating(
+    client: RelaxClient, model_path: str, version: str, report: StepReport, stop: threading.Event, delay_s: float = 0.0,
+) -> None:  # fmt: skip
+    """Waits until the server reports a generation in flight (then ``delay_s`` more), then pauses, loads and resumes."""
     while not stop.is_set():
         in_flight = client.status().in_flight
         if in_flight is not None and in_flight.generating > 0:
+            if delay_s > 0:
+                # Let the engine emit some tokens first, so the update splits a turn rather than preceding it.
+                stop.wait(delay_s)
             report.mid_step_update = client.update_weights(model_path, version)
             report.mid_step_version = version
             return
@@ -87,7 +92,7 @@ def _update_when_generating(client: RelaxClient, model_path: str, version: str, 
 
 def run_trainer(
     client: RelaxClient, *, steps: int, checkpoint_dir: str, start_version: Optional[int] = None,
-    update_mid_step: bool = False, log: Any = None,
+    update_mid_step: bool = False, mid_step_delay_s: float = 0.0, log: Any = None,
 ) -> List[StepReport]:  # fmt: skip
     """Runs ``steps`` iterations from the server's ``next_rollout_id``; returns one report per step.
 
@@ -105,7 +110,7 @@ def run_trainer(
             path = os.path.abspath(os.path.join(checkpoint_dir, "mid-step-%d" % rollout_id))
             os.makedirs(path, exist_ok=True)
             version += 1
-            updater = threading.Thread(target=_update_when_generating, args=(client, path, version_name(version), report, stop))
+            updater = threading.Thread(target=_update_when_generating, args=(client, path, version_name(version), report, stop, mid_step_delay_s))
             updater.start()
         try:
             with client.step(rollout_id, weight_version=report.weight_version) as stream:
@@ -141,10 +146,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--checkpoint-dir", default="checkpoints")
     parser.add_argument("--start-version", type=int)
     parser.add_argument("--update-mid-step", action="store_true", help="also update weights once during each step")
+    parser.add_argument("--mid-step-delay", type=float, default=0.0, help="seconds to wait after a generation is seen before the mid-step update")
     options = parser.parse_args(argv)
     client = RelaxClient(options.url, options.token, token_file=options.token_file)
     run_trainer(client, steps=options.steps, checkpoint_dir=options.checkpoint_dir, start_version=options.start_version,
-                update_mid_step=options.update_mid_step, log=sys.stdout)  # fmt: skip
+                update_mid_step=options.update_mid_step, mid_step_delay_s=options.mid_step_delay, log=sys.stdout)  # fmt: skip
     return 0
 
 

@@ -324,6 +324,8 @@ function makeRow(index: number, tokens: number): TrainingRow {
     abort_count: 0,
     rollout_id: `rollout-${index}`,
     group_index: Math.floor(index / 8),
+    prompt_index: index,
+    sample_index: 0,
     session_id: `session-${index}`,
     context_name: null,
     state_hash: `sha256:${index.toString(16).padStart(64, "0")}`,

@@ -5,7 +5,9 @@ import { Command } from "commander";
 import { addRolloutOptions, flagValues } from "./config/add-rollout-options";
 import { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
 import type { RolloutConfigInput } from "./config/rollout-config";
+import { formatBanner } from "./report/format-banner";
 import { runRollout } from "./run-rollout";
+import { formatServeBanner, startServe } from "./serve/start-serve";
 import { addViewCommand, viewCommandHint } from "./view/view-command";
 
 async function rolloutAction(
@@ -29,12 +31,46 @@ async function rolloutAction(
   });
   try {
     const run = await runRollout(config, { signal: interrupt.signal });
-    if (run.summary.groupsExported === 0) process.exitCode = 1;
+    if (run.steps.length > 0 && run.summary.groupsExported === 0) process.exitCode = 1;
   } catch (error) {
     if (error instanceof Error && error.name === "RolloutInterruptedError")
       (error as { exitCode?: number }).exitCode = exitCode;
     throw error;
   }
+}
+
+/**
+ * `relax serve`: starts the runtime and the trainer control API on one port, then serves until
+ * SIGINT/SIGTERM. The first signal interrupts the running step (its agents are terminated), closes the
+ * server and the backend, and exits 130 (SIGINT) / 143 (SIGTERM); a second one exits at once.
+ */
+async function serveAction(options: Record<string, unknown>) {
+  const { controlToken, ...rest } = options;
+  const file = typeof rest.config === "string" ? await readConfigFile(rest.config) : {};
+  const config = resolveConfig({ ...file }, flagValues(rest));
+  const interrupt = new AbortController();
+  const handle = await startServe(config, {
+    signal: interrupt.signal,
+    ...(typeof controlToken === "string" ? { controlToken } : {}),
+  });
+  process.stdout.write(formatBanner(handle.runtime, { title: "Relax serve", steps: "steps on request" }));
+  process.stdout.write(formatServeBanner(handle, { nextRolloutId: handle.service.status().next_rollout_id }));
+  if (handle.tokenSource.kind === "printed")
+    process.stderr.write(`relax: control token (pass it as Authorization: Bearer): ${handle.token}\n`);
+  await new Promise<void>((resolveStop) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (interrupt.signal.aborted) process.exit(signal === "SIGTERM" ? 143 : 130);
+      process.stderr.write(
+        `\nrelax: ${signal}: stopping the step and closing (send again to exit at once)\n`,
+      );
+      process.exitCode = signal === "SIGTERM" ? 143 : 130;
+      interrupt.abort();
+      resolveStop();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  await handle.close();
 }
 
 /** The GSM8K demo preset: 8 prompts × 4 samples on the stand-in engine with the real Qwen3 tokenizer. */
@@ -81,6 +117,19 @@ addRolloutOptions(
     .command("rollout")
     .description("run rollout steps over a dataset with an agent command and write training rows"),
 ).action((options: Record<string, unknown>) => rolloutAction(options));
+
+addRolloutOptions(
+  program
+    .command("serve")
+    .description(
+      "serve rollout steps to a trainer: the agent-facing gateway and the trainer control API (/rollout/v1, docs/trainer-api.md) on one port",
+    ),
+)
+  .option(
+    "--control-token <token>",
+    "bearer token of the control API (default $RELAX_CONTROL_TOKEN, else generated into <run-dir>/control-token)",
+  )
+  .action((options: Record<string, unknown>) => serveAction(options));
 
 addRolloutOptions(
   program

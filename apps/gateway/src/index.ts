@@ -70,6 +70,29 @@ export {
   type RolloutComponents,
 } from "./runtime/plan-rollout-components";
 export { UnknownEvalDatasetError } from "./runtime/unknown-eval-dataset-error";
+export {
+  createRolloutService,
+  type RolloutServiceOptions,
+  runtimeEvalDatasets,
+  type ServeService,
+} from "./serve/create-rollout-service";
+export {
+  CONTROL_TOKEN_ENV,
+  CONTROL_TOKEN_FILE,
+  type ControlTokenSource,
+  resolveControlToken,
+} from "./serve/resolve-control-token";
+export {
+  hashRolloutConfig,
+  openRunDir,
+  RUN_LOCAL_CONFIG_KEYS,
+  RUN_STATE_FILE,
+  type RunState,
+  readRunState,
+  runStateSchema,
+  writeRunState,
+} from "./serve/run-dir";
+export { formatServeBanner, type ServeHandle, type ServeIo, startServe } from "./serve/start-serve";
 export { createGatewayApp, type GatewayAppOptions } from "./service/create-gateway-app";
 export {
   createTurnRunner,

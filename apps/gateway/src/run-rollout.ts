@@ -1,3 +1,4 @@
+import { resolve } from "node:path";
 import { type TrainingRow, writeTrainingRowsFile } from "@relax/export";
 import type { Logger } from "pino";
 import type { RolloutConfig } from "./config/rollout-config";
@@ -8,6 +9,7 @@ import { formatBanner, roundMetrics } from "./report/format-banner";
 import { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
 import { createRolloutRuntime, type EvalRun } from "./runtime/create-rollout-runtime";
 import { evalRolloutIds } from "./runtime/eval-schedule";
+import { hashRolloutConfig, openRunDir, writeRunState } from "./serve/run-dir";
 
 export { BackendUnavailableError } from "./engine/backend-unavailable-error";
 
@@ -42,11 +44,22 @@ export interface RolloutRun {
  * {@link evalRolloutIds} (`--eval-interval`; without it once, after the last train step), logs each
  * dataset's metrics under `eval/<name>/` and prints a summary. Eval rows are never written to the rows
  * file. Everything it started is stopped before it returns or throws.
+ *
+ * With `runDir`, `<run-dir>/state.json` is written after each train step, and a run started on a
+ * directory that has one continues at its rollout id and dataset cursor, running the steps up to
+ * `numRollout` in all (none when they are done); a changed configuration is refused (ConfigError)
+ * unless `runDirForce`.
  */
 export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise<RolloutRun> {
   const stdout = io.stdout ?? process.stdout;
   const logger = io.logger ?? createLogger({ level: config.logLevel });
   const started = performance.now();
+  const runDir = config.runDir !== undefined ? resolve(config.runDir) : undefined;
+  const configHash = hashRolloutConfig(config);
+  const saved =
+    runDir !== undefined
+      ? await openRunDir({ dir: runDir, configHash, force: config.runDirForce })
+      : undefined;
   const runtime = await createRolloutRuntime(config, {
     logger,
     ...(io.signal !== undefined ? { signal: io.signal } : {}),
@@ -59,7 +72,12 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
   const { numRollout, evalSchedule } = runtime.components.steps;
   const evalPoints =
     runtime.evalDatasets.length > 0 ? new Set(evalRolloutIds(evalSchedule, numRollout)) : new Set();
+  const firstRolloutId = saved?.next_rollout_id ?? 0;
+  if (saved !== undefined) runtime.cursor = saved.dataset_cursor;
+  let lastEval: number | null = saved?.eval.last_rollout_id ?? null;
   const runEvalsAt = async (rolloutId: number) => {
+    // A restart does not repeat an eval the run dir says already ran.
+    if (lastEval !== null && rolloutId <= lastEval) return;
     await runtime.runEvals({
       rolloutId,
       // Log each dataset as it finishes, so a later dataset that fails does not take its metrics along.
@@ -71,11 +89,17 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
         );
       },
     });
+    lastEval = rolloutId;
   };
   try {
     stdout.write(formatBanner(runtime));
-    if (evalPoints.has(0)) await runEvalsAt(0);
-    for (let rolloutId = 0; rolloutId < numRollout; rolloutId++) {
+    if (saved !== undefined) {
+      stdout.write(
+        `  run dir   ${runDir}: continuing at rollout ${firstRolloutId}, prompt ${saved.dataset_cursor % runtime.prompts.length}\n`,
+      );
+    }
+    if (firstRolloutId === 0 && evalPoints.has(0)) await runEvalsAt(0);
+    for (let rolloutId = firstRolloutId; rolloutId < numRollout; rolloutId++) {
       const step = await runtime.runStep({ rolloutId, mode: "train" });
       steps.push(step);
       await writeTrainingRowsFile({
@@ -86,6 +110,15 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
       logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
       // An eval after step k evaluates the policy of step k + 1 and carries that rollout id.
       if (evalPoints.has(rolloutId + 1)) await runEvalsAt(rolloutId + 1);
+      if (runDir !== undefined) {
+        await writeRunState(runDir, {
+          config_hash: configHash,
+          next_rollout_id: rolloutId + 1,
+          dataset_cursor: runtime.cursor,
+          weight_version: saved?.weight_version ?? null,
+          eval: { last_rollout_id: lastEval },
+        });
+      }
     }
   } finally {
     await runtime.close();
@@ -108,7 +141,11 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
     steps: steps.length,
     wallSeconds: (performance.now() - started) / 1000,
   });
-  const extra: Array<[string, string]> = [["rows written to", outputOf(steps.length - 1)]];
+  const lastRolloutId = firstRolloutId + steps.length - 1;
+  const extra: Array<[string, string]> =
+    steps.length > 0
+      ? [["rows written to", outputOf(lastRolloutId)]]
+      : [["rows written to", `nothing: ${runDir} already holds ${firstRolloutId} step(s)`]];
   if (runtime.backend.kind === "standin")
     extra.push(["backend", "stand-in engine (scripted policy, not a model)"]);
   stdout.write(`\n${formatSummary(summary, extra)}\n`);
@@ -118,6 +155,6 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
     evals,
     evalSteps: evals.map((run) => run.step),
     rows,
-    output: outputOf(steps.length - 1),
+    output: outputOf(lastRolloutId),
   };
 }

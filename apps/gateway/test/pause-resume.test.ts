@@ -213,6 +213,8 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     const row = buildTrainingRow({
       sample,
       groupIndex: 0,
+      promptIndex: 0,
+      sampleIndex: 0,
       contextName: null,
       metadata: {},
       reward: 1,
@@ -246,6 +248,8 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     const row = buildTrainingRow({
       sample,
       groupIndex: 0,
+      promptIndex: 0,
+      sampleIndex: 0,
       contextName: null,
       metadata: {},
       reward: 1,

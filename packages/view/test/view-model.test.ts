@@ -324,6 +324,8 @@ describe("rows files and bad input", () => {
     abort_count: 0,
     rollout_id: "r",
     group_index: 2,
+    prompt_index: 7,
+    sample_index: 0,
     session_id: "sess",
     context_name: null,
     state_hash: hash("a"),

@@ -176,7 +176,12 @@ export function addRolloutOptions(command: Command): Command {
         "silent",
       ]),
     )
-    .option("--no-progress", "no progress bar");
+    .option("--no-progress", "no progress bar")
+    .option(
+      "--run-dir <dir>",
+      "keep <dir>/state.json (next rollout id, dataset cursor) after each step; a restart continues from it",
+    )
+    .option("--run-dir-force", "continue in --run-dir even when the configuration changed");
 }
 
 /** Commander's parsed options → config keys (drops `config`; negated flags only when negated). */

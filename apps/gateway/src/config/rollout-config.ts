@@ -141,6 +141,13 @@ export const rolloutConfigSchema = z
     logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),
     /** Show a progress bar on a TTY. @default true */
     progress: z.boolean().default(true),
+    /**
+     * Run directory (`--run-dir`): `state.json` (next rollout id, dataset cursor, config hash) is written
+     * after each step, and a restart with the same directory continues where the run stopped.
+     */
+    runDir: z.string().min(1).optional(),
+    /** Continue in `--run-dir` even when the configuration changed since its `state.json`. @default false */
+    runDirForce: z.boolean().default(false),
   })
   .strict();
 

@@ -53,6 +53,8 @@ const row: TrainingRow = {
   abort_count: 0,
   rollout_id: "s0",
   group_index: 0,
+  prompt_index: 0,
+  sample_index: 0,
   session_id: "s0",
   context_name: null,
   state_hash: "h",

@@ -249,6 +249,7 @@ export async function runGroup(
   const exported = await exporter.exportGroup(
     {
       groupIndex,
+      promptIndex: prompt.index,
       sessions: sessions.map((session, i) => {
         const outcome = outcomes[i]!;
         return {

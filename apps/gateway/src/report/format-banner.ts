@@ -2,13 +2,17 @@ import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
 
 /**
  * The start-up banner of `relax rollout`: gateway URL, backend, tokenizer, agent, train dataset and, when
- * there are eval datasets, their prompts, Group shape and schedule.
+ * there are eval datasets, their prompts, Group shape and schedule. `title` and `steps` (the step count
+ * shown; default `--num-rollout`) let `relax serve` reuse it.
  */
-export function formatBanner(runtime: RolloutRuntime): string {
+export function formatBanner(
+  runtime: RolloutRuntime,
+  options: { title?: string; steps?: string } = {},
+): string {
   const { components, backend, baseUrl, prompts, evalDatasets } = runtime;
   const { train } = components.steps;
   return [
-    "Relax agentic rollout",
+    options.title ?? "Relax agentic rollout",
     `  gateway   ${baseUrl}`,
     `  backend   ${backend.description}`,
     backend.kind === "standin"
@@ -16,7 +20,7 @@ export function formatBanner(runtime: RolloutRuntime): string {
       : undefined,
     `  tokenizer ${components.tokenizer.source}`,
     `  agent     ${components.group.agentCommand}  (cwd ${components.group.agentCwd})`,
-    `  dataset   ${components.datasets.train.file} (${prompts.length} prompts): ${components.steps.numRollout} step(s) × ${train.groupsPerStep} groups × ${train.groupSize} samples`,
+    `  dataset   ${components.datasets.train.file} (${prompts.length} prompts): ${options.steps ?? `${components.steps.numRollout} step(s)`} × ${train.groupsPerStep} groups × ${train.groupSize} samples`,
     evalDatasets.length > 0 ? `  eval      ${formatEvalLine(runtime)}` : undefined,
     "",
   ]

@@ -16,6 +16,7 @@ import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { createTurnRunner } from "../service/create-turn-runner";
+import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
 import { evalDueAfterStep } from "./eval-schedule";
@@ -35,6 +36,14 @@ export interface RuntimeIo {
   reporter?: RunReporter;
   /** Directory relative paths resolve against. @default process.cwd() */
   cwd?: string;
+  /**
+   * Extra routes served on the gateway's port next to the agent-facing API (`relax serve` mounts the
+   * trainer control app here). Mounted before the server listens; their paths must not fall under
+   * `--base-path`.
+   */
+  routes?: Hono;
+  /** A bearer token the agent-facing API refuses as a session credential (the control token). */
+  controlToken?: string;
 }
 
 /** Options of {@link RolloutRuntime.runStep}. */
@@ -120,6 +129,11 @@ export interface RolloutRuntime extends AsyncDisposable {
   readonly evalPrompts: readonly PromptItem[];
   readonly reporter: RunReporter;
   readonly controller: RolloutController;
+  /**
+   * The run's generation gate (one per runtime): every engine call passes it, and Groups pause their
+   * agents' active-time budgets while it is closed. Open unless a trainer pauses it (`relax serve`).
+   */
+  readonly gate: GenerationGate;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
   cursor: number;
   /**
@@ -228,7 +242,9 @@ async function startRuntime(options: {
 
   const registry = new SessionRegistry();
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
+  const gate = new GenerationGate({ engine: backend.client });
   const generate = createTurnRunner({
+    gate,
     registry,
     engine: backend.client,
     tokenizer,
@@ -250,7 +266,9 @@ async function startRuntime(options: {
     health: () => ({ backend: backend.kind }),
     onWarning: (warning, context) =>
       logger.debug({ protocol: context.protocol, session: context.sessionId, ...warning }, "request warning"),
+    ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
   });
+  if (io.routes !== undefined) app.route("/", io.routes);
   const server = stack.use(await listenGateway({ app, host: gateway.host, port: gateway.port }));
   const baseUrl = `http://${gateway.host}:${server.port}${gateway.basePath}/`;
 
@@ -261,6 +279,7 @@ async function startRuntime(options: {
       renderer,
       exporter,
       baseUrl,
+      gate,
       ...components.group,
       ...(io.signal !== undefined ? { signal: io.signal } : {}),
       ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
@@ -366,6 +385,7 @@ async function startRuntime(options: {
     evalPrompts,
     reporter,
     controller,
+    gate,
     get cursor() {
       return controller.cursor;
     },

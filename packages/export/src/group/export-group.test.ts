@@ -68,6 +68,13 @@ describe("exportGroup with standard normalisation", () => {
     if (outcome.kind !== "exported") throw new Error(outcome.message);
     const a = 0.5 / (Math.sqrt(1 / 3) + 1e-6);
     expect(outcome.rows.map((row) => row.advantage)).toEqual([a, -a, -a, a]);
+    // No prompt index given: the Group index stands in; sample_index is the session's slot.
+    expect(outcome.rows.map((row) => [row.prompt_index, row.sample_index])).toEqual([
+      [5, 0],
+      [5, 1],
+      [5, 2],
+      [5, 3],
+    ]);
     const row = outcome.rows[0]!;
     const { encode } = qwen3();
     const generated = encode("answer s0<|im_end|>");

@@ -276,6 +276,8 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
     buildTrainingRow({
       sample: context.sample,
       groupIndex,
+      promptIndex: group.promptIndex ?? groupIndex,
+      sampleIndex: context.slot,
       contextName: context.name,
       metadata: context.metadata,
       reward: context.reward,

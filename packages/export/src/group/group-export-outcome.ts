@@ -22,6 +22,11 @@ export interface SessionExportInput {
 export interface GroupExportInput {
   /** Index of the Group (prompt) within the step; becomes `group_index` on every row. */
   groupIndex: number;
+  /**
+   * Index of the Group's prompt in its dataset (0-based line); becomes `prompt_index` on every row.
+   * @default groupIndex (a caller without a dataset)
+   */
+  promptIndex?: number;
   sessions: SessionExportInput[];
 }
 

@@ -55,6 +55,8 @@ function row({
     ...buildTrainingRow({
       sample: turnsSample(turns),
       groupIndex: 0,
+      promptIndex: 0,
+      sampleIndex: 0,
       contextName: name,
       metadata,
       reward,

@@ -5,6 +5,10 @@ import type { TrainingRow } from "./training-row";
 export interface BuildTrainingRowOptions {
   sample: TrainingSample;
   groupIndex: number;
+  /** Index of the Group's prompt in its dataset (0-based line). */
+  promptIndex: number;
+  /** Position of the session in its Group (0 … n-1). */
+  sampleIndex: number;
   /** Record name, `null` for an implicit export. */
   contextName: string | null;
   /** Export metadata (copied into the row by reference; pass a copy you do not mutate). */
@@ -25,7 +29,17 @@ export interface BuildTrainingRowOptions {
  * @throws RangeError when the sample breaks its own invariants (array lengths) or `advantage` is not finite.
  */
 export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow {
-  const { sample, groupIndex, contextName, metadata, reward, rewardDetails = {}, advantage } = options;
+  const {
+    sample,
+    groupIndex,
+    promptIndex,
+    sampleIndex,
+    contextName,
+    metadata,
+    reward,
+    rewardDetails = {},
+    advantage,
+  } = options;
   const { tokens, lossMask, rolloutLogProbs, promptLength, responseLength } = sample;
   if (!Number.isFinite(advantage)) throw new RangeError(`advantage must be finite, got ${advantage}`);
   if (tokens.length !== promptLength + responseLength) {
@@ -57,6 +71,8 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     abort_count: abortCountOf(sample),
     rollout_id: sample.rolloutId,
     group_index: groupIndex,
+    prompt_index: promptIndex,
+    sample_index: sampleIndex,
     session_id: sample.sessionId,
     context_name: contextName,
     state_hash: sample.stateHash,

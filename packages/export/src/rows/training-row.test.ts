@@ -25,6 +25,8 @@ function sampleRow(overrides: Partial<TrainingRow> = {}): TrainingRow {
     ...buildTrainingRow({
       sample,
       groupIndex: 3,
+      promptIndex: 17,
+      sampleIndex: 2,
       contextName: null,
       metadata: { task_success: 1, note: "ünïcødé ✓", nested: { list: [1, null, "x"] } },
       reward: 1,
@@ -63,6 +65,8 @@ describe("buildTrainingRow", () => {
     const row = buildTrainingRow({
       sample,
       groupIndex: 0,
+      promptIndex: 0,
+      sampleIndex: 0,
       contextName: "main",
       metadata: { rollout_stop_reason: "tool_budget" },
       reward: null,
@@ -73,6 +77,7 @@ describe("buildTrainingRow", () => {
 
   it("should sum the turns' abortCount into abort_count and keep the response-relative version spans", () => {
     expect(sampleRow().abort_count).toBe(0);
+    expect([sampleRow().prompt_index, sampleRow().sample_index]).toEqual([17, 2]);
     const [firstTurn, secondTurn] = sample.turns;
     const spans = [
       { version: "v1", start: 0, end: 2 },
@@ -89,6 +94,8 @@ describe("buildTrainingRow", () => {
     const row = buildTrainingRow({
       sample: paused,
       groupIndex: 0,
+      promptIndex: 0,
+      sampleIndex: 0,
       contextName: null,
       metadata: {},
       reward: 1,
@@ -110,7 +117,15 @@ describe("buildTrainingRow", () => {
   });
 
   it("should refuse a non-finite advantage or an inconsistent sample", () => {
-    const base = { sample, groupIndex: 0, contextName: null, metadata: {}, reward: 1 };
+    const base = {
+      sample,
+      groupIndex: 0,
+      promptIndex: 0,
+      sampleIndex: 0,
+      contextName: null,
+      metadata: {},
+      reward: 1,
+    };
     expect(() => buildTrainingRow({ ...base, advantage: Number.NaN })).toThrow(
       "advantage must be finite, got NaN",
     );

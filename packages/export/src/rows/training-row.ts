@@ -64,6 +64,12 @@ export const trainingRowSchema = z
       ),
     rollout_id: z.string().describe("Shared by every row exported from the same session (sibling contexts)."),
     group_index: z.number().int().min(0).describe("Index of the sampled Group (prompt) within the step."),
+    prompt_index: z
+      .number()
+      .int()
+      .min(0)
+      .describe("Index of the Group's prompt in the dataset (0-based line of `--prompt-data`)."),
+    sample_index: z.number().int().min(0).describe("Position of the session within its Group (0 … n-1)."),
     session_id: z.string().describe("The session (one agent run) this row comes from."),
     context_name: z.string().nullable().describe("The export record name, `null` for an implicit export."),
     state_hash: z.string().describe("State hash of the exported committed node."),

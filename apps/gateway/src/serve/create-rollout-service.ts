@@ -1,0 +1,386 @@
+import { writeTrainingRowsFile } from "@relax/export";
+import type { Logger } from "pino";
+import type { StatusResponse } from "../control/control-schemas";
+import { createGateControls } from "../control/create-gate-controls";
+import { ControlError, type ControlRecordSink, type RolloutService } from "../control/rollout-service";
+import type { StepResult } from "../controller/rollout-controller";
+import type { GroupResult } from "../controller/run-group";
+import { formatAgenticEvent } from "../report/create-logger";
+import { roundMetrics } from "../report/format-banner";
+import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
+import { type RunState, writeRunState } from "./run-dir";
+
+/** One eval dataset the service can run. */
+export interface EvalDataset {
+  name: string;
+  /**
+   * Runs the dataset once as an eval step, calling `onGroup` per finished Group.
+   * @throws what `RolloutRuntime.runStep` throws
+   */
+  run(options: { rolloutId: number; onGroup: (result: GroupResult) => void }): Promise<StepResult>;
+}
+
+/**
+ * The eval datasets of a runtime as the service sees them: every `--eval-prompt-data NAME PATH`, in the
+ * order given, each run as one eval step of the runtime.
+ */
+export function runtimeEvalDatasets(runtime: RolloutRuntime): EvalDataset[] {
+  return runtime.evalDatasets.map(({ name }) => ({
+    name,
+    run: ({ rolloutId, onGroup }) => runtime.runStep({ rolloutId, mode: "eval", dataset: name, onGroup }),
+  }));
+}
+
+/** Options of {@link createRolloutService}. */
+export interface RolloutServiceOptions {
+  runtime: RolloutRuntime;
+  /** `sha256:…` of the normalised configuration (status, run-dir state). */
+  configHash: string;
+  /** Absolute run directory (`state.json` after each step), or undefined. */
+  runDir?: string;
+  /** The state read from the run directory at start: continue at its rollout id and prompt. */
+  resumeFrom?: RunState;
+  logger: Logger;
+  /** @default runtimeEvalDatasets(runtime) */
+  evalDatasets?: EvalDataset[];
+}
+
+/** A {@link RolloutService} plus what `relax serve` needs to stop it. */
+export interface ServeService extends RolloutService {
+  status(): StatusResponse;
+  /** Resolves when the running step or eval (if any) has finished, successfully or not. */
+  idle(): Promise<void>;
+}
+
+interface RunningStep {
+  rolloutId: number;
+  mode: "train" | "eval";
+  groupsTarget: number;
+  groupsDone: number;
+  groupsDropped: number;
+  rows: number;
+  done: Promise<void>;
+}
+
+/**
+ * The long-lived rollout service of `relax serve` over one {@link RolloutRuntime}: steps run strictly in
+ * order (`rollout_id` must be `next_rollout_id`, 409 `step_out_of_order`; one step or eval at a time,
+ * 409 `step_running`). A step streams `step_start`, then each Group's rows as soon as the Group is
+ * exported (`row` records, contiguous per Group) or a `group_dropped` record, then `step_end` with the
+ * step's accounting and metrics. After each step the rows go to `--output` (`{rollout_id}` replaced;
+ * appended when the path has no placeholder, as `relax rollout` does) and the run state to
+ * `<run-dir>/state.json`. A step that fails (e.g. every Group keeps dropping) ends its stream with an
+ * `error` record; its rollout id is not consumed, the prompts it took are.
+ *
+ * Pause / resume / weights go through the runtime's generation gate ({@link createGateControls}); the
+ * weight version a step or resume names is set on the gate, so it labels the tokens whose engine answer
+ * names no version.
+ */
+export function createRolloutService(options: RolloutServiceOptions): ServeService {
+  const { runtime, configHash, runDir, logger } = options;
+  const { gate } = runtime;
+  const evalDatasets = options.evalDatasets ?? runtimeEvalDatasets(runtime);
+  const { train } = runtime.components.steps;
+  const output = runtime.components.output;
+  let nextRolloutId = 0;
+  let lastEvalRolloutId: number | null = null;
+  if (options.resumeFrom !== undefined) {
+    nextRolloutId = options.resumeFrom.next_rollout_id;
+    runtime.cursor = options.resumeFrom.dataset_cursor;
+    lastEvalRolloutId = options.resumeFrom.eval.last_rollout_id;
+    if (options.resumeFrom.weight_version !== null) gate.setWeightVersion(options.resumeFrom.weight_version);
+  }
+  let running: RunningStep | undefined;
+
+  /** The rollout id of the next scheduled eval (`k + 1` after step k), or null without a schedule. */
+  const nextEvalRolloutId = (): number | null => {
+    const interval = runtime.components.steps.evalSchedule.interval;
+    if (interval === undefined || evalDatasets.length === 0) return null;
+    for (let k = nextRolloutId; k < nextRolloutId + interval; k++) if (runtime.evalDue(k)) return k + 1;
+    return null;
+  };
+
+  const saveState = async () => {
+    if (runDir === undefined) return;
+    await writeRunState(runDir, {
+      config_hash: configHash,
+      next_rollout_id: nextRolloutId,
+      dataset_cursor: runtime.cursor,
+      weight_version: gate.weightVersion ?? null,
+      eval: { last_rollout_id: lastEvalRolloutId },
+    });
+  };
+
+  /** Claims the service for one step or eval, synchronously (so two calls cannot both start). */
+  const claim = (step: Omit<RunningStep, "done">, run: () => Promise<void>): Promise<void> => {
+    if (running !== undefined) {
+      throw new ControlError({
+        code: "step_running",
+        message: `${running.mode === "eval" ? "an eval" : "step"} ${running.rolloutId} is running; wait for its end record`,
+      });
+    }
+    const entry = { ...step } as RunningStep;
+    entry.done = Promise.resolve()
+      .then(run)
+      .finally(() => {
+        running = undefined;
+      });
+    running = entry;
+    return entry.done;
+  };
+
+  /** Runs the named eval datasets one after another, streaming `eval_row` and `eval_end` records. */
+  const streamEvals = async (
+    rolloutId: number,
+    names: readonly string[],
+    sink: ControlRecordSink,
+    current: RunningStep,
+  ): Promise<void> => {
+    for (const name of names) {
+      const dataset = evalDatasets.find((item) => item.name === name)!;
+      let dropped = 0;
+      const result = await dataset.run({
+        rolloutId,
+        onGroup: (group) => {
+          if (group.kind === "exported") {
+            current.groupsDone++;
+            for (const row of group.export.rows) {
+              current.rows++;
+              sink({ type: "eval_row", dataset: name, row });
+            }
+          } else if (group.reason !== "interrupted") {
+            current.groupsDropped++;
+            dropped++;
+          }
+        },
+      });
+      logger.info(
+        roundMetrics(result.metrics),
+        formatAgenticEvent("eval_metrics", { rollout: rolloutId, dataset: name }),
+      );
+      sink({
+        type: "eval_end",
+        dataset: name,
+        summary: {
+          groups: result.groups.filter((group) => group.kind === "exported").length,
+          rows: result.rows.length,
+          dropped_groups: dropped,
+          wall_s: Number(result.wallSeconds.toFixed(3)),
+          metrics: result.metrics,
+        },
+      });
+    }
+  };
+
+  const controls = createGateControls({
+    gate,
+    engine: runtime.engine,
+    stepRunning: () => running !== undefined,
+  });
+
+  return {
+    status: (): StatusResponse => {
+      const size = runtime.prompts.length;
+      const taken = runtime.cursor;
+      return {
+        state: gate.state !== "open" ? "paused" : running !== undefined ? "running" : "idle",
+        next_rollout_id: nextRolloutId,
+        weight_version: gate.weightVersion ?? null,
+        step:
+          running === undefined
+            ? null
+            : {
+                rollout_id: running.rolloutId,
+                mode: running.mode,
+                groups_target: running.groupsTarget,
+                groups_done: running.groupsDone,
+                groups_dropped: running.groupsDropped,
+                rows: running.rows,
+              },
+        dataset: { size, cursor: taken % size, epoch: Math.floor(taken / size) },
+        eval: {
+          interval: runtime.components.steps.evalSchedule.interval ?? null,
+          next_eval_rollout_id: nextEvalRolloutId(),
+          datasets: evalDatasets.map((item) => item.name),
+        },
+        in_flight: (() => {
+          const counts = gate.counts();
+          return {
+            generating: counts.generating,
+            held: counts.held,
+            aborted_partials: counts.abortedPartials,
+          };
+        })(),
+        run_dir: runDir ?? null,
+        config_hash: configHash,
+        backend: runtime.backend.kind,
+      };
+    },
+
+    health: async () => {
+      let servers: Awaited<ReturnType<typeof runtime.engine.health>>;
+      try {
+        servers = await runtime.engine.health();
+      } catch (error) {
+        return {
+          ok: false,
+          error: {
+            code: "backend_unavailable",
+            message: error instanceof Error ? error.message : String(error),
+          },
+        };
+      }
+      const unhealthy = servers.filter((server) => !server.ok);
+      if (unhealthy.length === 0) return { ok: true };
+      return {
+        ok: false,
+        error: {
+          code: "backend_unavailable",
+          message: `the inference engine is not healthy: ${unhealthy
+            .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
+            .join(", ")}`,
+        },
+      };
+    },
+
+    runStep: async ({ rolloutId, weightVersion }, sink: ControlRecordSink) => {
+      if (running === undefined && rolloutId !== nextRolloutId) {
+        throw new ControlError({
+          code: "step_out_of_order",
+          message: `rollout_id ${rolloutId} asked, next is ${nextRolloutId}`,
+          path: "rollout_id",
+        });
+      }
+      const step = {
+        rolloutId,
+        mode: "train" as const,
+        groupsTarget: train.groupsPerStep,
+        groupsDone: 0,
+        groupsDropped: 0,
+        rows: 0,
+      };
+      await claim(step, async () => {
+        const current = running!;
+        if (weightVersion !== undefined) gate.setWeightVersion(weightVersion);
+        sink({
+          type: "step_start",
+          rollout_id: rolloutId,
+          mode: "train",
+          groups: train.groupsPerStep,
+          samples_per_group: train.groupSize,
+          weight_version: gate.weightVersion ?? null,
+        });
+        const drops: Record<string, number> = {};
+        let result: StepResult;
+        try {
+          result = await runtime.runStep({
+            rolloutId,
+            mode: "train",
+            onGroup: (group) => {
+              if (group.kind === "exported") {
+                current.groupsDone++;
+                for (const row of group.export.rows) {
+                  current.rows++;
+                  sink({ type: "row", rollout_id: rolloutId, row });
+                }
+              } else if (group.reason !== "interrupted") {
+                current.groupsDropped++;
+                drops[group.reason] = (drops[group.reason] ?? 0) + 1;
+                sink({
+                  type: "group_dropped",
+                  rollout_id: rolloutId,
+                  group_id: group.groupId,
+                  prompt_index: group.prompt.index,
+                  reason: group.reason,
+                  message: group.message,
+                });
+              }
+            },
+          });
+        } finally {
+          // The prompts a failed step took stay taken: the state on disk follows the cursor either way.
+          await saveState().catch((error: unknown) =>
+            logger.warn({ err: String(error) }, "writing the run state failed"),
+          );
+        }
+        const path = output.replaceAll("{rollout_id}", String(rolloutId));
+        await writeTrainingRowsFile({
+          path,
+          rows: result.rows,
+          append: !output.includes("{rollout_id}") && rolloutId > 0,
+        });
+        nextRolloutId = rolloutId + 1;
+        await saveState();
+        logger.info(roundMetrics(result.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
+        const trainSummary = {
+          groups: current.groupsDone,
+          dropped_groups: current.groupsDropped,
+          debt: runtime.controller.debt,
+          resident_groups: runtime.controller.residentGroups,
+        };
+        // `--eval-interval`: a due eval runs after the train Groups, in the same stream, under rollout id
+        // k + 1 (the policy the next step samples from), as `relax rollout` labels it.
+        if (runtime.evalDue(rolloutId)) {
+          await streamEvals(
+            rolloutId + 1,
+            evalDatasets.map((item) => item.name),
+            sink,
+            current,
+          );
+          lastEvalRolloutId = rolloutId + 1;
+          await saveState();
+        }
+        sink({
+          type: "step_end",
+          rollout_id: rolloutId,
+          summary: {
+            groups: trainSummary.groups,
+            rows: result.rows.length,
+            dropped_groups: trainSummary.dropped_groups,
+            debt: trainSummary.debt,
+            resident_groups: trainSummary.resident_groups,
+            wall_s: Number(result.wallSeconds.toFixed(3)),
+            drops_by_reason: drops,
+            metrics: result.metrics,
+          },
+        });
+      });
+    },
+
+    runEvals: async ({ rolloutId, datasets }, sink) => {
+      const names = evalDatasets.map((item) => item.name);
+      const chosen = datasets ?? names;
+      chosen.forEach((name, i) => {
+        if (!names.includes(name)) {
+          throw new ControlError({
+            code: "invalid_body",
+            message: `datasets.${i}: unknown eval dataset "${name}" (known: ${names.length > 0 ? names.join(", ") : "none; pass --eval-prompt-data"})`,
+            path: `datasets.${i}`,
+          });
+        }
+      });
+      const step = {
+        rolloutId,
+        mode: "eval" as const,
+        groupsTarget: 0,
+        groupsDone: 0,
+        groupsDropped: 0,
+        rows: 0,
+      };
+      await claim(step, async () => {
+        await streamEvals(rolloutId, chosen, sink, running!);
+        lastEvalRolloutId = rolloutId;
+        await saveState();
+        sink({ type: "evals_end", rollout_id: rolloutId });
+      });
+    },
+
+    pause: controls.pause,
+    resume: controls.resume,
+    updateWeightsFromDisk: controls.updateWeightsFromDisk,
+
+    idle: async () => {
+      await running?.done.catch(() => undefined);
+    },
+  };
+}

