@@ -372,6 +372,29 @@ describe("relax serve (startServe + the rollout service)", () => {
 });
 
 describe("resolveControlToken", () => {
+  it("should serve the relax view page of the recent steps, with the token in a header or the query", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-view-"));
+    const handle = await serve(dir, { runDir: undefined, evalPromptData: undefined });
+    try {
+      const rows = rowsOf(await records(await post(handle, "/steps", { rollout_id: 0 })));
+      expect(rows.length).toBeGreaterThan(0);
+      const view = await handle.runtime.app.request(`/rollout/v1/view?token=${TOKEN}`);
+      expect(view.status).toBe(200);
+      expect(view.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(view.headers.get("referrer-policy")).toBe("no-referrer");
+      const html = await view.text();
+      expect(html.startsWith("<!doctype html>")).toBe(true);
+      expect(html).toContain("step-0");
+      expect(html).toContain(rows[0]!.session_id);
+      expect((await handle.runtime.app.request("/rollout/v1/view", { headers: auth })).status).toBe(200);
+      // Only the view page takes ?token=; the session credential never works.
+      expect((await handle.runtime.app.request(`/rollout/v1/status?token=${TOKEN}`)).status).toBe(401);
+      expect((await handle.runtime.app.request("/rollout/v1/view?token=wrong")).status).toBe(401);
+    } finally {
+      await handle.close();
+    }
+  });
+
   it("should take the flag, then $RELAX_CONTROL_TOKEN, else generate 128 bits into <run-dir>/control-token (0600)", async () => {
     expect(await resolveControlToken({ flag: "abc", env: { RELAX_CONTROL_TOKEN: "env" } })).toEqual({
       token: "abc",

@@ -35,7 +35,13 @@ export {
   normalizeRewardsByGroup,
 } from "./credit/normalize-rewards-by-group";
 // Debug dump
-export type { DebugDump, DebugDumpGroup, DebugDumpSample } from "./debug/build-debug-dump";
+export {
+  type BuildDebugDumpOptions,
+  buildDebugDump,
+  type DebugDump,
+  type DebugDumpGroup,
+  type DebugDumpSample,
+} from "./debug/build-debug-dump";
 export {
   type DebugDumpForest,
   type DebugDumpForestNode,

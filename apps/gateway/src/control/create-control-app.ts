@@ -49,7 +49,11 @@ export function createControlApp(options: ControlAppOptions): Hono {
   const app = new Hono().basePath(CONTROL_BASE_PATH);
 
   app.use("*", async (c, next) => {
-    const presented = readBearerToken(c.req.header("authorization"));
+    // A browser cannot send a Bearer header when opening a link: the view page alone also takes
+    // `?token=` (answered with `referrer-policy: no-referrer`, so the URL does not leak onwards).
+    const fromQuery =
+      c.req.method === "GET" && c.req.path.endsWith("/view") ? c.req.query("token") : undefined;
+    const presented = readBearerToken(c.req.header("authorization")) ?? fromQuery;
     if (presented === undefined || !tokensEqual(presented, token)) {
       return errorResponse(
         new ControlError({
@@ -131,6 +135,23 @@ export function createControlApp(options: ControlAppOptions): Hono {
         flushCache: body.flush_cache ?? true,
       }),
     );
+  });
+
+  app.get("/view", async () => {
+    if (service.view === undefined) {
+      return errorResponse(new ControlError({ code: "not_found", message: "this service has no view page" }));
+    }
+    try {
+      return new Response(await service.view(), {
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "no-store",
+          "referrer-policy": "no-referrer",
+        },
+      });
+    } catch (error) {
+      return errorResponse(error);
+    }
   });
 
   app.all("*", (c) =>

@@ -40,6 +40,11 @@ export interface RolloutService {
     loadFormat: string | null;
     flushCache: boolean;
   }): Promise<WeightsResponse>;
+  /**
+   * Optional: the `relax view` page (one self-contained HTML document) of the recent steps, the running
+   * one included with the Groups finished so far. Absent: `GET /rollout/v1/view` answers 404.
+   */
+  view?(): string | Promise<string>;
 }
 
 const marker = Symbol.for("relax.error.ControlError");

@@ -1,4 +1,5 @@
-import { writeTrainingRowsFile } from "@relax/export";
+import { buildDebugDump, type GroupExportOutcome, writeTrainingRowsFile } from "@relax/export";
+import { buildViewModel, parseViewSource, renderPage } from "@relax/view";
 import type { Logger } from "pino";
 import type { StatusResponse } from "../control/control-schemas";
 import { createGateControls } from "../control/create-gate-controls";
@@ -31,6 +32,9 @@ export function runtimeEvalDatasets(runtime: RolloutRuntime): EvalDataset[] {
   }));
 }
 
+/** How many recent steps and evals `GET /rollout/v1/view` shows. */
+const RECENT_STEPS_IN_VIEW = 4;
+
 /** Options of {@link createRolloutService}. */
 export interface RolloutServiceOptions {
   runtime: RolloutRuntime;
@@ -48,6 +52,8 @@ export interface RolloutServiceOptions {
 /** A {@link RolloutService} plus what `relax serve` needs to stop it. */
 export interface ServeService extends RolloutService {
   status(): StatusResponse;
+  /** The `relax view` page of the last few steps and evals (the running one with its finished Groups). */
+  view(): string;
   /** Resolves when the running step or eval (if any) has finished, successfully or not. */
   idle(): Promise<void>;
 }
@@ -91,6 +97,18 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     if (options.resumeFrom.weight_version !== null) gate.setWeightVersion(options.resumeFrom.weight_version);
   }
   let running: RunningStep | undefined;
+  /** The Groups of the last few steps and evals (the running one filling up), for the view page. */
+  const recent: Array<{
+    rolloutId: number;
+    mode: "train" | "eval";
+    dataset?: string;
+    groups: GroupResult[];
+  }> = [];
+  const record = (entry: (typeof recent)[number]) => {
+    recent.push(entry);
+    if (recent.length > RECENT_STEPS_IN_VIEW) recent.shift();
+    return entry.groups;
+  };
 
   /** The rollout id of the next scheduled eval (`k + 1` after step k), or null without a schedule. */
   const nextEvalRolloutId = (): number | null => {
@@ -139,9 +157,11 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     for (const name of names) {
       const dataset = evalDatasets.find((item) => item.name === name)!;
       let dropped = 0;
+      const viewed = record({ rolloutId, mode: "eval", dataset: name, groups: [] });
       const result = await dataset.run({
         rolloutId,
         onGroup: (group) => {
+          viewed.push(group);
           if (group.kind === "exported") {
             current.groupsDone++;
             for (const row of group.export.rows) {
@@ -271,12 +291,14 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
           weight_version: gate.weightVersion ?? null,
         });
         const drops: Record<string, number> = {};
+        const viewed = record({ rolloutId, mode: "train", groups: [] });
         let result: StepResult;
         try {
           result = await runtime.runStep({
             rolloutId,
             mode: "train",
             onGroup: (group) => {
+              viewed.push(group);
               if (group.kind === "exported") {
                 current.groupsDone++;
                 for (const row of group.export.rows) {
@@ -378,6 +400,41 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     pause: controls.pause,
     resume: controls.resume,
     updateWeightsFromDisk: controls.updateWeightsFromDisk,
+
+    view: () => {
+      const decode = (ids: number[]) => runtime.tokenizer.decode(ids, { skipSpecialTokens: false });
+      const sources = recent.map((step) => {
+        const outcomes: GroupExportOutcome[] = step.groups.flatMap((group) =>
+          group.export ? [group.export] : [],
+        );
+        const dump = buildDebugDump({
+          rolloutStep: step.dataset !== undefined ? `${step.rolloutId}_${step.dataset}` : step.rolloutId,
+          mode: step.mode,
+          outcomes,
+          decode,
+          sessions: new Map(
+            step.groups.flatMap((group) =>
+              group.export
+                ? [
+                    [
+                      group.export.groupIndex,
+                      group.sessions.map((session) => ({ sessionId: session.id, forest: session.forest })),
+                    ] as const,
+                  ]
+                : [],
+            ),
+          ),
+        });
+        const name = `${step.mode === "eval" ? `eval-${step.dataset}-` : "step-"}${step.rolloutId}`;
+        return parseViewSource(name, JSON.stringify(dump));
+      });
+      return renderPage(
+        buildViewModel({
+          sources,
+          decodeToken: (id: number) => runtime.tokenizer.decode([id], { skipSpecialTokens: false }),
+        }),
+      );
+    },
 
     idle: async () => {
       await running?.done.catch(() => undefined);

@@ -81,6 +81,7 @@ export async function startServe(config: RolloutConfig, io: ServeIo = {}): Promi
       pause: async (request) => ready().pause(request),
       resume: async (request) => ready().resume(request),
       updateWeightsFromDisk: async (request) => ready().updateWeightsFromDisk(request),
+      view: async () => (await ready().view?.()) ?? "",
     },
   });
   // Closing interrupts a running step, like the caller's signal does.
