@@ -372,6 +372,53 @@ describe("relax serve (startServe + the rollout service)", () => {
 });
 
 describe("resolveControlToken", () => {
+  it("should run a due eval inside the step's stream (--eval-interval), labelled k + 1, and record it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-eval-"));
+    const handle = await serve(dir, { evalInterval: 2 });
+    try {
+      expect((await status(handle)).eval).toEqual({
+        interval: 2,
+        next_eval_rollout_id: 2,
+        datasets: ["data"],
+      });
+      const step0 = await records(await post(handle, "/steps", { rollout_id: 0 }));
+      expect(step0.map((record) => record.type)).toEqual([
+        "step_start",
+        "row",
+        "row",
+        "row",
+        "row",
+        "step_end",
+      ]);
+      const step1 = await records(await post(handle, "/steps", { rollout_id: 1 }));
+      // Train rows, then the eval dataset's rows (3 prompts x 1 sample), its end record, then step_end.
+      expect(step1.map((record) => record.type)).toEqual([
+        "step_start",
+        "row",
+        "row",
+        "row",
+        "row",
+        "eval_row",
+        "eval_row",
+        "eval_row",
+        "eval_end",
+        "step_end",
+      ]);
+      const evalRows = step1.flatMap((record) => (record.type === "eval_row" ? [record] : []));
+      expect(evalRows.map((record) => record.dataset)).toEqual(["data", "data", "data"]);
+      expect(evalRows.map((record) => record.row.prompt_index).sort()).toEqual([0, 1, 2]);
+      expect(evalRows.every((record) => record.row.advantage === 0)).toBe(true);
+      const end = step1.at(-1)!;
+      if (end.type !== "step_end") throw new Error("no step_end");
+      // The step summary counts the train Groups only.
+      expect(end.summary).toMatchObject({ groups: 2, rows: 4, dropped_groups: 0 });
+      expect((await status(handle)).eval.next_eval_rollout_id).toBe(4);
+      expect((await readRunState(join(dir, "run")))?.eval).toEqual({ last_rollout_id: 2 });
+    } finally {
+      await handle.close();
+    }
+  });
+
   it("should serve the relax view page of the recent steps, with the token in a header or the query", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-view-"));
     const handle = await serve(dir, { runDir: undefined, evalPromptData: undefined });
