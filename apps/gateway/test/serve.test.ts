@@ -457,6 +457,8 @@ describe("resolveControlToken", () => {
     expect(generated.source).toEqual({ kind: "file", path: join(dir, "control-token") });
     expect(readFileSync(join(dir, "control-token"), "utf8")).toBe(`${generated.token}\n`);
     expect(statSync(join(dir, "control-token")).mode & 0o777).toBe(0o600);
+    // A restart on the same run dir keeps the token the trainer already read.
+    expect(await resolveControlToken({ env: {}, runDir: dir })).toEqual(generated);
     const printed = await resolveControlToken({ env: {} });
     expect(printed.source).toEqual({ kind: "printed" });
     expect(printed.token).not.toBe(generated.token);

@@ -20,7 +20,8 @@ class RelaxApiError(RelaxError):
     """A non-2xx answer of the control API.
 
     ``status`` is the HTTP status, ``code`` the error code (``invalid_body``, ``unauthorized``, ``not_found``,
-    ``step_out_of_order``, ``step_running``, ``not_paused``, ``backend_error``, ``backend_unavailable``, or
+    ``step_out_of_order``, ``step_running``, ``not_paused``, ``pause_cancelled``, ``pause_timeout``,
+    ``backend_error``, ``backend_unavailable``, ``internal_error``, or
     ``http_<status>`` when the body is not the documented error shape), ``message`` the server's message and
     ``path`` the dotted field path of a body error (``None`` otherwise).
     """

@@ -24,6 +24,8 @@ export const controlErrorCodeSchema = z.enum([
   "pause_timeout",
   "backend_error",
   "backend_unavailable",
+  "rollout_stalled",
+  "interrupted",
   "internal_error",
 ]);
 export type ControlErrorCode = z.infer<typeof controlErrorCodeSchema>;

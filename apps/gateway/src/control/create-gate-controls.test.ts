@@ -29,7 +29,7 @@ describe("createGateControls", () => {
     expect(ControlError.isInstance(early) && [early.code, early.status, early.message]).toEqual([
       "not_paused",
       409,
-      "generation is running; POST /rollout/v1/pause first",
+      "generation is not paused; POST /rollout/v1/pause first",
     ]);
     expect(await controls.pause({})).toMatchObject({
       state: "paused",

@@ -46,7 +46,7 @@ export function createGateControls(
       if (gate.state !== "paused") {
         throw new ControlError({
           code: "not_paused",
-          message: `generation is ${gate.state === "open" ? "running" : "still pausing"}; POST /rollout/v1/pause first`,
+          message: `generation is ${gate.state === "open" ? "not paused" : "still pausing"}; POST /rollout/v1/pause first`,
         });
       }
       let outcomes: WeightUpdateOutcome[];

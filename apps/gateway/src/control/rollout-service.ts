@@ -61,6 +61,10 @@ export const CONTROL_ERROR_STATUS: Record<ControlErrorCode, 400 | 401 | 404 | 40
   pause_timeout: 504,
   backend_error: 502,
   backend_unavailable: 503,
+  // Failures of the run itself (the agent or its configuration), not of the service: usually the last
+  // record of a step's stream, where the status no longer applies.
+  rollout_stalled: 500,
+  interrupted: 503,
   internal_error: 500,
 };
 

@@ -250,6 +250,7 @@ async function startRuntime(options: {
     tokenizer,
     renderer,
     ...components.turns,
+    onNotice: (notice) => logger.warn({ code: notice.code }, notice.message),
     onTurn: (event) => {
       reporter.turnFinished(event);
       if (event.error !== undefined) {

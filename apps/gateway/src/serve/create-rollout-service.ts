@@ -4,7 +4,11 @@ import type { Logger } from "pino";
 import type { StatusResponse } from "../control/control-schemas";
 import { createGateControls } from "../control/create-gate-controls";
 import { ControlError, type ControlRecordSink, type RolloutService } from "../control/rollout-service";
-import type { StepResult } from "../controller/rollout-controller";
+import {
+  RolloutInterruptedError,
+  RolloutStalledError,
+  type StepResult,
+} from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
 import { formatAgenticEvent } from "../report/create-logger";
 import { roundMetrics } from "../report/format-banner";
@@ -140,6 +144,17 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     const entry = { ...step } as RunningStep;
     entry.done = Promise.resolve()
       .then(run)
+      .catch((error: unknown) => {
+        // A step that stalls (every replacement Group failing) or is interrupted (SIGTERM, close) is not a
+        // bug of the service: the trainer gets a code it can act on.
+        if (RolloutStalledError.isInstance(error)) {
+          throw new ControlError({ code: "rollout_stalled", message: error.message, cause: error });
+        }
+        if (RolloutInterruptedError.isInstance(error)) {
+          throw new ControlError({ code: "interrupted", message: error.message, cause: error });
+        }
+        throw error;
+      })
       .finally(() => {
         running = undefined;
       });
@@ -343,11 +358,12 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
         // `--eval-interval`: a due eval runs after the train Groups, in the same stream, under rollout id
         // k + 1 (the policy the next step samples from), as `relax rollout` labels it.
         if (runtime.evalDue(rolloutId)) {
+          // Counted apart: the step's status keeps its train Group counts.
           await streamEvals(
             rolloutId + 1,
             evalDatasets.map((item) => item.name),
             sink,
-            current,
+            { ...current },
           );
           lastEvalRolloutId = rolloutId + 1;
           await saveState();

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { chmod, mkdir, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError } from "../config/load-config";
 
@@ -17,9 +17,10 @@ export const CONTROL_TOKEN_ENV = "RELAX_CONTROL_TOKEN";
 export const CONTROL_TOKEN_FILE = "control-token";
 
 /**
- * Picks the control token: `--control-token`, else `$RELAX_CONTROL_TOKEN`, else 128 random bits (32 hex
- * digits) written to `<run-dir>/control-token` with mode 0600 (the directory is created), or — without a
- * run dir — returned with `source.kind === "printed"` for the caller to print once.
+ * Picks the control token: `--control-token`, else `$RELAX_CONTROL_TOKEN`, else the token already in
+ * `<run-dir>/control-token` (a restart keeps the trainer's credential valid), else 128 random bits (32 hex
+ * digits) written there with mode 0600 (the directory is created), or — without a run dir — returned with
+ * `source.kind === "printed"` for the caller to print once.
  * @throws ConfigError when a given token is empty or holds whitespace.
  */
 export async function resolveControlToken(options: {
@@ -40,6 +41,14 @@ export async function resolveControlToken(options: {
   const fromEnv = env[CONTROL_TOKEN_ENV];
   if (fromEnv !== undefined && fromEnv !== "")
     return { token: check(fromEnv, CONTROL_TOKEN_ENV), source: { kind: "env" } };
+  if (options.runDir !== undefined) {
+    const existing = await readFile(join(options.runDir, CONTROL_TOKEN_FILE), "utf8").catch(() => undefined);
+    if (existing !== undefined && existing.trim() !== "") {
+      const path = join(options.runDir, CONTROL_TOKEN_FILE);
+      await chmod(path, 0o600);
+      return { token: check(existing.trim(), path), source: { kind: "file", path } };
+    }
+  }
   const token = randomBytes(16).toString("hex");
   if (options.runDir === undefined) return { token, source: { kind: "printed" } };
   await mkdir(options.runDir, { recursive: true });

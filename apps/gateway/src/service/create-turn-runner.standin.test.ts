@@ -95,4 +95,33 @@ describe("turn runner on the stand-in engine (in process)", () => {
     expect(sample.rolloutLogProbs).toHaveLength(sample.responseLength);
     gateway.registry.remove("turns-1");
   });
+
+  it("should warn once per run when agents send tools and no tool-call parser is set", async () => {
+    const session = new GatewaySession({
+      id: "turns-tools",
+      groupId: "g",
+      mode: "train",
+      forest: new SessionForest({
+        sessionId: "turns-tools",
+        renderer: gateway.renderer,
+        maxContextTokens: 4096,
+      }),
+    });
+    gateway.registry.add(session);
+    session.lease();
+    const tools = [{ type: "function", function: { name: "calculator", parameters: { type: "object" } } }];
+    const send = (messages: unknown[]) =>
+      gateway.fetch(
+        new Request("http://gateway.test/agentic_api/v1/chat/completions", {
+          method: "POST",
+          headers: { authorization: "Bearer turns-tools", "content-type": "application/json" },
+          body: JSON.stringify({ model: "m", messages, tools }),
+        }),
+      );
+    expect(gateway.notices).toEqual([]);
+    expect((await send([{ role: "user", content: "Hi" }])).status).toBe(200);
+    expect((await send([{ role: "user", content: "Hi again" }])).status).toBe(200);
+    expect(gateway.notices.map((notice) => notice.code)).toEqual(["tool_call_parser_missing"]);
+    expect(gateway.notices[0]!.message).toContain("--agentic-tool-call-parser");
+  });
 });

@@ -40,6 +40,12 @@ export interface TurnRunnerOptions {
   /** Called after every committed or failed turn, for logs and metrics. */
   onTurn?: (event: TurnEvent) => void;
   /**
+   * Called once per run and `code` for a configuration problem that the traffic reveals. Today:
+   * `tool_call_parser_missing` — a request declares tools but no tool-call parser is set, so tool calls the
+   * model writes come back to the agent as plain text (set `--agentic-tool-call-parser`).
+   */
+  onNotice?: (notice: { code: "tool_call_parser_missing"; message: string }) => void;
+  /**
    * The run's pause/resume gate (`relax serve`): engine calls wait while it is closed, and a generation a
    * pause aborted continues from its partial output on resume. Without it, one engine call per turn.
    */
@@ -83,7 +89,17 @@ export function createTurnRunner(
   const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn, gate } = options;
   const stopTokenIds = [...tokenizer.stopTokenIds];
 
+  const noticed = new Set<string>();
+
   return async ({ sessionId, request, signal: clientSignal }) => {
+    if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
+      noticed.add("parser");
+      options.onNotice?.({
+        code: "tool_call_parser_missing",
+        message:
+          "agents send tools but no tool-call parser is set: the model's tool calls reach them as plain text; set --agentic-tool-call-parser (e.g. qwen25 for Qwen)",
+      });
+    }
     const session = registry.get(sessionId);
     if (session === undefined) throw new SessionNotFoundError({ sessionId });
     const controller = session.beginRequest(clientSignal);

@@ -20,6 +20,8 @@ export interface TestGateway {
   app: Hono;
   exporter: ExportPipeline;
   turns: TurnEvent[];
+  /** Configuration notices of the turn runner (`onNotice`), in order. */
+  notices: Array<{ code: string; message: string }>;
   /** Sends a request to the app in process (`app.request`). */
   fetch: (request: Request) => Promise<Response>;
   /** A Group context over this gateway; the base URL is a name only `fetch` resolves. */
@@ -56,6 +58,7 @@ export async function createTestGateway(
   const engine = createSglangClient({ baseUrl: url });
   const registry = new SessionRegistry();
   const turns: TurnEvent[] = [];
+  const notices: Array<{ code: string; message: string }> = [];
   const generate = createTurnRunner({
     registry,
     engine,
@@ -64,6 +67,7 @@ export async function createTestGateway(
     sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 64 },
     defaultTemplateKwargs: {},
     onTurn: (event) => turns.push(event),
+    onNotice: (notice) => notices.push(notice),
   });
   const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
@@ -81,6 +85,7 @@ export async function createTestGateway(
     app,
     exporter,
     turns,
+    notices,
     fetch,
     groupContext: (overrides = {}) => ({
       registry,
