@@ -423,8 +423,12 @@ describe("resolveControlToken", () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-view-"));
     const handle = await serve(dir, { runDir: undefined, evalPromptData: undefined });
     try {
-      const rows = rowsOf(await records(await post(handle, "/steps", { rollout_id: 0 })));
+      // The version the trainer names at step start is named on the engine too, so its labels agree.
+      const rows = rowsOf(
+        await records(await post(handle, "/steps", { rollout_id: 0, weight_version: "v7" })),
+      );
       expect(rows.length).toBeGreaterThan(0);
+      expect(rows.map((row) => row.weight_versions)).toEqual(rows.map(() => ["v7"]));
       const view = await handle.runtime.app.request(`/rollout/v1/view?token=${TOKEN}`);
       expect(view.status).toBe(200);
       expect(view.headers.get("content-type")).toBe("text/html; charset=utf-8");

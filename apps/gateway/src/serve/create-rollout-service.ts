@@ -207,6 +207,23 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     }
   };
 
+  /**
+   * Names the version the trainer says the engine now serves on the engine itself (SGLang
+   * `/update_weight_version`, `abort_all_requests: false`), so that the engine's own per-token labels, which
+   * rows prefer, agree with the trainer (weights loaded by NCCL, for example, leave SGLang's label unchanged).
+   * An engine without the endpoint keeps its label; the gate's version still labels tokens it names none for.
+   */
+  const labelEngine = async (version: string): Promise<void> => {
+    try {
+      await runtime.engine.updateWeightVersion({ newVersion: version, abortAllRequests: false });
+    } catch (error) {
+      logger.warn(
+        { err: error instanceof Error ? error.message : String(error), weight_version: version },
+        "could not name the weight version on the engine (/update_weight_version); rows keep its own label",
+      );
+    }
+  };
+
   const controls = createGateControls({
     gate,
     engine: runtime.engine,
@@ -296,7 +313,10 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
       };
       await claim(step, async () => {
         const current = running!;
-        if (weightVersion !== undefined) gate.setWeightVersion(weightVersion);
+        if (weightVersion !== undefined) {
+          await labelEngine(weightVersion);
+          gate.setWeightVersion(weightVersion);
+        }
         sink({
           type: "step_start",
           rollout_id: rolloutId,
@@ -414,7 +434,12 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     },
 
     pause: controls.pause,
-    resume: controls.resume,
+    resume: async (request) => {
+      // Label before reopening, so the tokens of continued turns carry the new version.
+      if (request.weightVersion !== undefined && gate.state !== "open")
+        await labelEngine(request.weightVersion);
+      return controls.resume(request);
+    },
     updateWeightsFromDisk: controls.updateWeightsFromDisk,
 
     view: () => {
