@@ -63,6 +63,7 @@ class RelaxClient:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("base_url must be http(s)://host[:port], got %r" % base_url)
         self.base_url = base_url
+        self._origin = "%s://%s" % (parts.scheme, parts.netloc)
         self._https = parts.scheme == "https"
         self._host = parts.hostname
         self._port = parts.port
@@ -102,7 +103,9 @@ class RelaxClient:
             return connection, connection.getresponse()
         except (OSError, HTTPException, socket.timeout) as error:
             connection.close()
-            raise RelaxConnectionError("%s %s%s: %s" % (method, self.base_url, path, error)) from error
+            raise RelaxConnectionError(
+                "%s %s%s%s: %s" % (method, self._origin, self._prefix, path, error)
+            ) from error
 
     def _call(
         self, method: str, path: str, body: Optional[Dict[str, Any]] = None, timeout: Optional[float] = None,
@@ -112,7 +115,9 @@ class RelaxClient:
         try:
             raw = response.read()
         except (OSError, HTTPException, socket.timeout) as error:
-            raise RelaxConnectionError("%s %s: %s" % (method, path, error)) from error
+            raise RelaxConnectionError(
+                "%s %s%s%s: %s" % (method, self._origin, self._prefix, path, error)
+            ) from error
         finally:
             connection.close()
         if not 200 <= response.status < 300 and response.status not in accept_statuses:

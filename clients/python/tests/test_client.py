@@ -1,6 +1,7 @@
 import json
 import os
 import sys
+import socket
 import threading
 import time
 import unittest
@@ -312,6 +313,19 @@ class ConfigurationTest(unittest.TestCase):
         self.assertEqual(arrays["tokens"].tolist(), [151644, 872, 198, 40, 1079, 13, 151645])
         self.assertEqual((str(arrays["loss_mask"].dtype), arrays["loss_mask"].tolist()), ("uint8", [1, 0, 0, 1]))
         self.assertEqual(arrays["rollout_log_probs"].tolist(), [-0.5, 0.0, 0.0, -0.5])
+
+
+class ConnectionErrorTest(unittest.TestCase):
+    def test_connection_error_names_the_full_url(self):
+        from relax_client import RelaxConnectionError
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        client = RelaxClient("http://127.0.0.1:%d" % port, token="t", timeout=2)
+        with self.assertRaises(RelaxConnectionError) as caught:
+            client.status()
+        self.assertIn("GET http://127.0.0.1:%d/rollout/v1/status: " % port, str(caught.exception))
 
 
 class TimingTest(ClientTestCase):

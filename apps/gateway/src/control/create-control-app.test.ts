@@ -168,6 +168,16 @@ describe("createControlApp", () => {
       expect(wrong.status).toBe(401);
       expect(await wrong.json()).toEqual({ error: { code: "unauthorized", message: "wrong control token" } });
     }
+    for (const header of ["Basic dXNlcjpwYXNz", `Bearer ${TOKEN}, Bearer ${TOKEN}`]) {
+      const malformed = await app.request("/rollout/v1/status", { headers: { authorization: header } });
+      expect(malformed.status).toBe(401);
+      expect(await malformed.json()).toEqual({
+        error: {
+          code: "unauthorized",
+          message: "the Authorization header must be one `Bearer <control token>`",
+        },
+      });
+    }
     const unknown = await app.request("/rollout/v1/nope");
     expect(unknown.status).toBe(401);
     expect(() => createControlApp({ token: "", service: fakeService().service })).toThrow(RangeError);

@@ -59,7 +59,11 @@ export function createControlApp(options: ControlAppOptions): Hono {
         new ControlError({
           code: "unauthorized",
           message:
-            presented === undefined ? "missing Authorization: Bearer <control token>" : "wrong control token",
+            presented !== undefined
+              ? "wrong control token"
+              : c.req.header("authorization") === undefined
+                ? "missing Authorization: Bearer <control token>"
+                : "the Authorization header must be one `Bearer <control token>`",
         }),
       );
     }
