@@ -103,6 +103,8 @@ describe("runGroup (in process, fake launcher)", () => {
       expect(row.loss_mask).toEqual([1, 1, 1, 1, 1]);
     }
     for (const session of result.sessions) {
+      // The session id is the agent's credential: its secret part is 128 bits (32 hex digits).
+      expect(session.id).toMatch(/^g5-0-[0-9a-f]{6}\.s[01]-[0-9a-f]{32}$/);
       expect(session.state).toBe("closed");
       expect(gateway.registry.get(session.id)).toBeUndefined();
       const response = await gateway.fetch(

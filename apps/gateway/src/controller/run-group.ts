@@ -104,7 +104,8 @@ export async function runGroup(
   const groupId = `${mode === "eval" ? "eval-" : ""}g${options.rolloutId}-${groupIndex}-${randomBytes(3).toString("hex")}`;
   const sessions: GatewaySession[] = [];
   for (let i = 0; i < size; i++) {
-    const id = `${groupId}.s${i}-${randomBytes(6).toString("hex")}`;
+    // The session id is also the agent's Bearer credential: 128 random bits from the CSPRNG.
+    const id = `${groupId}.s${i}-${randomBytes(16).toString("hex")}`;
     const forest = new SessionForest({
       sessionId: id,
       renderer,
