@@ -1,4 +1,9 @@
-import { buildDebugDump, type GroupExportOutcome, writeTrainingRowsFile } from "@relax/export";
+import {
+  buildDebugDump,
+  type GroupExportOutcome,
+  type TrainingRow,
+  writeTrainingRowsFile,
+} from "@relax/export";
 import { buildViewModel, parseViewSource, renderPage } from "@relax/view";
 import type { Logger } from "pino";
 import type { StatusResponse } from "../control/control-schemas";
@@ -177,16 +182,10 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
         rolloutId,
         onGroup: (group) => {
           viewed.push(group);
-          if (group.kind === "exported") {
-            current.groupsDone++;
-            for (const row of group.export.rows) {
-              current.rows++;
-              sink({ type: "eval_row", dataset: name, row });
-            }
-          } else if (group.reason !== "interrupted") {
-            current.groupsDropped++;
-            dropped++;
-          }
+          tallyGroup(current, group, {
+            row: (row) => sink({ type: "eval_row", dataset: name, row }),
+            dropped: () => dropped++,
+          });
         },
       });
       logger.info(
@@ -334,24 +333,20 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
             mode: "train",
             onGroup: (group) => {
               viewed.push(group);
-              if (group.kind === "exported") {
-                current.groupsDone++;
-                for (const row of group.export.rows) {
-                  current.rows++;
-                  sink({ type: "row", rollout_id: rolloutId, row });
-                }
-              } else if (group.reason !== "interrupted") {
-                current.groupsDropped++;
-                drops[group.reason] = (drops[group.reason] ?? 0) + 1;
-                sink({
-                  type: "group_dropped",
-                  rollout_id: rolloutId,
-                  group_id: group.groupId,
-                  prompt_index: group.prompt.index,
-                  reason: group.reason,
-                  message: group.message,
-                });
-              }
+              tallyGroup(current, group, {
+                row: (row) => sink({ type: "row", rollout_id: rolloutId, row }),
+                dropped: (dropped) => {
+                  drops[dropped.reason] = (drops[dropped.reason] ?? 0) + 1;
+                  sink({
+                    type: "group_dropped",
+                    rollout_id: rolloutId,
+                    group_id: dropped.groupId,
+                    prompt_index: dropped.prompt.index,
+                    reason: dropped.reason,
+                    message: dropped.message,
+                  });
+                },
+              });
             },
           });
         } finally {
@@ -481,4 +476,28 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
       await running?.done.catch(() => undefined);
     },
   };
+}
+
+/**
+ * Counts a finished Group into the running step's figures: an exported Group's rows one by one (`row` for
+ * each, in order), a dropped one once (`dropped`); a Group interrupted by the run's end counts as neither.
+ */
+function tallyGroup(
+  current: RunningStep,
+  group: GroupResult,
+  on: {
+    row: (row: TrainingRow) => void;
+    dropped: (group: Extract<GroupResult, { kind: "dropped" }>) => void;
+  },
+): void {
+  if (group.kind === "exported") {
+    current.groupsDone++;
+    for (const row of group.export.rows) {
+      current.rows++;
+      on.row(row);
+    }
+  } else if (group.reason !== "interrupted") {
+    current.groupsDropped++;
+    on.dropped(group);
+  }
 }
