@@ -402,7 +402,11 @@ export const REJECTED_CASES: RejectedCase[] = [
     body: msg({
       messages: [
         user,
-        { role: "assistant", content: null, tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }] },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
       ],
     }),
     status: 400,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { evalPromptDataSchema } from "./eval-prompt-data";
+import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
 
 /**
  * The `relax rollout` configuration. Keys use the camelCase form of the flag names (see docs/contract.md)
@@ -89,6 +90,16 @@ export const rolloutConfigSchema = z
     agenticToolCallParser: z.string().optional(),
     /** SGLang reasoning parser name (`--agentic-reasoning-parser`). */
     agenticReasoningParser: z.string().optional(),
+    /**
+     * Harness normalisers switched off (`--disable-normalizer`, repeatable); see
+     * docs/contract.md#harness-normalisers. @default [] (all on)
+     */
+    disableNormalizer: z.array(z.enum(HARNESS_NORMALIZER_NAMES)).default([]),
+    /**
+     * Pass structured-output schemas to SGLang's `json_schema` (`--honor-response-format`). Constrained
+     * decoding changes the logprobs the trainer sees. @default false
+     */
+    honorResponseFormat: z.boolean().default(false),
     /** How edits of committed history are treated: `tolerant` maps benign edits back, `exact` forks. */
     agenticMatchingPolicy: z.enum(["tolerant", "exact"]).default("tolerant"),
 

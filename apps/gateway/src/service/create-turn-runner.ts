@@ -1,6 +1,7 @@
 import {
   type AssistantTurn,
   type ChatRenderer,
+  type ParseIssue,
   parseAssistantOutput,
   type TextTokenizer,
   type TokenLogprob,
@@ -37,6 +38,18 @@ export interface TurnRunnerOptions {
   defaultTemplateKwargs: Record<string, unknown>;
   toolCallParser?: string;
   reasoningParser?: string;
+  /**
+   * Whether the tool-call parser reads `{"name": …, "parameters": {…}}` as `arguments` (the
+   * `parametersAlias` harness normaliser). @default true
+   */
+  parametersAlias?: boolean;
+  /**
+   * `--honor-response-format`: pass a request's structured-output schema (`response_format`,
+   * `text.format`, `output_config.format`) to SGLang as the `json_schema` sampling parameter. Constrained
+   * decoding masks the logits, so the logprobs the trainer sees are those of the constrained
+   * distribution, not of the policy alone. @default false (the format is ignored, with a WARN)
+   */
+  honorResponseFormat?: boolean;
   /** Called after every committed or failed turn, for logs and metrics. */
   onTurn?: (event: TurnEvent) => void;
   /**
@@ -67,6 +80,8 @@ export interface TurnEvent {
   engineMs: number;
   /** Milliseconds of gateway work: matching, rendering, parsing, committing. */
   gatewayMs: number;
+  /** What the parsers reported for a committed turn (malformed or cut-off tool calls, unknown tools). */
+  issues?: ParseIssue[];
   error?: unknown;
 }
 
@@ -91,7 +106,7 @@ export function createTurnRunner(
 
   const noticed = new Set<string>();
 
-  return async ({ sessionId, request, signal: clientSignal }) => {
+  return async ({ sessionId, request, signal: clientSignal, responseFormat }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
       noticed.add("parser");
       options.onNotice?.({
@@ -137,6 +152,9 @@ export function createTurnRunner(
           topK: sampling.topK,
           stopTokenIds,
           ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
+          ...(options.honorResponseFormat === true && responseFormat !== undefined
+            ? { extra: { json_schema: responseFormat.jsonSchema } }
+            : {}),
           // The agent's own seed wins; otherwise the session's deterministic seed for this turn, if any.
           // A continuation after a pause keeps the seed (see generateWithContinuation).
           ...(request.seed !== undefined
@@ -166,6 +184,7 @@ export function createTurnRunner(
         forceReasoning:
           options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(plan.inputIds),
         callIdSeed: plan.observationStateHash,
+        ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
       });
       session.forest.commitResponse(plan, {
         outputIds: result.outputIds,
@@ -203,6 +222,7 @@ export function createTurnRunner(
         heldMs,
         engineMs,
         gatewayMs,
+        ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
       });
       return {
         message: parsed.message,

@@ -80,10 +80,16 @@ export function convertAnthropicMessagesRequest(
   );
   const warnings: ProtocolWarning[] = contractChangeWarnings(
     body,
-    collectIgnoredFields({ body, read: ANTHROPIC_MESSAGES_READ_FIELDS, known: ANTHROPIC_MESSAGES_IGNORED_FIELDS }),
+    collectIgnoredFields({
+      body,
+      read: ANTHROPIC_MESSAGES_READ_FIELDS,
+      known: ANTHROPIC_MESSAGES_IGNORED_FIELDS,
+    }),
   );
   const previous =
-    wire.thread?.type === "continue" ? resolveThread(wire.thread.previous_message_id, options.history) : undefined;
+    wire.thread?.type === "continue"
+      ? resolveThread(wire.thread.previous_message_id, options.history)
+      : undefined;
   const messages: ProjectedMessage[] = [];
   const origins: MessageOrigin[] = [];
   const ownSystem =
@@ -125,7 +131,10 @@ export function convertAnthropicMessagesRequest(
   const tools = ownTools.length === 0 && previous !== undefined ? previous.tools : ownTools;
   const responseFormat =
     readResponseFormat(body.output_format, "output_format") ??
-    readResponseFormat(isPlainObject(body.output_config) ? body.output_config.format : undefined, "output_config.format");
+    readResponseFormat(
+      isPlainObject(body.output_config) ? body.output_config.format : undefined,
+      "output_config.format",
+    );
   return {
     continuation: {
       messages: system !== "" ? canonical.slice(1) : canonical,
@@ -152,7 +161,8 @@ function resolveThread(id: string, history: ConversationHistory | undefined): St
   if (history === undefined) {
     throw new CanonicalizationError({
       path,
-      reason: "is not supported: this server keeps no messages for the session; send the full conversation in `messages`",
+      reason:
+        "is not supported: this server keeps no messages for the session; send the full conversation in `messages`",
     });
   }
   const previous = history.reply(id);
@@ -177,7 +187,9 @@ function projectOtherRole(
   if (role === "system" && systemInMessages) {
     const entry = parseWire(anthropicSystemMessageSchema, raw, path);
     const content =
-      typeof entry.content === "string" ? entry.content : entry.content.map((block) => block.text).join("\n\n");
+      typeof entry.content === "string"
+        ? entry.content
+        : entry.content.map((block) => block.text).join("\n\n");
     messages.push({ role: "system", content });
     origins.push({ path, contentPath: `${path}.content` });
     return;

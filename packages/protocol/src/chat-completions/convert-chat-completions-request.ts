@@ -70,7 +70,11 @@ export function convertChatCompletionsRequest(body: unknown, options: ConvertOpt
   const wire = parseWire(chatCompletionsRequestSchema, body, "");
   const warnings: ProtocolWarning[] = contractChangeWarnings(
     body,
-    collectIgnoredFields({ body, read: CHAT_COMPLETIONS_READ_FIELDS, known: CHAT_COMPLETIONS_IGNORED_FIELDS }),
+    collectIgnoredFields({
+      body,
+      read: CHAT_COMPLETIONS_READ_FIELDS,
+      known: CHAT_COMPLETIONS_IGNORED_FIELDS,
+    }),
   );
   if (wire.messages === undefined) {
     throw new CanonicalizationError({ path: "messages", reason: "is required" });

@@ -231,7 +231,15 @@ export function createProtocolHandler(
       });
     } catch (error) {
       const descriptor = describeError(error, protocol);
-      onRequestEnd?.({ protocol, sessionId, stream: false, status: descriptor.status, path, message: descriptor.message, error });
+      onRequestEnd?.({
+        protocol,
+        sessionId,
+        stream: false,
+        status: descriptor.status,
+        path,
+        message: descriptor.message,
+        error,
+      });
       return errorDescriptorToResponse(descriptor, protocol);
     }
   }

@@ -154,7 +154,10 @@ export function convertResponsesRequest(body: unknown, options: ConvertOptions =
 
 function resolvePrevious(id: string, history: ConversationHistory | undefined) {
   if (history === undefined) {
-    throw new CanonicalizationError({ path: "previous_response_id", reason: `is not supported: ${FULL_HISTORY}` });
+    throw new CanonicalizationError({
+      path: "previous_response_id",
+      reason: `is not supported: ${FULL_HISTORY}`,
+    });
   }
   const previous = history.reply(id);
   if (previous === undefined) {
@@ -280,7 +283,10 @@ function resolveItem(
     throw new CanonicalizationError({ path: `${path}.id`, reason: "must be a non-empty string" });
   }
   if (history === undefined) {
-    throw new CanonicalizationError({ path: `${path}.type`, reason: `item references are not supported: ${FULL_HISTORY}` });
+    throw new CanonicalizationError({
+      path: `${path}.type`,
+      reason: `item references are not supported: ${FULL_HISTORY}`,
+    });
   }
   const item = history.item(raw.id);
   if (item === undefined) {

@@ -20,7 +20,11 @@ export function contractChangeWarnings(
     const reason = warning.type === "ignored-field" ? changes.get(warning.path) : undefined;
     return reason === undefined
       ? warning
-      : { type: "contract-change", path: warning.path, message: `${warning.path} is not honoured: ${reason}` };
+      : {
+          type: "contract-change",
+          path: warning.path,
+          message: `${warning.path} is not honoured: ${reason}`,
+        };
   });
 }
 
@@ -41,13 +45,15 @@ function describeContractChanges(body: Record<string, unknown>): Map<string, str
     changes.set("text", `text.format: the reply is not constrained to ${JSON.stringify(textFormat)}`);
   }
   const outputFormat =
-    format(body.output_format) ?? (isPlainObject(body.output_config) ? format(body.output_config.format) : undefined);
+    format(body.output_format) ??
+    (isPlainObject(body.output_config) ? format(body.output_config.format) : undefined);
   if (outputFormat !== undefined) {
     const key = body.output_format != null ? "output_format" : "output_config";
     changes.set(key, `the reply is not constrained to ${JSON.stringify(outputFormat)}`);
   }
   const toolChoice = body.tool_choice;
-  const choice = typeof toolChoice === "string" ? toolChoice : isPlainObject(toolChoice) ? toolChoice.type : undefined;
+  const choice =
+    typeof toolChoice === "string" ? toolChoice : isPlainObject(toolChoice) ? toolChoice.type : undefined;
   const reasons: string[] = [];
   if (toolChoice != null && choice !== "auto") {
     reasons.push(`tool_choice ${JSON.stringify(choice ?? toolChoice)} is treated as "auto"`);

@@ -22,7 +22,11 @@ const CALL_ID = "[CALL_ID]";
  *   `[TOOL_CALLS]f[CALL_ID]abc123xyz[ARGS]{...}`.
  * A call ends where its JSON ends; what follows is content.
  */
-function parseMistralToolCalls({ text, finishReason, parametersAlias }: ToolCallParseInput): ToolCallParseResult {
+function parseMistralToolCalls({
+  text,
+  finishReason,
+  parametersAlias,
+}: ToolCallParseInput): ToolCallParseResult {
   const argumentKeys = callArgumentKeys(parametersAlias);
   const collector = new CallCollector(text);
   const finder = new MarkerFinder(text);

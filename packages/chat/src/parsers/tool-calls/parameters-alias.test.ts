@@ -44,23 +44,33 @@ describe.each([
   });
 
   it("should still read a call with only a name as {}", () => {
-    expect(parse('{"name": "get_time"}').calls).toEqual([{ callIndex: 0, name: "get_time", arguments: "{}" }]);
-  });
-});
-
-describe.each([qwen25ToolCallParser, mistralToolCallParser])("$name with parametersAlias: false", (parser) => {
-  it("should report `parameters` as malformed", () => {
-    const text =
-      parser.name === "mistral"
-        ? '[TOOL_CALLS] [{"name": "get_weather", "parameters": {"city": "Paris"}}]'
-        : qwenCall('{"name": "get_weather", "parameters": {"city": "Paris"}}');
-    const result = parser.parse({ text, tools: weatherTools, finishReason: "stop", parametersAlias: false });
-    expect(result.calls).toEqual([]);
-    expect(result.failures.map((failure) => failure.reason)).toEqual([
-      'the call object has no "arguments" member (found "parameters")',
+    expect(parse('{"name": "get_time"}').calls).toEqual([
+      { callIndex: 0, name: "get_time", arguments: "{}" },
     ]);
   });
 });
+
+describe.each([qwen25ToolCallParser, mistralToolCallParser])(
+  "$name with parametersAlias: false",
+  (parser) => {
+    it("should report `parameters` as malformed", () => {
+      const text =
+        parser.name === "mistral"
+          ? '[TOOL_CALLS] [{"name": "get_weather", "parameters": {"city": "Paris"}}]'
+          : qwenCall('{"name": "get_weather", "parameters": {"city": "Paris"}}');
+      const result = parser.parse({
+        text,
+        tools: weatherTools,
+        finishReason: "stop",
+        parametersAlias: false,
+      });
+      expect(result.calls).toEqual([]);
+      expect(result.failures.map((failure) => failure.reason)).toEqual([
+        'the call object has no "arguments" member (found "parameters")',
+      ]);
+    });
+  },
+);
 
 describe("parseAssistantOutput: parameters alias", () => {
   const text = qwenCall('{"name": "get_weather", "parameters": {"city": "Paris"}}');
