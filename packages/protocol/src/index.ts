@@ -58,7 +58,6 @@ export {
   resolveHarnessNormalizers,
   stripBillingHeader,
 } from "./shared/harness-normalizers";
-export type { ResponseFormatConstraint } from "./shared/read-response-format";
 // Shared types
 export type {
   ConvertedRequest,
@@ -67,3 +66,4 @@ export type {
   ProtocolWarning,
   ReplyOptions,
 } from "./shared/protocol";
+export type { ResponseFormatConstraint } from "./shared/read-response-format";

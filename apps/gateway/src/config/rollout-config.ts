@@ -1,6 +1,6 @@
+import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
 import { z } from "zod";
 import { evalPromptDataSchema } from "./eval-prompt-data";
-import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
 
 /**
  * The `relax rollout` configuration. Keys use the camelCase form of the flag names (see docs/contract.md)

@@ -5,11 +5,12 @@ import {
   canonicalizeTools,
 } from "@relax/chat";
 import { collectIgnoredFields } from "../shared/collect-ignored-fields";
-import { NOT_SUPPORTED, SAMPLING_FROM_ROLLOUT, USAGE_ALWAYS } from "../shared/ignored-fields";
-import { parseWire } from "../shared/parse-wire";
 import { contractChangeWarnings } from "../shared/contract-change-warnings";
 import { normalizeMessages, resolveHarnessNormalizers } from "../shared/harness-normalizers";
+import { NOT_SUPPORTED, SAMPLING_FROM_ROLLOUT, USAGE_ALWAYS } from "../shared/ignored-fields";
+import { parseWire } from "../shared/parse-wire";
 import type { ConvertedRequest, ConvertOptions, ProtocolWarning } from "../shared/protocol";
+import { readResponseFormat } from "../shared/read-response-format";
 import { isPlainObject, typeName } from "../shared/type-name";
 import { CHAT_COMPLETIONS_READ_FIELDS, chatCompletionsRequestSchema } from "./chat-completions-api";
 
@@ -97,7 +98,9 @@ export function convertChatCompletionsRequest(body: unknown, options: ConvertOpt
   const chatTemplateKwargs = canonicalizeTemplateKwargs(wire.chat_template_kwargs);
   const maxTokens = wire.max_completion_tokens ?? wire.max_tokens ?? undefined;
   const stop = wire.stop == null ? undefined : typeof wire.stop === "string" ? [wire.stop] : wire.stop;
+  const responseFormat = readResponseFormat(body.response_format, "response_format");
   return {
+    ...(responseFormat !== undefined ? { responseFormat } : {}),
     request: {
       messages,
       tools,

@@ -1,9 +1,10 @@
 import { type AssistantTurn, CanonicalizationError, type CanonicalRequest } from "@relax/chat";
+import { convertAnthropicMessagesRequest } from "../anthropic-messages/convert-anthropic-messages-request";
 import { clientDisconnect, describeError, type ErrorDescriptor } from "../errors/describe-error";
 import { ProtocolError } from "../errors/protocol-error";
 import { errorDescriptorToResponse } from "../errors/to-error-response";
-import { createDefaultId } from "../shared/create-default-id";
 import type { ConversationHistory } from "../shared/conversation-history";
+import { createDefaultId } from "../shared/create-default-id";
 import type { HarnessNormalizers } from "../shared/harness-normalizers";
 import type { ConvertedRequest, Protocol, ProtocolWarning } from "../shared/protocol";
 import type { ResponseFormatConstraint } from "../shared/read-response-format";
@@ -13,7 +14,6 @@ import { formatSseEvents } from "../sse/format-sse-frame";
 import { SSE_HEADERS } from "../sse/sse-headers";
 import { buildModelList, type ModelInfo } from "./list-models";
 import { guessProtocol, matchRoute } from "./match-route";
-import { convertAnthropicMessagesRequest } from "../anthropic-messages/convert-anthropic-messages-request";
 import { PROTOCOL_ADAPTERS, type ProtocolAdapter } from "./protocol-adapters";
 import { readCredential } from "./read-credential";
 

@@ -7,11 +7,11 @@ import {
   type ProjectedPart,
 } from "../shared/canonicalize-projected-messages";
 import { collectIgnoredFields } from "../shared/collect-ignored-fields";
-import { NOT_SUPPORTED, SAMPLING_FROM_ROLLOUT } from "../shared/ignored-fields";
-import { parseWire } from "../shared/parse-wire";
 import { contractChangeWarnings } from "../shared/contract-change-warnings";
 import type { ConversationHistory } from "../shared/conversation-history";
 import { normalizeMessages, resolveHarnessNormalizers } from "../shared/harness-normalizers";
+import { NOT_SUPPORTED, SAMPLING_FROM_ROLLOUT } from "../shared/ignored-fields";
+import { parseWire } from "../shared/parse-wire";
 import type { ConvertedRequest, ConvertOptions, ProtocolWarning } from "../shared/protocol";
 import { readResponseFormat } from "../shared/read-response-format";
 import { isPlainObject, typeName } from "../shared/type-name";
