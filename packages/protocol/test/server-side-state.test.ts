@@ -149,6 +149,7 @@ describe("Anthropic thread", () => {
         max_tokens: 100,
         system: "Weather bot.",
         tools,
+        thinking: { type: "enabled", budget_tokens: 1024 },
         thread: { type: "create" },
         messages: [{ role: "user", content: "Weather in Paris?" }],
       }),
@@ -173,6 +174,7 @@ describe("Anthropic thread", () => {
       { role: "tool", content: "18 C", tool_call_id: "call_7f3a9c" },
     ]);
     expect(calls[1]!.request.tools).toEqual(calls[0]!.request.tools);
+    expect(calls[1]!.request.chatTemplateKwargs).toEqual({ enable_thinking: true });
     expect(calls[1]!.request.tools.map((tool) => tool.function.name)).toEqual(["get_weather"]);
   });
 

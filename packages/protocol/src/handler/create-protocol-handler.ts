@@ -294,6 +294,7 @@ export function createProtocolHandler(
           messages: [...continuation.messages, turn.message],
           ...(continuation.system !== undefined ? { system: continuation.system } : {}),
           tools: request.tools,
+          chatTemplateKwargs: request.chatTemplateKwargs,
         },
         protocol === "responses" ? (json as { output: { id: string }[] }).output : [],
       );
