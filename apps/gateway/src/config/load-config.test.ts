@@ -106,9 +106,9 @@ describe("resolveConfig", () => {
     expect(config.disableNormalizer).toEqual(["parametersAlias"]);
     expect(config.honorResponseFormat).toBe(true);
     expect(resolveConfig({}, minimal)).toMatchObject({ disableNormalizer: [], honorResponseFormat: false });
-    expect(configError(() => resolveConfig({}, { ...minimal, disableNormalizer: ["stripBilling"] }))).toContain(
-      "--disable-normalizer:",
-    );
+    expect(
+      configError(() => resolveConfig({}, { ...minimal, disableNormalizer: ["stripBilling"] })),
+    ).toContain("--disable-normalizer:");
   });
 
   it("should refuse combinations that cannot run, before any process starts", () => {
