@@ -139,6 +139,36 @@ describe("Responses previous_response_id and item_reference", () => {
   });
 });
 
+describe("Responses reasoning summary, streamed", () => {
+  it("should stream the summary parts before the reasoning text", async () => {
+    const { handler } = setup([TEXT_TURN]);
+    const response = await handler(
+      post("/v1/responses", { input: "hi", stream: true, reasoning: { summary: "auto" } }),
+    );
+    const events = (await response.text())
+      .split("\n\n")
+      .filter((frame) => frame.startsWith("event: "))
+      .map((frame) => JSON.parse(frame.slice(frame.indexOf("data: ") + 6)) as Record<string, unknown>);
+    const reasoning = events.filter((event) => String(event.type).includes("reasoning"));
+    expect(reasoning.map((event) => event.type)).toEqual([
+      "response.reasoning_summary_part.added",
+      "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.done",
+      "response.reasoning_summary_part.done",
+      "response.reasoning_text.delta",
+      "response.reasoning_text.done",
+    ]);
+    expect(reasoning[1]).toEqual({
+      type: "response.reasoning_summary_text.delta",
+      sequence_number: 4,
+      item_id: "rs_0002",
+      output_index: 0,
+      summary_index: 0,
+      delta: "The tool said 18 and sunny.",
+    });
+  });
+});
+
 describe("Anthropic thread", () => {
   const tools = [{ name: "get_weather", input_schema: { type: "object" } }];
 
