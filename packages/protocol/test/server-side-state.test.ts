@@ -305,6 +305,24 @@ describe("count_tokens, the base URL and /responses/compact", () => {
     });
   });
 
+  it("should report route-level refusals to onRequestEnd, with the session when a credential is sent", async () => {
+    const { handler, ends } = setup();
+    await handler(post("/v1/embeddings", { input: "x" }));
+    await handler(new Request("http://relax.test/v1/responses/compact", { method: "POST" }));
+    expect(ends).toEqual([
+      {
+        protocol: "chat-completions",
+        sessionId: "s-1",
+        stream: false,
+        status: 404,
+        path: "/v1/embeddings",
+        message: "no route for POST /v1/embeddings",
+      },
+      expect.objectContaining({ protocol: "responses", status: 501, path: "/v1/responses/compact" }),
+    ]);
+    expect(ends[1]).not.toHaveProperty("sessionId");
+  });
+
   it("should report a refused request's path and message to onRequestEnd", async () => {
     const { handler, ends } = setup();
     await handler(

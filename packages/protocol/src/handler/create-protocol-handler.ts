@@ -29,7 +29,10 @@ export interface GenerateContext {
   responseFormat?: ResponseFormatConstraint;
 }
 
-/** Reported once per generation request when its reply is complete (or the client went away). */
+/**
+ * Reported once per generation or `count_tokens` request when its reply is complete (or the client went
+ * away), and for every route-level refusal (no route, wrong method, `/responses/compact`).
+ */
 export interface RequestEndEvent {
   protocol: Protocol;
   sessionId?: string;
@@ -120,8 +123,21 @@ export function createProtocolHandler(
   return async (httpRequest) => {
     const url = new URL(httpRequest.url);
     const route = matchRoute(url.pathname, basePath);
+    // A route-level refusal (no route, wrong method, unsupported endpoint) is reported like any other.
+    const refuse = (descriptor: ErrorDescriptor, protocol: Protocol): Response => {
+      const credential = readCredential(httpRequest.headers);
+      onRequestEnd?.({
+        protocol,
+        ...("sessionId" in credential ? { sessionId: credential.sessionId } : {}),
+        stream: false,
+        status: descriptor.status,
+        path: url.pathname,
+        message: descriptor.message,
+      });
+      return errorDescriptorToResponse(descriptor, protocol);
+    };
     if (route === undefined) {
-      return errorDescriptorToResponse(
+      return refuse(
         notFound(`no route for ${httpRequest.method} ${url.pathname}`),
         guessProtocol(url.pathname),
       );
@@ -132,13 +148,10 @@ export function createProtocolHandler(
           headers: { "content-type": "application/json" },
         });
       }
-      return errorDescriptorToResponse(
-        notFound(`no route for ${httpRequest.method} ${url.pathname}`),
-        "chat-completions",
-      );
+      return refuse(notFound(`no route for ${httpRequest.method} ${url.pathname}`), "chat-completions");
     }
     if (route.kind === "compact") {
-      return errorDescriptorToResponse(
+      return refuse(
         {
           status: 501,
           type: "invalid_request_error",
@@ -153,26 +166,20 @@ export function createProtocolHandler(
     }
     if (route.kind === "count-tokens") {
       if (httpRequest.method !== "POST" || countTokens === undefined) {
-        return errorDescriptorToResponse(
-          notFound(`no route for ${httpRequest.method} ${url.pathname}`),
-          "anthropic-messages",
-        );
+        return refuse(notFound(`no route for ${httpRequest.method} ${url.pathname}`), "anthropic-messages");
       }
       return handleCountTokens(httpRequest, countTokens);
     }
     if (route.kind === "models") {
       if (httpRequest.method !== "GET" || models === undefined) {
-        return errorDescriptorToResponse(
-          notFound(`no route for ${httpRequest.method} ${url.pathname}`),
-          "chat-completions",
-        );
+        return refuse(notFound(`no route for ${httpRequest.method} ${url.pathname}`), "chat-completions");
       }
       const list = buildModelList(await models(), httpRequest.headers.has("anthropic-version"));
       return new Response(JSON.stringify(list), { headers: { "content-type": "application/json" } });
     }
     const adapter = PROTOCOL_ADAPTERS[route.protocol];
     if (httpRequest.method !== "POST") {
-      const response = errorDescriptorToResponse(
+      const response = refuse(
         {
           ...notFound(`${httpRequest.method} is not supported on ${url.pathname}; use POST`),
           status: 405,
