@@ -89,6 +89,33 @@ describe("Responses previous_response_id and item_reference", () => {
     ]);
   });
 
+  it("should read a reasoning item replayed by its id with no text as the committed reasoning", async () => {
+    const { handler, calls } = setup();
+    await handler(post("/v1/responses", { input: "Weather in Paris?", tools: TOOLS }));
+    await handler(
+      post("/v1/responses", {
+        input: [
+          { role: "user", content: "Weather in Paris?" },
+          { type: "reasoning", id: "rs_0002", summary: [] },
+          {
+            type: "function_call",
+            call_id: "call_7f3a9c",
+            name: "get_weather",
+            arguments: '{"city":"Paris","unit":"celsius"}',
+          },
+          { type: "function_call_output", call_id: "call_7f3a9c", output: "18 C" },
+        ],
+        tools: TOOLS,
+      }),
+    );
+    expect(calls[1]!.request.messages[1]).toEqual({
+      role: "assistant",
+      content: "",
+      reasoning_content: TOOL_TURN.message.reasoning_content,
+      tool_calls: TOOL_TURN.message.tool_calls,
+    });
+  });
+
   it.each([
     [
       { previous_response_id: "resp_9999", input: "hi" },
