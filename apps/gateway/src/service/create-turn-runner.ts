@@ -12,6 +12,7 @@ import type { SglangClient } from "@relax/sglang";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
+import type { GatewaySession } from "./gateway-session";
 import type { SessionRegistry } from "./session-registry";
 
 /**
@@ -50,6 +51,16 @@ export interface TurnRunnerOptions {
    * pause aborted continues from its partial output on resume. Without it, one engine call per turn.
    */
   gate?: GenerationGate;
+  /**
+   * `--partial-rollout-max-aborted-count`: a session whose pause aborts reach this count becomes protected
+   * at the next gate resume (its calls bypass the gate). Absent: never protected.
+   */
+  maxAbortedCount?: number;
+  /**
+   * Extra sessions whose engine calls bypass the gate (e.g. eval sessions under `--partial-rollout`, so a
+   * train step close does not hold an eval). Protected sessions always bypass. @default none
+   */
+  bypassGate?: (session: GatewaySession) => boolean;
 }
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
@@ -90,6 +101,14 @@ export function createTurnRunner(
   const stopTokenIds = [...tokenizer.stopTokenIds];
 
   const noticed = new Set<string>();
+  // Protection is promoted at the gate's next resume, before any held call is re-admitted (this listener
+  // is registered before any ticket waits).
+  const pendingProtection = new Set<GatewaySession>();
+  gate?.onChange(({ state }) => {
+    if (state !== "open") return;
+    for (const session of pendingProtection) session.promoteProtection();
+    pendingProtection.clear();
+  });
 
   return async ({ sessionId, request, signal: clientSignal }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
@@ -130,6 +149,12 @@ export function createTurnRunner(
         onEngineStart: () => session.generationStarted(),
         onEngineEnd: () => session.generationEnded(),
         decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
+        bypassGate: () => session.protected || (options.bypassGate?.(session) ?? false),
+        onPauseAbort: () => {
+          session.recordPauseAbort(options.maxAbortedCount);
+          if (options.maxAbortedCount !== undefined && session.abortCount >= options.maxAbortedCount)
+            pendingProtection.add(session);
+        },
         sampling: {
           maxNewTokens: plan.maxNewTokens ?? requestedMax,
           temperature: sampling.temperature,
@@ -180,6 +205,10 @@ export function createTurnRunner(
         },
         metadata: {
           requestId: rid,
+          // fresh / resumed / protected (docs/contract.md#partial-rollout), and the session's cumulative
+          // pause aborts when the turn committed.
+          requestKind: generation.kind,
+          ...(session.abortCount > 0 ? { sessionAbortCount: session.abortCount } : {}),
           ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}),
           // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
           ...(generation.abortCount > 0

@@ -33,7 +33,7 @@ describe("GenerationGate", () => {
     const b = gate.openTicket();
     await a.acquire({ rid: "rid-a", signal });
     await b.acquire({ rid: "rid-b", signal });
-    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0, bypassing: 0 });
     let resolved = false;
     const pausing = gate.pause().then((result) => {
       resolved = true;
@@ -47,7 +47,7 @@ describe("GenerationGate", () => {
     expect(b.release({ aborted: false })).toEqual({ abortedByPause: false });
     const result = await pausing;
     expect(result).toMatchObject({ abortedRequests: 2, heldRequests: 1 });
-    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1, bypassing: 0 });
 
     let started = false;
     const next = a.acquire({ rid: "rid-a2", signal }).then(() => {
@@ -57,15 +57,15 @@ describe("GenerationGate", () => {
     const cStarted = c.acquire({ rid: "rid-c", signal });
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(started).toBe(false);
-    expect(gate.counts()).toEqual({ generating: 0, held: 2, abortedPartials: 1 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 2, abortedPartials: 1, bypassing: 0 });
     expect(gate.resume()).toEqual({ resumedRequests: 2, weightVersion: undefined });
     await next;
     await cStarted;
-    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0, bypassing: 0 });
     b.close();
     a.close();
     c.close();
-    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
   });
 
   it("should re-send aborts while pausing, time out without reopening, and share a pending pause", async () => {
@@ -98,7 +98,7 @@ describe("GenerationGate", () => {
     client.abort(new Error("client went away"));
     await expect(held).rejects.toThrow("client went away");
     ticket.close();
-    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
   });
 });
 
