@@ -61,6 +61,12 @@ export interface TurnRunnerOptions {
    * train step close does not hold an eval). Protected sessions always bypass. @default none
    */
   bypassGate?: (session: GatewaySession) => boolean;
+  /**
+   * The train step running now (the controller's `currentStep`): each committed turn's metadata records
+   * it as `rolloutStep` (the step when the turn's generation began), from which rows derive
+   * `weight_version_lag`. @default not recorded
+   */
+  currentStep?: () => number | undefined;
 }
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
@@ -139,6 +145,7 @@ export function createTurnRunner(
       const heldFrom = performance.now();
       await session.waitForLease(signal);
       heldMs = performance.now() - heldFrom;
+      const rolloutStep = options.currentStep?.();
 
       const generation = await generateWithContinuation({
         generate: (request) => engine.generate(request),
@@ -208,6 +215,7 @@ export function createTurnRunner(
           // fresh / resumed / protected (docs/contract.md#partial-rollout), and the session's cumulative
           // pause aborts when the turn committed.
           requestKind: generation.kind,
+          ...(rolloutStep !== undefined ? { rolloutStep } : {}),
           ...(session.abortCount > 0 ? { sessionAbortCount: session.abortCount } : {}),
           ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}),
           // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
