@@ -156,6 +156,42 @@ describe("bindBudgetsToGate", () => {
     for (const ticket of tickets) ticket.close();
   });
 
+  it("should let a bypassing (protected) call start on a closed gate under a rid no prefix abort matches", async () => {
+    const engine = fakeEngine();
+    const gate = new GenerationGate({ engine, ridPrefix: "c0ffee00" });
+    const signal = new AbortController().signal;
+    const normal = gate.openTicket();
+    const guarded = gate.openTicket();
+    const normalRid = await normal.acquire({ signal });
+    expect(normalRid.startsWith("c0ffee000000")).toBe(true);
+    const pausing = gate.pause();
+    expect(engine.aborted).toEqual(["c0ffee000000"]);
+    const guardedRid = await guarded.acquire({ signal, bypass: () => true });
+    expect(guardedRid).toHaveLength(32);
+    expect(guardedRid.startsWith("c0ffee00")).toBe(false);
+    expect(gate.isProtectedRid(guardedRid)).toBe(true);
+    expect(gate.isProtectedRid(normalRid)).toBe(false);
+    expect(gate.counts()).toEqual({ generating: 1, held: 0, abortedPartials: 0, bypassing: 1 });
+    // The pause waits for the normal call only; the protected one keeps generating through it.
+    expect(normal.release({ aborted: true })).toEqual({ abortedByPause: true });
+    expect(await pausing).toMatchObject({ abortedRequests: 1, heldRequests: 1 });
+    expect(guarded.release({ aborted: false })).toEqual({ abortedByPause: false });
+    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1, bypassing: 0 });
+
+    // A held call whose session becomes protected while it waits starts as soon as the gate changes.
+    let protectedNow = false;
+    const promoted = normal.acquire({ signal, bypass: () => protectedNow });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(gate.counts().held).toBe(1);
+    protectedNow = true;
+    gate.setWeightVersion("v2");
+    expect(gate.isProtectedRid(await promoted)).toBe(true);
+    expect(gate.state).toBe("paused");
+    normal.close();
+    guarded.close();
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
+  });
+
   it("should refuse a rid prefix that is not short lowercase hex", () => {
     expect(() => new GenerationGate({ engine: fakeEngine(), ridPrefix: "run-1" })).toThrowError(
       'ridPrefix must be 1-16 lowercase hex characters, got "run-1"',
