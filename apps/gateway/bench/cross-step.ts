@@ -66,7 +66,8 @@ async function measure(name: string, crossStep: CrossStepOptions): Promise<Measu
         complete: async (messages) => {
           const response = await context.chat({ model: "m", messages });
           if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
-          return ((await response.json()) as { choices: Array<{ message: ChatMessage }> }).choices[0]!.message;
+          return ((await response.json()) as { choices: Array<{ message: ChatMessage }> }).choices[0]!
+            .message;
         },
       });
       return { status: "succeeded", output: { kind: "implicit", reward: result.reward } };

@@ -27,7 +27,12 @@ export interface RolloutService {
    * stream any more.
    */
   runStep(
-    request: { rolloutId: number; weightVersion?: string; nextStepFollows?: boolean; finalBackfill?: boolean },
+    request: {
+      rolloutId: number;
+      weightVersion?: string;
+      nextStepFollows?: boolean;
+      finalBackfill?: boolean;
+    },
     sink: ControlRecordSink,
   ): Promise<void>;
   /** Runs the eval datasets now (`eval_row`, `eval_end` per dataset, then `evals_end`); same contract. */

@@ -115,7 +115,9 @@ describe("RolloutController across steps (fake launcher, stand-in engine)", () =
         .map((call) => call.body as GenerateCall);
     const handleOf = (promptId: string) =>
       launcher.handles[
-        launcher.launched.findIndex((item) => (item.input?.metadata as { id: string }).id === promptId)
+        launcher.launched.findIndex(
+          (item) => (item.input?.metadata as { id?: string } | undefined)?.id === promptId,
+        )
       ]!;
     return { gateway, controller, launcher, accounting, generateCalls, handleOf };
   }

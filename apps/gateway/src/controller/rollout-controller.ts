@@ -4,8 +4,8 @@ import { computeRolloutMetrics, writeDebugDump } from "@relax/export";
 import type { Logger } from "pino";
 import { formatAgenticEvent } from "../report/create-logger";
 import type { RunReporter } from "../report/run-reporter";
-import type { PromptItem } from "./prompt-dataset";
 import type { GatewaySession } from "../service/gateway-session";
+import type { PromptItem } from "./prompt-dataset";
 import {
   type GroupContext,
   type GroupControl,
@@ -416,7 +416,9 @@ export class RolloutController {
         sessions: demand * groupSize,
         groups: demand,
         final_backfill: finalBackfill,
-        ...(crossStep || flags.prelaunch ? { carried_debt: carried, resident_groups: this.#trainResident() } : {}),
+        ...(crossStep || flags.prelaunch
+          ? { carried_debt: carried, resident_groups: this.#trainResident() }
+          : {}),
       }),
     );
     reporter.startStep({ rolloutId, mode, sessions: demand * groupSize });
@@ -462,7 +464,10 @@ export class RolloutController {
       try {
         options.onGroup?.(result);
       } catch (error) {
-        logger.warn({ rollout: rolloutId, group: result.groupId, err: String(error) }, "onGroup callback threw");
+        logger.warn(
+          { rollout: rolloutId, group: result.groupId, err: String(error) },
+          "onGroup callback threw",
+        );
       }
     };
     /** Leased (or leasable now) Groups working for this step: carried ones included, prelaunched not. */
@@ -512,7 +517,13 @@ export class RolloutController {
       // Prelaunch the next step's Groups into free resident capacity; they are held until leased.
       if (flags.prelaunch && options.nextStepFollows === true && !finalBackfill) {
         while (this.#trainResident() < concurrency && prelaunched() < groupsPerStep + surplus) {
-          this.#launchTrain({ prompts, groupSize, forStep: rolloutId + 1, held: true, runningStep: rolloutId });
+          this.#launchTrain({
+            prompts,
+            groupSize,
+            forStep: rolloutId + 1,
+            held: true,
+            runningStep: rolloutId,
+          });
         }
       }
       if (this.#pool.size === 0 && this.#finished.length === 0) break;
@@ -527,7 +538,8 @@ export class RolloutController {
       const stepGroups = [...this.#pool.values()].filter(
         (resident) => resident.forStep <= rolloutId || signal?.aborted === true,
       );
-      for (const resident of stepGroups) resident.interrupt.abort(new DOMException("step closed", "AbortError"));
+      for (const resident of stepGroups)
+        resident.interrupt.abort(new DOMException("step closed", "AbortError"));
       await Promise.all(stepGroups.map((resident) => resident.settled));
       for (const { resident, result } of [...surplusDone, ...this.#finished.splice(0)]) {
         report(resident, result.kind === "exported" ? overSampled(result) : result);
@@ -554,8 +566,9 @@ export class RolloutController {
         mode,
         groups: exported.length,
         rows: rows.length,
-        dropped_groups: results.filter((result) => result.kind === "dropped" && !NOT_A_DROP.has(result.reason))
-          .length,
+        dropped_groups: results.filter(
+          (result) => result.kind === "dropped" && !NOT_A_DROP.has(result.reason),
+        ).length,
         debt,
         resident_groups: residentGroups,
         interrupted_groups: crossStep
@@ -686,7 +699,10 @@ export class RolloutController {
       try {
         options.onGroup?.(result);
       } catch (error) {
-        logger.warn({ rollout: rolloutId, group: result.groupId, err: String(error) }, "onGroup callback threw");
+        logger.warn(
+          { rollout: rolloutId, group: result.groupId, err: String(error) },
+          "onGroup callback threw",
+        );
       }
     }
 
@@ -783,9 +799,12 @@ function annotateRows(result: GroupResult, resident: Resident, consumedStep: num
     }
     if (oldest !== undefined) firstStep.set(`${context.sessionId} ${context.stateHash}`, oldest);
   }
-  const steps = [...resident.steps, consumedStep].filter((step, i, all) => all.indexOf(step) === i).sort((a, b) => a - b);
+  const steps = [...resident.steps, consumedStep]
+    .filter((step, i, all) => all.indexOf(step) === i)
+    .sort((a, b) => a - b);
   for (const row of result.export.rows) {
-    const oldest = firstStep.get(`${row.session_id} ${row.state_hash}`) ?? resident.leasedStep ?? consumedStep;
+    const oldest =
+      firstStep.get(`${row.session_id} ${row.state_hash}`) ?? resident.leasedStep ?? consumedStep;
     row.steps_lived = steps;
     row.weight_version_lag = Math.max(0, consumedStep - oldest);
   }

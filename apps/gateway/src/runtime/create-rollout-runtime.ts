@@ -20,8 +20,8 @@ import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
 import { evalDueAfterStep } from "./eval-schedule";
-import { formatAgentCapacity } from "./plan-agent-capacity";
 import { listenGateway } from "./listen-gateway";
+import { formatAgentCapacity } from "./plan-agent-capacity";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
 import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
 

@@ -51,7 +51,8 @@ export function planAgentCapacity(input: AgentCapacityInput): AgentCapacityPlan 
   const evalPeak = evalPerDataset.reduce((peak, item) => Math.max(peak, item.sessions), 0);
   const rule =
     evalPerDataset.length === 0 ? "T" : input.keepsTrainDuringEval ? "T + E_peak" : "max(T, E_peak)";
-  const required = rule === "T" ? train : rule === "T + E_peak" ? train + evalPeak : Math.max(train, evalPeak);
+  const required =
+    rule === "T" ? train : rule === "T + E_peak" ? train + evalPeak : Math.max(train, evalPeak);
   const plan: AgentCapacityPlan = {
     train,
     evalPerDataset,

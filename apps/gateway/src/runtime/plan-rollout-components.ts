@@ -1,11 +1,11 @@
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
-import { resolveModuleSpec } from "../config/resolve-module-spec";
 import { ConfigError } from "../config/load-config";
+import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
-import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
 import type { RolloutSampling } from "../service/create-turn-runner";
+import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
 
 /** How a dataset file is read (the options of `readPromptDataset`). */
 export interface DatasetPlan {
@@ -131,7 +131,8 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
   }
   if (config.partialRolloutMaxAbortedCount !== undefined && !config.partialRollout) {
     throw new ConfigError({
-      message: "--partial-rollout-max-aborted-count needs --partial-rollout (only pauses at step close abort a session)",
+      message:
+        "--partial-rollout-max-aborted-count needs --partial-rollout (only pauses at step close abort a session)",
     });
   }
   const trainConcurrency = config.agenticConcurrency ?? overSampling;

@@ -294,7 +294,10 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
       };
     },
 
-    runStep: async ({ rolloutId, weightVersion, nextStepFollows, finalBackfill }, sink: ControlRecordSink) => {
+    runStep: async (
+      { rolloutId, weightVersion, nextStepFollows, finalBackfill },
+      sink: ControlRecordSink,
+    ) => {
       if (running === undefined && rolloutId !== nextRolloutId) {
         throw new ControlError({
           code: "step_out_of_order",

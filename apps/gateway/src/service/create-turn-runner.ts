@@ -10,9 +10,9 @@ import type { TurnPlan } from "@relax/forest";
 import type { GenerateContext } from "@relax/protocol";
 import type { SglangClient } from "@relax/sglang";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
+import type { GatewaySession } from "./gateway-session";
 import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
-import type { GatewaySession } from "./gateway-session";
 import type { SessionRegistry } from "./session-registry";
 
 /**
@@ -212,7 +212,7 @@ export function createTurnRunner(
         },
         metadata: {
           requestId: rid,
-          // fresh / resumed / protected (docs/contract.md#partial-rollout), and the session's cumulative
+          // fresh / resumed / protected (docs/contract.md#cross-step-scheduling), and the session's cumulative
           // pause aborts when the turn committed.
           requestKind: generation.kind,
           ...(rolloutStep !== undefined ? { rolloutStep } : {}),

@@ -73,7 +73,7 @@ export class GatewaySession {
 
   /**
    * Pause aborts on this session's lineage so far (cumulative over its turns; see
-   * docs/contract.md#partial-rollout).
+   * docs/contract.md#cross-step-scheduling).
    */
   get abortCount(): number {
     return this.#abortCount;

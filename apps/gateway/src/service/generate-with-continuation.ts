@@ -28,7 +28,7 @@ export interface GenerateWithContinuationOptions {
   decode: (ids: readonly number[]) => string;
   /**
    * Asked before each engine call: `true` makes the call bypass the gate (a protected session, see
-   * docs/contract.md#partial-rollout): it starts on a closed gate under a protected rid and no pause
+   * docs/contract.md#cross-step-scheduling): it starts on a closed gate under a protected rid and no pause
    * aborts it. @default never
    */
   bypassGate?: () => boolean;
@@ -38,7 +38,7 @@ export interface GenerateWithContinuationOptions {
 
 /**
  * How a turn's engine calls were scheduled (the debug dump's request kind, see
- * docs/contract.md#partial-rollout): `fresh` (never aborted, never bypassing), `resumed` (a pause
+ * docs/contract.md#cross-step-scheduling): `fresh` (never aborted, never bypassing), `resumed` (a pause
  * aborted it at least once and it continued from its partial output), `protected` (at least one call
  * bypassed the gate because its session was protected).
  */
@@ -123,7 +123,7 @@ export async function generateWithContinuation(
           ...(options.bypassGate !== undefined ? { bypass: options.bypassGate } : {}),
         });
         heldMs += performance.now() - heldFrom;
-        if (gate !== undefined && gate.isProtectedRid(rid)) bypassed = true;
+        if (gate?.isProtectedRid(rid)) bypassed = true;
       }
       const gateVersion = gate?.weightVersion;
       if (rids.length === 0) firstGateVersion = gateVersion;

@@ -133,7 +133,7 @@ export interface AcquireOptions {
   /**
    * Asked when the call is admitted and while it waits: `true` lets it start on a closed gate and keeps it
    * out of pauses (not aborted, not waited for). Used for protected sessions (see
-   * docs/contract.md#partial-rollout). @default never
+   * docs/contract.md#cross-step-scheduling). @default never
    */
   bypass?: () => boolean;
 }
@@ -212,7 +212,8 @@ export class GenerationGate {
     }
     this.#ridPrefix = prefix;
     let protectedPrefix = randomBytes(8).toString("hex").slice(0, prefix.length);
-    while (protectedPrefix === prefix) protectedPrefix = randomBytes(8).toString("hex").slice(0, prefix.length);
+    while (protectedPrefix === prefix)
+      protectedPrefix = randomBytes(8).toString("hex").slice(0, prefix.length);
     this.#protectedPrefix = protectedPrefix;
   }
 
