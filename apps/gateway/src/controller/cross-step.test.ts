@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import type { TextTokenizer } from "@relax/chat";
-import { type TrainingRow, trainingRowSchema } from "@relax/export";
+import { buildDebugDump, type TrainingRow, trainingRowSchema } from "@relax/export";
 import type { StandinPolicy } from "@relax/standin";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createLogger } from "../report/create-logger";
@@ -256,6 +256,23 @@ describe("RolloutController across steps (fake launcher, stand-in engine)", () =
     expect(response.slice(reply.length)).toEqual([gateway.tokenizer.stopTokenIds[0]]);
     expect(row!.loss_mask.every((mask) => mask === 1)).toBe(true);
     expectTokenInvariants([...step0.rows, ...step1.rows, ...step2.rows]);
+    // The debug dump shows the same: request kinds per turn, aborts, steps lived, off-policy distance.
+    const dump = buildDebugDump({
+      rolloutStep: 2,
+      outcomes: step2.groups.flatMap((group) => (group.export ? [group.export] : [])),
+      decode: (ids) => gateway.tokenizer.decode(ids),
+    });
+    expect(dump.groups[0]!.samples[0]).toMatchObject({
+      abort_count: 1,
+      request_kinds: ["protected"],
+      steps_lived: [0, 1, 2],
+      weight_version_lag: 2,
+    });
+    expect(dump.groups[0]!.samples[0]!.turns[0]!.metadata).toMatchObject({
+      requestKind: "protected",
+      rolloutStep: 0,
+      abortCount: 1,
+    });
     await controller.interruptAll();
     expect(gate.state).toBe("open");
   });
