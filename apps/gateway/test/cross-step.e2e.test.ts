@@ -2,6 +2,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
 import { readTrainingRowsFile, type TrainingRow, trainingRowSchema } from "@relax/export";
 import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
 import { describe, expect, it } from "vitest";
@@ -10,7 +11,7 @@ import type { RolloutConfigInput } from "../src/config/rollout-config";
 import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
 import { createFakeLauncher } from "../src/testing/create-fake-launcher";
-import { expectRowMatchesEngine, startRecordingEngine } from "./helpers";
+import { AGENT_HOME_ENV, expectRowMatchesEngine, startRecordingEngine } from "./helpers";
 
 const MAX_ABORTED = 1;
 
@@ -19,7 +20,7 @@ const MAX_ABORTED = 1;
  * launcher, so 48 sessions start fast) against the recording stand-in engine (not a model) with a
  * latency per token, so step closes find generations in flight.
  */
-async function runLongTail(flags: Partial<RolloutConfigInput>) {
+async function runLongTail(flags: Partial<RolloutConfigInput>, options: { processes?: boolean } = {}) {
   const engine = await startRecordingEngine(longTailPolicy as never, { tokenLatencyMs: 4 });
   const dir = mkdtempSync(join(tmpdir(), "relax-cross-step-"));
   const data = join(dir, "prompts.jsonl");
@@ -61,7 +62,10 @@ async function runLongTail(flags: Partial<RolloutConfigInput>) {
       {},
       {
         promptData: data,
-        agentCommand: "in-process long-tail agent",
+        agentCommand: options.processes
+          ? `node ${fileURLToPath(new URL("../../../examples/long-tail-agent/dist/agent.js", import.meta.url))}`
+          : "in-process long-tail agent",
+        agentEnv: [AGENT_HOME_ENV, "LONG_TAIL_TOOL_MEDIAN_MS=5", "LONG_TAIL_MAX_TURNS=6"],
         sglangUrl: [engine.url],
         agentWritesReward: true,
         numRollout: 3,
@@ -75,7 +79,7 @@ async function runLongTail(flags: Partial<RolloutConfigInput>) {
     );
     const run = await runRollout(config, {
       logger,
-      launchAgent: launcher.launch,
+      ...(options.processes ? {} : { launchAgent: launcher.launch }),
       stdout: new Writable({ write: (_chunk, _encoding, callback) => callback() }),
     });
     const files: TrainingRow[][] = [];
@@ -154,5 +158,18 @@ describe("cross-step scheduling under relax rollout (long-tail agent, stand-in e
       expect(ends.at(-1)).toMatch(/rollout=3 .*final_backfill=true/);
     }
     for (const row of rows) expect(row.weight_version_lag).toBeGreaterThanOrEqual(0);
+  });
+
+  it("real agent processes (examples/long-tail-agent/dist/agent.js): prelaunch + partial rollout + fully async", async () => {
+    const { run, files, generates } = await runLongTail(
+      { numRollout: 2, fullyAsync: true, partialRollout: true, agenticPrelaunch: true },
+      { processes: true },
+    );
+    const rows = files.flat();
+    expectRowsExact(rows, generates);
+    // Both partitions are complete in the end (a back-fill step included when debt was carried).
+    expect(rows).toHaveLength(8);
+    expect(run.steps.slice(0, 2).map((step) => step.rolloutId)).toEqual([0, 1]);
+    for (const row of rows) expect(row.metadata).toMatchObject({ turns: expect.any(Number) });
   });
 });
