@@ -30,6 +30,16 @@ async function runLongTail(flags: Partial<RolloutConfigInput>, options: { proces
       .join("\n")
       .concat("\n"),
   );
+  // Eval prompts differ from the train ones, so no eval call matches a train row's lineage.
+  const evalData = join(dir, "holdout.jsonl");
+  writeFileSync(
+    evalData,
+    Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({ prompt: `Holdout ${i}`, metadata: { id: `h${i}` } }),
+    )
+      .join("\n")
+      .concat("\n"),
+  );
   const lines: string[] = [];
   const logger = createLogger({
     level: "info",
@@ -62,6 +72,7 @@ async function runLongTail(flags: Partial<RolloutConfigInput>, options: { proces
       {},
       {
         promptData: data,
+        ...(flags.evalPromptData !== undefined ? { evalPromptData: { holdout: evalData } } : {}),
         agentCommand: options.processes
           ? `node ${fileURLToPath(new URL("../../../examples/long-tail-agent/dist/agent.js", import.meta.url))}`
           : "in-process long-tail agent",
@@ -74,7 +85,7 @@ async function runLongTail(flags: Partial<RolloutConfigInput>, options: { proces
         rolloutMaxResponseLen: 256,
         output: join(dir, "rows-{rollout_id}.jsonl"),
         progress: false,
-        ...flags,
+        ...Object.fromEntries(Object.entries(flags).filter(([key]) => key !== "evalPromptData")),
       },
     );
     const run = await runRollout(config, {
@@ -114,7 +125,15 @@ describe("cross-step scheduling under relax rollout (long-tail agent, stand-in e
       partialRolloutMaxAbortedCount: MAX_ABORTED,
       agenticPrelaunch: true,
       overSamplingBatchSize: 4,
+      // The eval after the last step runs while the train Groups' generation is paused: not held by it.
+      evalPromptData: { holdout: "" },
+      agenticEvalConcurrency: 4,
     });
+    expect(run.evals.map((item) => [item.dataset, item.step.rows.length])).toEqual([["holdout", 12]]);
+    // T = 4 Groups × 2 and E_peak = 4 × 1 coexist (train sessions stay resident during eval).
+    expect(lines).toContain(
+      "agent slots: T=8 E_peak=4 T+E_peak=12 required=12 (T + E_peak) (docs/contract.md#external-capacity)",
+    );
     expect(run.steps.map((step) => [step.rolloutId, step.rows.length])).toEqual([
       [0, 4],
       [1, 4],
