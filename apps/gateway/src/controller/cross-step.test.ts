@@ -222,7 +222,7 @@ describe("RolloutController across steps (fake launcher, stand-in engine)", () =
     expect(handleOf("slow").active).toBe(false);
     expect(controller.residentGroups).toBe(1);
     expect(accounting("accounting_end")[0]).toBe(
-      "AGENTIC ROLLOUT event=accounting_end rollout=0 mode=train groups=1 rows=1 dropped_groups=0 debt=0 resident_groups=1 interrupted_groups=0 final_backfill=false",
+      "AGENTIC ROLLOUT event=accounting_end rollout=0 mode=train groups=1 rows=1 dropped_groups=0 debt=0 resident_groups=1 interrupted_groups=1 final_backfill=false",
     );
 
     // Step 1 reopens the gate: the slow session reached the abort threshold, so it continues protected

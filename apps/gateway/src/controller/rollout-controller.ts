@@ -531,7 +531,6 @@ export class RolloutController {
     }
 
     // Close.
-    const interruptedNow = this.#interruptedGroups();
     const surplusDone = this.#finished.splice(0);
     if (signal?.aborted || stalled !== undefined || !crossStep || finalBackfill) {
       // Synchronous close: every Group working for this step is interrupted (prelaunched ones stay).
@@ -553,6 +552,8 @@ export class RolloutController {
       }
       this.#carriedDebt = flags.fullyAsync ? Math.max(0, this.#debt) : 0;
     }
+    // After the close: with partial rollout every unprotected running Group is interrupted now.
+    const interruptedNow = this.#interruptedGroups();
 
     // Rows in Group order, so a trainer sees each Group's samples contiguously.
     exported.sort((a, b) => groupIndexOf(a) - groupIndexOf(b));
