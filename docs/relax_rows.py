@@ -23,7 +23,7 @@ import json
 import math
 import sys
 
-__all__ = ["RowFormatError", "ROW_FIELDS", "iter_rows", "read_rows", "validate_row", "to_columns", "to_numpy", "summarize"]
+__all__ = ["RowFormatError", "ROW_FIELDS", "OPTIONAL_ROW_FIELDS", "iter_rows", "read_rows", "validate_row", "to_columns", "to_numpy", "summarize"]
 
 # Field name -> accepted Python types after json.loads (bool is excluded from numbers explicitly).
 ROW_FIELDS = {
@@ -51,6 +51,15 @@ ROW_FIELDS = {
     "stop_reason": str,
     "metadata": dict,
 }
+
+# Optional fields added after the first row format (absent in rows from older writers): the per-turn
+# request kinds, the train steps a sample's Group lived through, and the off-policy distance.
+OPTIONAL_ROW_FIELDS = {
+    "request_kinds": list,
+    "steps_lived": list,
+    "weight_version_lag": int,
+}
+REQUEST_KINDS = ("fresh", "resumed", "protected")
 
 STATUSES = ("completed", "truncated", "aborted", "failed")
 
@@ -81,6 +90,14 @@ def validate_row(row, line=0):
         if isinstance(value, bool) or not isinstance(value, kinds):
             if not (value is None and isinstance(kinds, tuple) and type(None) in kinds):
                 raise RowFormatError(line, name, "has type %s" % type(value).__name__)
+    for name, kinds in OPTIONAL_ROW_FIELDS.items():
+        if name in row and (isinstance(row[name], bool) or not isinstance(row[name], kinds)):
+            raise RowFormatError(line, name, "has type %s" % type(row[name]).__name__)
+    for i, kind in enumerate(row.get("request_kinds", [])):
+        if kind not in REQUEST_KINDS:
+            raise RowFormatError(line, "request_kinds[%d]" % i, "must be one of %s" % ", ".join(REQUEST_KINDS))
+    if row.get("weight_version_lag", 0) < 0:
+        raise RowFormatError(line, "weight_version_lag", "must be >= 0")
     if row["status"] not in STATUSES:
         raise RowFormatError(line, "status", "must be one of %s" % ", ".join(STATUSES))
     prompt, response = row["prompt_length"], row["response_length"]

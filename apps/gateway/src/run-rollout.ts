@@ -120,6 +120,18 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
         });
       }
     }
+    // --fully-async: the last step may close with debt carried by resident Groups; a final back-fill
+    // step (rollout id = --num-rollout) drains it without opening a new partition.
+    if (steps.length > 0 && runtime.controller.carriedDebt > 0) {
+      const step = await runtime.runStep({ rolloutId: numRollout, mode: "train", finalBackfill: true });
+      steps.push(step);
+      await writeTrainingRowsFile({
+        path: outputOf(numRollout),
+        rows: step.rows,
+        append: !output.includes("{rollout_id}"),
+      });
+      logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: numRollout }));
+    }
   } finally {
     await runtime.close();
   }

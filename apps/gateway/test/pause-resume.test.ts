@@ -162,7 +162,7 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     expect(paused.abortedRequests).toBe(1);
     expect(paused.heldRequests).toBe(1);
     expect(paused.quiescentMs).toBeGreaterThan(0);
-    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1, bypassing: 0 });
     await settle(100);
     expect(state.settled).toBe(false);
     expect(engine.requests()).toEqual([]);
@@ -273,12 +273,15 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     const { state, response } = ask(session, "arrived while paused");
     await settle(80);
     expect(state.settled).toBe(false);
-    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 0, bypassing: 0 });
     expect(engine.calls.filter((call) => call.path === "/generate").length).toBe(generatesBefore);
     expect(gate.resume()).toMatchObject({ resumedRequests: 1 });
     const reply = await response;
     expect(reply.status).toBe(200);
-    expect(sampleOf(session).turns[0]!.metadata).toEqual({ requestId: expect.any(String) });
+    expect(sampleOf(session).turns[0]!.metadata).toEqual({
+      requestId: expect.any(String),
+      requestKind: "fresh",
+    });
   });
 
   it("should end cleanly when the client disconnects while its request is held", async () => {
@@ -291,7 +294,7 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     client.abort();
     await response.catch(() => undefined);
     await settle(20);
-    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
     expect(session.inflight).toBe(0);
     expect(session.forest.turns().map((turn) => turn.status)).toEqual(["failed"]);
     expect(gate.resume()).toMatchObject({ resumedRequests: 0 });

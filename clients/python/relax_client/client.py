@@ -154,12 +154,21 @@ class RelaxClient:
         """``GET /rollout/v1/status``: state, next rollout id, weight version, dataset cursor, in-flight counts."""
         return Status.from_wire(self._call("GET", "/status")[1])
 
-    def step(self, rollout_id: int, weight_version: Optional[str] = None) -> StepStream:
+    def step(
+        self,
+        rollout_id: int,
+        weight_version: Optional[str] = None,
+        next_step_follows: Optional[bool] = None,
+        final_backfill: Optional[bool] = None,
+    ) -> StepStream:
         """``POST /rollout/v1/steps``: runs step ``rollout_id`` and streams its rows.
 
         The request is sent and its status checked before this returns, so an out-of-order or concurrent
         step raises here. ``weight_version`` is the version the engine serves now (the label of tokens whose
-        engine response names no version).
+        engine response names no version). With the cross-step flags (docs/contract.md#cross-step-scheduling):
+        ``next_step_follows`` tells ``--agentic-prelaunch`` whether another step comes (server default:
+        ``rollout_id + 1 < --num-rollout``); ``final_backfill=True`` (``--fully-async``) drains the debt the
+        previous step carried without opening a new partition.
 
         :raises RelaxApiError: 409 ``step_out_of_order`` (``rollout_id`` is not ``next_rollout_id``),
             409 ``step_running``, 400 ``invalid_body``, 401 ``unauthorized``, 502/503 backend errors.
@@ -167,6 +176,10 @@ class RelaxClient:
         body: Dict[str, Any] = {"rollout_id": rollout_id}
         if weight_version is not None:
             body["weight_version"] = weight_version
+        if next_step_follows is not None:
+            body["next_step_follows"] = next_step_follows
+        if final_backfill is not None:
+            body["final_backfill"] = final_backfill
         connection, response = self._stream("/steps", body)
         return StepStream(connection, response, rollout_id)
 

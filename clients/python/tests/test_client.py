@@ -107,6 +107,13 @@ class StepStreamTest(ClientTestCase):
         self.assertEqual(stream.evals["gsm8k"].summary.values, {"reward_mean": 1.0, "rows": 1})
         self.assertEqual(stream.rows_received, 2)
 
+    def test_step_sends_the_cross_step_fields_only_when_given(self):
+        self.fake.step_scripts[0] = [STEP_START, {"type": "step_end", "rollout_id": 0, "summary": dict(SUMMARY, final_backfill=True)}]
+        with self.client.step(0, next_step_follows=False, final_backfill=True) as stream:
+            records = list(stream.records())
+        self.assertEqual(json.loads(self.fake.requests[-1]["body"]), {"rollout_id": 0, "next_step_follows": False, "final_backfill": True})
+        self.assertEqual(records[-1].extra, {"final_backfill": True})
+
     def test_iteration_yields_only_train_rows(self):
         self.fake.step_scripts[0] = [
             STEP_START, {"type": "eval_row", "dataset": "gsm8k", "row": make_row(session="e-0")},

@@ -39,8 +39,35 @@ export function addRolloutOptions(command: Command): Command {
     .option("--num-rollout <n>", "rollout steps (default 1)", int("--num-rollout"))
     .option(
       "--agentic-concurrency <n>",
-      "resident Groups at most (default: rollout batch size)",
+      "resident Groups at most, Prepare + Runtime, prelaunched included (default: over-sampling batch size)",
       int("--agentic-concurrency"),
+    )
+    .option(
+      "--over-sampling-batch-size <n>",
+      "Groups kept in flight per step: debt + (this − rollout batch size), so drops are already replaced (default: rollout batch size)",
+      int("--over-sampling-batch-size"),
+    )
+    .option(
+      "--agentic-prelaunch",
+      "start the next step's Groups in free resident capacity; their first requests are held until the step leases them (held time consumes no --agent-timeout)",
+    )
+    .option(
+      "--partial-rollout",
+      "at step close pause generation (partial output kept, HTTP requests held, budgets paused) and continue unfinished Groups in the next step",
+    )
+    .option(
+      "--partial-rollout-max-aborted-count <n>",
+      "with --partial-rollout: a session aborted this many times becomes protected (never aborted again, keeps generating while paused)",
+      int("--partial-rollout-max-aborted-count"),
+    )
+    .option(
+      "--fully-async",
+      "unfinished Groups stay resident and keep running across steps; a step closes once its debt is at most the interrupted Groups (the rest carries over)",
+    )
+    .option(
+      "--agent-max-slots <n>",
+      "the agent executor's hard limit on concurrent sessions: refuse to start when the required slots (T, T + E_peak) exceed it",
+      int("--agent-max-slots"),
     )
     .option(
       "--eval-prompt-data <NAME PATH...>",

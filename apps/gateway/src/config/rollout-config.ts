@@ -23,8 +23,30 @@ export const rolloutConfigSchema = z
     rolloutBatchSize: z.number().int().positive().default(8),
     /** Rollout steps (`--num-rollout`). @default 1 */
     numRollout: z.number().int().positive().default(1),
-    /** Resident Groups at most (Prepare + Runtime). @default rolloutBatchSize */
+    /** Resident Groups at most (Prepare + Runtime, prelaunched included). @default overSamplingBatchSize */
     agenticConcurrency: z.number().int().positive().optional(),
+    /**
+     * Groups kept in flight per train step: `debt + (overSamplingBatchSize − rolloutBatchSize)`, so dropped
+     * or filtered Groups are already replaced (`--over-sampling-batch-size`). @default rolloutBatchSize
+     */
+    overSamplingBatchSize: z.number().int().positive().optional(),
+    /**
+     * `--agentic-prelaunch`: while resident capacity is free and a next step follows, start the next step's
+     * Groups early; their first requests are held until the Group is leased (see
+     * docs/contract.md#cross-step-scheduling). @default false
+     */
+    agenticPrelaunch: z.boolean().default(false),
+    /** `--partial-rollout`: pause at step close and continue unfinished Groups in the next step. @default false */
+    partialRollout: z.boolean().default(false),
+    /** `--partial-rollout-max-aborted-count`: pause aborts after which a session is protected. */
+    partialRolloutMaxAbortedCount: z.number().int().positive().optional(),
+    /** `--fully-async`: unfinished Groups stay resident across steps; steps close on interrupted debt. @default false */
+    fullyAsync: z.boolean().default(false),
+    /**
+     * `--agent-max-slots`: the agent executor's hard limit on concurrent sessions; the start is refused when
+     * the required slots of the external-capacity table exceed it (see docs/contract.md#external-capacity).
+     */
+    agentMaxSlots: z.number().int().positive().optional(),
     /**
      * Eval datasets (`--eval-prompt-data NAME PATH [NAME PATH …]`, or one `PATH` named after its file
      * stem; a config file may also give `{name: path}` or `[{name, path}]`), normalised to a list run in

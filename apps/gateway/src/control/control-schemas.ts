@@ -49,6 +49,18 @@ export const stepRequestSchema = z.object({
   weight_version: version
     .optional()
     .describe("The version the engine now serves; labels tokens whose engine response names none."),
+  next_step_follows: z
+    .boolean()
+    .optional()
+    .describe(
+      "Another step follows this one, so `--agentic-prelaunch` may start its Groups early (default: rollout_id + 1 < --num-rollout).",
+    ),
+  final_backfill: z
+    .boolean()
+    .optional()
+    .describe(
+      "With `--fully-async`: drain the debt carried from the previous step without opening a new partition (the run's last step).",
+    ),
 });
 export type StepRequest = z.infer<typeof stepRequestSchema>;
 
@@ -155,6 +167,7 @@ export const stepSummarySchema = z.object({
   dropped_groups: count,
   debt: count,
   resident_groups: count,
+  final_backfill: z.boolean().optional().describe("Whether this was a `--fully-async` final back-fill step."),
   wall_s: z.number().min(0),
   drops_by_reason: z.record(z.string(), count),
   metrics: z.record(z.string(), z.number()),

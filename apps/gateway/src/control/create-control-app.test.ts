@@ -421,7 +421,7 @@ describe("convert-gate-results", () => {
       "pause_cancelled",
       409,
     ]);
-    expect(convertGateCounts({ generating: 1, held: 4, abortedPartials: 2 })).toEqual({
+    expect(convertGateCounts({ generating: 1, held: 4, abortedPartials: 2, bypassing: 0 })).toEqual({
       generating: 1,
       held: 4,
       aborted_partials: 2,

@@ -95,6 +95,8 @@ export function createControlApp(options: ControlAppOptions): Hono {
         {
           rolloutId: body.rollout_id,
           ...(body.weight_version !== undefined ? { weightVersion: body.weight_version } : {}),
+          ...(body.next_step_follows !== undefined ? { nextStepFollows: body.next_step_follows } : {}),
+          ...(body.final_backfill !== undefined ? { finalBackfill: body.final_backfill } : {}),
         },
         sink,
       ),

@@ -26,7 +26,15 @@ export interface RolloutService {
    * becomes the stream's final `error` record. The step runs to the end even when nobody reads the
    * stream any more.
    */
-  runStep(request: { rolloutId: number; weightVersion?: string }, sink: ControlRecordSink): Promise<void>;
+  runStep(
+    request: {
+      rolloutId: number;
+      weightVersion?: string;
+      nextStepFollows?: boolean;
+      finalBackfill?: boolean;
+    },
+    sink: ControlRecordSink,
+  ): Promise<void>;
   /** Runs the eval datasets now (`eval_row`, `eval_end` per dataset, then `evals_end`); same contract. */
   runEvals(request: { rolloutId: number; datasets?: string[] }, sink: ControlRecordSink): Promise<void>;
   /** Stops generation for a weight update; resolves once nothing is generating. */

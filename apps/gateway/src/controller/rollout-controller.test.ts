@@ -87,8 +87,9 @@ describe("RolloutController (in process, fake launcher)", () => {
       onGroup,
     });
     // a exports (debt 2 → 1), b drops and is replaced by c (the dataset continues), c exports (debt 0).
+    // a's slot is freed when its agents exit, before its export: b is already resident when a reports.
     expect(seen).toEqual([
-      { kind: "exported", prompt: 0, debt: 1, resident: 0 },
+      { kind: "exported", prompt: 0, debt: 1, resident: 1 },
       { kind: "dropped", prompt: 1, debt: 1, resident: 0 },
       { kind: "exported", prompt: 2, debt: 0, resident: 0 },
     ]);

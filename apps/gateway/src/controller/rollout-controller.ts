@@ -4,8 +4,15 @@ import { computeRolloutMetrics, writeDebugDump } from "@relax/export";
 import type { Logger } from "pino";
 import { formatAgenticEvent } from "../report/create-logger";
 import type { RunReporter } from "../report/run-reporter";
+import type { GatewaySession } from "../service/gateway-session";
 import type { PromptItem } from "./prompt-dataset";
-import { type GroupContext, type GroupResult, runGroup } from "./run-group";
+import {
+  type GroupContext,
+  type GroupControl,
+  type GroupLifeState,
+  type GroupResult,
+  runGroup,
+} from "./run-group";
 
 /** Options of {@link RolloutController}. */
 export interface RolloutControllerOptions {
@@ -21,6 +28,37 @@ export interface RolloutControllerOptions {
    * configuration is broken, not the data). @default 3 × the step's Group count, at least 8
    */
   maxConsecutiveDrops?: number;
+  /**
+   * Cross-step scheduling of train Groups (see docs/contract.md#cross-step-scheduling). All off: every
+   * step leases its Groups at once and interrupts the ones still running when it closes.
+   */
+  crossStep?: CrossStepOptions;
+}
+
+/** The cross-step flags of {@link RolloutControllerOptions}. */
+export interface CrossStepOptions {
+  /**
+   * `--partial-rollout`: at step close the generation gate is paused (in-flight engine calls aborted,
+   * partial output kept, HTTP requests held, budgets paused) and unfinished Groups stay resident; the next
+   * train step reopens the gate and they continue under the new weights.
+   */
+  partialRollout?: boolean;
+  /**
+   * `--fully-async`: unfinished Groups stay resident across steps and keep running between them (unless
+   * `partialRollout` pauses them); a step may close once the previous partition is complete and its debt
+   * is at most the number of interrupted Groups; the rest of its debt carries to the next step.
+   */
+  fullyAsync?: boolean;
+  /**
+   * `--agentic-prelaunch`: while resident capacity is free and a next step follows, Groups for the next
+   * step are started early and held after their first-request barrier until that step leases them.
+   */
+  prelaunch?: boolean;
+  /**
+   * How often a fully-async step re-checks its close condition while Groups run (their engine activity
+   * changes without a Group finishing), in ms. @default 25
+   */
+  closeCheckIntervalMs?: number;
 }
 
 /** Options of {@link RolloutController.runStep}. */
@@ -48,6 +86,18 @@ export interface ControllerStepOptions {
   onGroup?: (result: GroupResult) => void;
   /** Aborting it interrupts this step only (combined with the Group context's run signal). */
   signal?: AbortSignal;
+  /**
+   * `--over-sampling-batch-size` (train): Groups kept in flight are `debt + overSampling − groupsPerStep`,
+   * so a dropped or filtered Group is already replaced by a running one. @default groupsPerStep
+   */
+  overSampling?: number;
+  /** Train: another train step follows this one (prelaunch only starts Groups for a step that will run). */
+  nextStepFollows?: boolean;
+  /**
+   * Train, fully async: the final back-fill step. It opens no new partition (`groupsPerStep` is not added
+   * to the debt), only the debt carried from the previous step is drained, and it closes at debt 0.
+   */
+  finalBackfill?: boolean;
 }
 
 /** What one rollout step produced. */
@@ -60,6 +110,12 @@ export interface StepResult {
   groups: GroupResult[];
   metrics: Record<string, number>;
   wallSeconds: number;
+  /** Train: Groups still owed when the step closed (carried to the next step in fully-async mode). */
+  debt?: number;
+  /** Train: Groups resident (agents alive) when the step closed, prelaunched ones included. */
+  residentGroups?: number;
+  /** Train: whether this was a final back-fill step. */
+  finalBackfill?: boolean;
 }
 
 const rolloutInterruptedErrorSymbol = Symbol.for("relax.error.RolloutInterruptedError");
@@ -94,18 +150,87 @@ export class RolloutStalledError extends RelaxError {
   }
 }
 
+/** A Group the controller launched and whose agents have not all exited (or whose result is pending). */
+interface Resident {
+  /** Index of the Group (`group_index` of its rows, part of its Group id). */
+  index: number;
+  prompt: PromptItem;
+  mode: ExportMode;
+  state: GroupLifeState;
+  /** The train step the Group was started for (the next step for a prelaunched Group). */
+  forStep: number;
+  /** Set once the Group is leased: the step that leased it. */
+  leasedStep?: number;
+  /** Every train step during which the Group was resident. */
+  steps: number[];
+  sessions: readonly GatewaySession[];
+  /** Grants the lease of a held (prelaunched) Group. */
+  grantLease?: () => void;
+  interrupt: AbortController;
+  /** Settles once the Group's result is queued. */
+  settled: Promise<void>;
+}
+
+/** Tells a waiting step that something changed (a Group finished or changed state). */
+class Wakeup {
+  #waiters: Array<() => void> = [];
+  notify(): void {
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+  /** Resolves at the next notify, or after `timeoutMs` when given. */
+  wait(timeoutMs?: number): Promise<void> {
+    return new Promise<void>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const wake = () => {
+        if (timer !== undefined) clearTimeout(timer);
+        resolve();
+      };
+      this.#waiters.push(wake);
+      if (timeoutMs !== undefined) {
+        timer = setTimeout(() => {
+          this.#waiters = this.#waiters.filter((waiter) => waiter !== wake);
+          resolve();
+        }, timeoutMs);
+      }
+    });
+  }
+}
+
+/** Reasons a Group ends without training that are not drops (not counted, not replaced as failures). */
+const NOT_A_DROP = new Set(["interrupted", "over_sampled"]);
+
 /**
- * The rollout controller (see docs/contract.md#runtime-scheduling): for each step, runs Groups of
- * `n` sessions over the dataset until `groupsPerStep` Groups have exported, with at most `concurrency`
- * resident Groups (Prepare + Runtime share the capacity). A dropped Group is logged with its reason,
- * counted, and replaced by the next prompt. Emits the `accounting_start` / `accounting_end` log lines
- * (`accounting_end` also for a step that stalls or is interrupted, with its real debt).
+ * The rollout controller (see docs/contract.md#runtime-scheduling and
+ * docs/contract.md#cross-step-scheduling): for each step, runs Groups of `n` sessions over the dataset
+ * until `groupsPerStep` Groups have exported, with at most `concurrency` resident Groups (Prepare +
+ * Runtime share the capacity; a Group's slot is freed when its agents exit, before export and reward). A
+ * dropped Group is logged with its reason, counted, and replaced by the next prompt. Emits the
+ * `accounting_start` / `accounting_end` log lines (`accounting_end` also for a step that stalls or is
+ * interrupted, with its real debt).
+ *
+ * Train Groups live in a resident pool that outlives a step: with {@link CrossStepOptions} a Group is
+ * `preparing` → (`held`, prelaunched) → `running` → finished, and may span several steps. Per-Group
+ * state machine: preparing → held (first requests committed, waiting for the lease) → running →
+ * interrupted (dropped at a synchronous step close) or finished (exported / dropped).
  */
 export class RolloutController {
   readonly #options: RolloutControllerOptions;
   #cursor = 0;
   #debt = 0;
-  #resident = 0;
+  /** Debt the last fully-async step closed with (the previous partition), owed first by the next step. */
+  #carriedDebt = 0;
+  /** Train Groups resident across steps, by index. */
+  readonly #pool = new Map<number, Resident>();
+  /** Finished train Groups not yet consumed by a step (they finished between steps, or are surplus). */
+  readonly #finished: Array<{ resident: Resident; result: GroupResult }> = [];
+  readonly #wakeup = new Wakeup();
+  #evalResident = 0;
+  /** Next train Group index: global across steps when Groups may span steps, else per step. */
+  #nextIndex = 0;
+  /** The rollout id of the train step running (or last run): turns are stamped with it. */
+  #currentStep: number | undefined;
+  /** The gate was paused by a partial-rollout step close (the next train step reopens it). */
+  #pausedAtClose = false;
 
   constructor(options: RolloutControllerOptions) {
     this.#options = options;
@@ -114,6 +239,7 @@ export class RolloutController {
   /**
    * Position of the next train prompt: the number of train prompts taken so far (the dataset is cycled,
    * so prompt `cursor % prompts.length` comes next). Set it to continue a run at a given prompt.
+   * Prompts of prelaunched and carried Groups count as taken.
    */
   get cursor(): number {
     return this.#cursor;
@@ -125,14 +251,40 @@ export class RolloutController {
     this.#cursor = value;
   }
 
-  /** Groups the running step still owes (`groupsPerStep` minus exported Groups); 0 between steps. */
+  /** Groups the running step still owes (its partition and a carried one); 0 between steps. */
   get debt(): number {
     return this.#debt;
   }
 
-  /** Groups resident now (launched and not finished: Prepare + Runtime). */
+  /** Debt the last fully-async step carried to the next step (0 otherwise). */
+  get carriedDebt(): number {
+    return this.#carriedDebt;
+  }
+
+  /** Groups resident now (agents alive: Prepare, held and Runtime), train and eval. */
   get residentGroups(): number {
-    return this.#resident;
+    return this.#trainResident() + this.#evalResident;
+  }
+
+  /** The train step running or last run (`undefined` before the first); the turn runner stamps turns with it. */
+  get currentStep(): number | undefined {
+    return this.#currentStep;
+  }
+
+  #trainResident(): number {
+    let count = 0;
+    for (const resident of this.#pool.values()) if (resident.state !== "exited") count++;
+    return count;
+  }
+
+  #crossStep(): Required<Omit<CrossStepOptions, "closeCheckIntervalMs">> & { closeCheckIntervalMs: number } {
+    const options = this.#options.crossStep ?? {};
+    return {
+      partialRollout: options.partialRollout ?? false,
+      fullyAsync: options.fullyAsync ?? false,
+      prelaunch: options.prelaunch ?? false,
+      closeCheckIntervalMs: options.closeCheckIntervalMs ?? 25,
+    };
   }
 
   /**
@@ -141,11 +293,346 @@ export class RolloutController {
    * @throws RolloutInterruptedError when the Group context's signal aborted.
    */
   async runStep(options: ControllerStepOptions): Promise<StepResult> {
+    if (options.prompts.length === 0) throw new RangeError(`rollout ${options.rolloutId}: no prompts`);
+    return options.mode === "train" ? this.#runTrainStep(options) : this.#runEvalStep(options);
+  }
+
+  /**
+   * Interrupts every resident train Group (held, running, carried) and waits until each has ended; their
+   * results (dropped `interrupted`) are returned, not reported. Call it when the run ends.
+   */
+  async interruptAll(): Promise<GroupResult[]> {
+    const residents = [...this.#pool.values()];
+    for (const resident of residents) resident.interrupt.abort(new DOMException("run ended", "AbortError"));
+    await Promise.all(residents.map((resident) => resident.settled));
+    const results = this.#finished.splice(0).map((item) => item.result);
+    if (this.#pausedAtClose && this.#options.group.gate?.state !== "open") this.#options.group.gate?.resume();
+    this.#pausedAtClose = false;
+    this.#carriedDebt = 0;
+    return results;
+  }
+
+  /** Starts one train Group into the pool; `held` Groups wait for {@link Resident.grantLease}. */
+  #launchTrain(options: {
+    prompts: readonly PromptItem[];
+    groupSize: number;
+    forStep: number;
+    held: boolean;
+    runningStep: number;
+  }): Resident {
+    const index = this.#nextIndex++;
+    const prompt = options.prompts[this.#cursor++ % options.prompts.length]!;
+    const interrupt = new AbortController();
+    let grantLease: (() => void) | undefined;
+    const lease = options.held
+      ? new Promise<void>((resolve) => {
+          grantLease = resolve;
+        })
+      : undefined;
+    const resident: Resident = {
+      index,
+      prompt,
+      mode: "train",
+      state: "preparing",
+      forStep: options.forStep,
+      steps: [options.runningStep],
+      sessions: [],
+      interrupt,
+      settled: Promise.resolve(),
+      ...(grantLease !== undefined ? { grantLease } : {}),
+    };
+    if (!options.held) resident.leasedStep = options.runningStep;
+    const control: GroupControl = {
+      // The run's signal reaches the Group through its context; a step that aborts interrupts them all.
+      signal: interrupt.signal,
+      ...(lease !== undefined ? { lease } : {}),
+      onState: (state, sessions) => {
+        resident.state = state;
+        resident.sessions = sessions;
+        if (state === "running" && resident.leasedStep === undefined) resident.leasedStep = this.#currentStep;
+        this.#wakeup.notify();
+      },
+    };
+    const group = this.#options.group;
+    resident.settled = runGroup(group, {
+      groupIndex: index,
+      prompt,
+      size: options.groupSize,
+      mode: "train",
+      rolloutId: options.forStep,
+      control,
+    })
+      .catch((error: unknown): GroupResult => internalError(`g${options.forStep}-${index}`, prompt, error))
+      .then((result) => {
+        resident.state = "exited";
+        this.#pool.delete(index);
+        this.#finished.push({ resident, result });
+        this.#wakeup.notify();
+      });
+    this.#pool.set(index, resident);
+    return resident;
+  }
+
+  /**
+   * Interrupted train Groups: leased, unfinished, and every session interrupted — not protected, and
+   * either with no live request (its agent is in a tool call or between turns) or, while the gate is
+   * closed, with its requests held and none generating.
+   */
+  #interruptedGroups(): number {
+    const gateOpen = (this.#options.group.gate?.state ?? "open") === "open";
+    let count = 0;
+    for (const resident of this.#pool.values()) {
+      if (resident.state !== "running" || resident.sessions.length === 0) continue;
+      const interrupted = resident.sessions.every(
+        (session) =>
+          !session.protected && (session.inflight === 0 || (!gateOpen && session.generating === 0)),
+      );
+      if (interrupted) count++;
+    }
+    return count;
+  }
+
+  async #runTrainStep(options: ControllerStepOptions): Promise<StepResult> {
+    const { rolloutId, prompts, groupsPerStep, groupSize, concurrency } = options;
+    const mode = "train" as const;
+    const { logger, reporter } = this.#options;
+    const flags = this.#crossStep();
+    const crossStep = flags.partialRollout || flags.fullyAsync;
+    const finalBackfill = flags.fullyAsync && options.finalBackfill === true;
+    const gate = this.#options.group.gate;
+    const started = performance.now();
+    const maxConsecutiveDrops = this.#options.maxConsecutiveDrops ?? Math.max(8, 3 * groupsPerStep);
+    if (!crossStep && !flags.prelaunch) this.#nextIndex = 0;
+    this.#currentStep = rolloutId;
+    // The previous partition first: its remaining debt is owed before this step's.
+    const carried = this.#carriedDebt;
+    this.#carriedDebt = 0;
+    const demand = carried + (finalBackfill ? 0 : groupsPerStep);
+    const surplus = finalBackfill ? 0 : Math.max(0, (options.overSampling ?? groupsPerStep) - groupsPerStep);
+    logger.info(
+      formatAgenticEvent("accounting_start", {
+        rollout: rolloutId,
+        mode,
+        sessions: demand * groupSize,
+        groups: demand,
+        final_backfill: finalBackfill,
+        ...(crossStep || flags.prelaunch
+          ? { carried_debt: carried, resident_groups: this.#trainResident() }
+          : {}),
+      }),
+    );
+    reporter.startStep({ rolloutId, mode, sessions: demand * groupSize });
+
+    const signals = [this.#options.group.signal, options.signal].filter((item) => item !== undefined);
+    const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+    // Carried and prelaunched Groups live in this step too; held ones get their lease now.
+    for (const resident of this.#pool.values()) {
+      if (!resident.steps.includes(rolloutId)) resident.steps.push(rolloutId);
+      if (resident.grantLease !== undefined && resident.forStep <= rolloutId) {
+        resident.grantLease();
+        delete resident.grantLease;
+        resident.leasedStep ??= rolloutId;
+      }
+    }
+    // Partial rollout: the previous close paused the gate; reopen it (held requests continue).
+    if (this.#pausedAtClose && gate !== undefined && gate.state !== "open") gate.resume();
+    this.#pausedAtClose = false;
+
+    const results: GroupResult[] = [];
+    const exported: GroupResult[] = [];
+    let consecutiveDrops = 0;
+    let stalled: Error | undefined;
+    this.#debt = demand;
+
+    const report = (resident: Resident, result: GroupResult) => {
+      results.push(result);
+      if (result.kind === "exported") {
+        consecutiveDrops = 0;
+        exported.push(annotateRows(result, resident, rolloutId));
+        this.#debt = demand - exported.length;
+        reporter.groupExported(result);
+      } else if (!NOT_A_DROP.has(result.reason)) {
+        consecutiveDrops++;
+        logDrop(logger, rolloutId, result);
+        reporter.groupDropped(result);
+        if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
+          stalled = new RolloutStalledError({
+            message: `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
+          });
+        }
+      }
+      try {
+        options.onGroup?.(result);
+      } catch (error) {
+        logger.warn(
+          { rollout: rolloutId, group: result.groupId, err: String(error) },
+          "onGroup callback threw",
+        );
+      }
+    };
+    /** Leased (or leasable now) Groups working for this step: carried ones included, prelaunched not. */
+    const working = () => {
+      let count = 0;
+      for (const resident of this.#pool.values()) if (resident.forStep <= rolloutId) count++;
+      return count;
+    };
+    const prelaunched = () => {
+      let count = 0;
+      for (const resident of this.#pool.values()) if (resident.forStep > rolloutId) count++;
+      return count;
+    };
+    const canClose = () => {
+      if (this.#debt <= 0) return true;
+      // Fully async: the previous partition is complete and the rest is covered by interrupted Groups.
+      return (
+        flags.fullyAsync &&
+        !finalBackfill &&
+        exported.length >= carried &&
+        this.#debt <= this.#interruptedGroups()
+      );
+    };
+
+    for (;;) {
+      // Consume what finished (also between steps), oldest first.
+      while (this.#finished.length > 0 && this.#debt > 0) {
+        const { resident, result } = this.#finished.shift()!;
+        report(resident, result);
+      }
+      if (signal?.aborted || stalled !== undefined || canClose()) break;
+      // Fill: debt + over-sampling surplus in flight, within resident capacity. A prelaunched Group is
+      // leased into this step first when the step needs one (a drop to replace), so held Groups never
+      // starve the step of capacity.
+      while (working() < this.#debt + surplus) {
+        const held = [...this.#pool.values()].find((resident) => resident.forStep > rolloutId);
+        if (held !== undefined) {
+          held.forStep = rolloutId;
+          held.grantLease?.();
+          delete held.grantLease;
+          held.leasedStep = rolloutId;
+          continue;
+        }
+        if (this.#trainResident() >= concurrency) break;
+        this.#launchTrain({ prompts, groupSize, forStep: rolloutId, held: false, runningStep: rolloutId });
+      }
+      // Prelaunch the next step's Groups into free resident capacity; they are held until leased.
+      if (flags.prelaunch && options.nextStepFollows === true && !finalBackfill) {
+        while (this.#trainResident() < concurrency && prelaunched() < groupsPerStep + surplus) {
+          this.#launchTrain({
+            prompts,
+            groupSize,
+            forStep: rolloutId + 1,
+            held: true,
+            runningStep: rolloutId,
+          });
+        }
+      }
+      if (this.#pool.size === 0 && this.#finished.length === 0) break;
+      await this.#wakeup.wait(flags.fullyAsync ? flags.closeCheckIntervalMs : undefined);
+    }
+
+    // Close.
+    const surplusDone = this.#finished.splice(0);
+    if (signal?.aborted || stalled !== undefined || !crossStep || finalBackfill) {
+      // Synchronous close: every Group working for this step is interrupted (prelaunched ones stay).
+      const stepGroups = [...this.#pool.values()].filter(
+        (resident) => resident.forStep <= rolloutId || signal?.aborted === true,
+      );
+      for (const resident of stepGroups)
+        resident.interrupt.abort(new DOMException("step closed", "AbortError"));
+      await Promise.all(stepGroups.map((resident) => resident.settled));
+      for (const { resident, result } of [...surplusDone, ...this.#finished.splice(0)]) {
+        report(resident, result.kind === "exported" ? overSampled(result) : result);
+      }
+    } else {
+      // Cross-step close: finished surplus waits for the next step; unfinished Groups stay resident.
+      this.#finished.unshift(...surplusDone);
+      if (flags.partialRollout && gate !== undefined && gate.state === "open") {
+        this.#pausedAtClose = true;
+        await gate.pause();
+      }
+      this.#carriedDebt = flags.fullyAsync ? Math.max(0, this.#debt) : 0;
+    }
+    // After the close: with partial rollout every unprotected running Group is interrupted now.
+    const interruptedNow = this.#interruptedGroups();
+
+    // Rows in Group order, so a trainer sees each Group's samples contiguously.
+    exported.sort((a, b) => groupIndexOf(a) - groupIndexOf(b));
+    const rows = exported.flatMap((result) => (result.kind === "exported" ? result.export.rows : []));
+    const wallSeconds = (performance.now() - started) / 1000;
+    const debt = Math.max(0, this.#debt);
+    const residentGroups = this.#trainResident();
+    logger.info(
+      formatAgenticEvent("accounting_end", {
+        rollout: rolloutId,
+        mode,
+        groups: exported.length,
+        rows: rows.length,
+        dropped_groups: results.filter(
+          (result) => result.kind === "dropped" && !NOT_A_DROP.has(result.reason),
+        ).length,
+        debt,
+        resident_groups: residentGroups,
+        interrupted_groups: crossStep
+          ? interruptedNow
+          : results.filter((result) => result.kind === "dropped" && result.reason === "interrupted").length,
+        wall_s: Number(wallSeconds.toFixed(2)),
+        final_backfill: finalBackfill,
+      }),
+    );
+    this.#debt = 0;
+    reporter.endStep();
+    if (signal?.aborted) {
+      await this.interruptAll();
+      throw new RolloutInterruptedError({
+        message: `rollout ${rolloutId} interrupted; every agent process was terminated`,
+      });
+    }
+    if (stalled !== undefined) throw stalled;
+    const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate });
+    await this.#dump(rolloutId, mode, undefined, results);
+    return {
+      rolloutId,
+      mode,
+      rows,
+      groups: results,
+      metrics,
+      wallSeconds,
+      debt,
+      residentGroups,
+      finalBackfill,
+    };
+  }
+
+  async #dump(rolloutId: number, mode: ExportMode, dataset: string | undefined, results: GroupResult[]) {
+    if (this.#options.saveDebugRolloutData === undefined) return;
+    const path = await writeDebugDump({
+      pathTemplate: this.#options.saveDebugRolloutData,
+      rolloutStep: dataset !== undefined ? `${rolloutId}_${dataset}` : rolloutId,
+      mode,
+      outcomes: results.flatMap((result) => (result.export ? [result.export] : [])),
+      decode: this.#options.decode,
+      sessions: new Map(
+        results.flatMap((result) =>
+          result.export
+            ? [
+                [
+                  result.export.groupIndex,
+                  result.sessions.map((s) => ({ sessionId: s.id, forest: s.forest })),
+                ] as const,
+              ]
+            : [],
+        ),
+      ),
+    });
+    this.#options.logger.info({ path }, "debug rollout data written");
+  }
+
+  /** An eval step: its own Groups (never resident across steps), leased at once, as before. */
+  async #runEvalStep(options: ControllerStepOptions): Promise<StepResult> {
     const { rolloutId, prompts, groupsPerStep, groupSize, concurrency, mode } = options;
-    const dataset = mode === "eval" ? options.dataset : undefined;
+    const dataset = options.dataset;
     const datasetField = dataset !== undefined ? { dataset } : {};
     const { logger, reporter } = this.#options;
-    if (prompts.length === 0) throw new RangeError(`rollout ${rolloutId}: no prompts`);
     const started = performance.now();
     const maxConsecutiveDrops = this.#options.maxConsecutiveDrops ?? Math.max(8, 3 * groupsPerStep);
     logger.info(
@@ -167,38 +654,19 @@ export class RolloutController {
     let consecutiveDrops = 0;
     let stalled: Error | undefined;
     let evalCursor = 0;
-    this.#debt = groupsPerStep;
     const signals = [this.#options.group.signal, options.signal].filter((item) => item !== undefined);
     const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
     const group = signal !== undefined ? { ...this.#options.group, signal } : this.#options.group;
 
     const launch = () => {
       const slot = nextGroupIndex++;
-      // Train steps continue through the dataset across steps (cycling); eval always starts at the top.
-      const prompt = prompts[(mode === "eval" ? evalCursor++ : this.#cursor++) % prompts.length]!;
-      const promise = runGroup(group, {
-        groupIndex: slot,
-        prompt,
-        size: groupSize,
-        mode,
-        rolloutId,
-      }).then(
+      const prompt = prompts[evalCursor++ % prompts.length]!;
+      const promise = runGroup(group, { groupIndex: slot, prompt, size: groupSize, mode, rolloutId }).then(
         (result) => ({ slot, result }),
-        (error: unknown) => ({
-          slot,
-          result: {
-            kind: "dropped" as const,
-            groupId: `g${rolloutId}-${slot}`,
-            prompt,
-            reason: "internal_error",
-            message: error instanceof Error ? error.message : String(error),
-            sessions: [],
-            outcomes: [],
-          },
-        }),
+        (error: unknown) => ({ slot, result: internalError(`g${rolloutId}-${slot}`, prompt, error) }),
       );
       active.set(slot, promise);
-      this.#resident = active.size;
+      this.#evalResident = active.size;
     };
 
     while (exported.length < groupsPerStep) {
@@ -213,27 +681,15 @@ export class RolloutController {
       if (active.size === 0) break;
       const { slot, result } = await Promise.race(active.values());
       active.delete(slot);
-      this.#resident = active.size;
+      this.#evalResident = active.size;
       results.push(result);
       if (result.kind === "exported") {
         consecutiveDrops = 0;
         exported.push(result);
-        this.#debt = groupsPerStep - exported.length;
         reporter.groupExported(result);
       } else if (result.reason !== "interrupted") {
         consecutiveDrops++;
-        // The headline goes in the message; the agent's log tail (why it failed) in `details`.
-        const [headline, ...details] = result.message.split("\n");
-        logger.warn(
-          {
-            rollout: rolloutId,
-            group: result.groupId,
-            reason: result.reason,
-            prompt_index: result.prompt.index,
-            ...(details.length > 0 ? { details: details.join("\n").slice(-4000) } : {}),
-          },
-          `AGENTIC Dropped 1 group: ${headline}`,
-        );
+        logDrop(logger, rolloutId, result);
         reporter.groupDropped(result);
         if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
           stalled = new RolloutStalledError({
@@ -251,11 +707,9 @@ export class RolloutController {
       }
     }
 
-    // Rows in Group order, so a trainer sees each Group's samples contiguously.
     exported.sort((a, b) => groupIndexOf(a) - groupIndexOf(b));
     const rows = exported.flatMap((result) => (result.kind === "exported" ? result.export.rows : []));
     const wallSeconds = (performance.now() - started) / 1000;
-    const debt = this.#debt;
     logger.info(
       formatAgenticEvent("accounting_end", {
         rollout: rolloutId,
@@ -266,15 +720,15 @@ export class RolloutController {
         dropped_groups: results.filter(
           (result) => result.kind === "dropped" && result.reason !== "interrupted",
         ).length,
-        debt,
-        resident_groups: this.#resident,
+        debt: groupsPerStep - exported.length,
+        resident_groups: this.residentGroups,
         interrupted_groups: results.filter(
           (result) => result.kind === "dropped" && result.reason === "interrupted",
         ).length,
         wall_s: Number(wallSeconds.toFixed(2)),
+        final_backfill: false,
       }),
     );
-    this.#debt = 0;
     reporter.endStep();
     if (signal?.aborted) {
       throw new RolloutInterruptedError({
@@ -282,32 +736,80 @@ export class RolloutController {
       });
     }
     if (stalled !== undefined) throw stalled;
-
     const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate, ...datasetField });
-    if (this.#options.saveDebugRolloutData !== undefined) {
-      const path = await writeDebugDump({
-        pathTemplate: this.#options.saveDebugRolloutData,
-        rolloutStep: dataset !== undefined ? `${rolloutId}_${dataset}` : rolloutId,
-        mode,
-        outcomes: results.flatMap((result) => (result.export ? [result.export] : [])),
-        decode: this.#options.decode,
-        sessions: new Map(
-          results.flatMap((result) =>
-            result.export
-              ? [
-                  [
-                    result.export.groupIndex,
-                    result.sessions.map((s) => ({ sessionId: s.id, forest: s.forest })),
-                  ] as const,
-                ]
-              : [],
-          ),
-        ),
-      });
-      logger.info({ path }, "debug rollout data written");
-    }
+    await this.#dump(rolloutId, mode, dataset, results);
     return { rolloutId, mode, ...datasetField, rows, groups: results, metrics, wallSeconds };
   }
+}
+
+function internalError(groupId: string, prompt: PromptItem, error: unknown): GroupResult {
+  return {
+    kind: "dropped",
+    groupId,
+    prompt,
+    reason: "internal_error",
+    message: error instanceof Error ? error.message : String(error),
+    sessions: [],
+    outcomes: [],
+  };
+}
+
+function logDrop(logger: Logger, rolloutId: number, result: Extract<GroupResult, { kind: "dropped" }>): void {
+  // The headline goes in the message; the agent's log tail (why it failed) in `details`.
+  const [headline, ...details] = result.message.split("\n");
+  logger.warn(
+    {
+      rollout: rolloutId,
+      group: result.groupId,
+      reason: result.reason,
+      prompt_index: result.prompt.index,
+      ...(details.length > 0 ? { details: details.join("\n").slice(-4000) } : {}),
+    },
+    `AGENTIC Dropped 1 group: ${headline}`,
+  );
+}
+
+/** An exported Group that finished after a synchronous step's debt was met: not trained. */
+function overSampled(result: Extract<GroupResult, { kind: "exported" }>): GroupResult {
+  return {
+    kind: "dropped",
+    groupId: result.groupId,
+    prompt: result.prompt,
+    reason: "over_sampled",
+    message: "finished after the step's batch was complete (over-sampling surplus)",
+    sessions: result.sessions,
+    outcomes: result.outcomes,
+    export: result.export,
+  };
+}
+
+/**
+ * Adds the cross-step fields to an exported Group's rows (see docs/contract.md#cross-step-scheduling):
+ * `steps_lived` (the train steps the Group was resident in) and `weight_version_lag` (the consuming
+ * step minus the oldest step in which one of the row's tokens was generated, from each turn's
+ * `rolloutStep` metadata; 0 when unknown).
+ */
+function annotateRows(result: GroupResult, resident: Resident, consumedStep: number): GroupResult {
+  if (result.kind !== "exported") return result;
+  const firstStep = new Map<string, number>();
+  for (const context of result.export.contexts) {
+    let oldest: number | undefined;
+    for (const turn of context.sample.turns) {
+      const step = turn.metadata?.rolloutStep;
+      if (typeof step === "number" && (oldest === undefined || step < oldest)) oldest = step;
+    }
+    if (oldest !== undefined) firstStep.set(`${context.sessionId} ${context.stateHash}`, oldest);
+  }
+  const steps = [...resident.steps, consumedStep]
+    .filter((step, i, all) => all.indexOf(step) === i)
+    .sort((a, b) => a - b);
+  for (const row of result.export.rows) {
+    const oldest =
+      firstStep.get(`${row.session_id} ${row.state_hash}`) ?? resident.leasedStep ?? consumedStep;
+    row.steps_lived = steps;
+    row.weight_version_lag = Math.max(0, consumedStep - oldest);
+  }
+  return result;
 }
 
 /**

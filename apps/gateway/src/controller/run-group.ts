@@ -63,6 +63,28 @@ export interface GroupEvents {
   sessionFinished?(sessionId: string, outcome: AgentOutcome): void;
 }
 
+/**
+ * Where a Group is in its life (see docs/contract.md#cross-step-scheduling): `preparing` (agents
+ * launching, first requests arriving), `held` (every session sent its first request, which is committed
+ * and held; waiting for the lease), `running` (leased: budgets run, requests generate), `exited` (every
+ * agent process has exited or was terminated; the resident slot is free, export and reward follow).
+ */
+export type GroupLifeState = "preparing" | "held" | "running" | "exited";
+
+/** How the cross-step controller steers one Group (all optional: without it, a Group leases at once). */
+export interface GroupControl {
+  /**
+   * Resolves when the Group may be leased. Until then a Group past its first-request barrier is `held`:
+   * its first requests wait, its agents' active-time budgets do not run (`--agentic-prelaunch`).
+   * @default leased as soon as the barrier is crossed
+   */
+  lease?: Promise<void>;
+  /** Aborting it interrupts this Group alone: its agents are terminated, it ends dropped `interrupted`. */
+  signal?: AbortSignal;
+  /** Told each state change, with the Group's sessions (slot order). */
+  onState?: (state: GroupLifeState, sessions: readonly GatewaySession[]) => void;
+}
+
 /** How a Group ended. */
 export type GroupResult =
   | {
@@ -96,7 +118,14 @@ export type GroupResult =
  */
 export async function runGroup(
   context: GroupContext,
-  options: { groupIndex: number; prompt: PromptItem; size: number; mode: ExportMode; rolloutId: number },
+  options: {
+    groupIndex: number;
+    prompt: PromptItem;
+    size: number;
+    mode: ExportMode;
+    rolloutId: number;
+    control?: GroupControl;
+  },
 ): Promise<GroupResult> {
   const { registry, renderer, exporter, events } = context;
   const launchAgent = context.launchAgent ?? launchAgentSession;
@@ -131,7 +160,10 @@ export async function runGroup(
 
   // Signals derived with AbortSignal.any put no listener on the run's signal, which outlives every Group
   // (one listener per resident session there would pass Node's MaxListeners limit).
-  const signal = context.signal !== undefined ? AbortSignal.any([context.signal]) : undefined;
+  const control = options.control;
+  const signals = [context.signal, control?.signal].filter((item) => item !== undefined);
+  const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+  control?.onState?.("preparing", sessions);
   const handles: AgentSessionHandle[] = [];
   const outcomes: AgentOutcome[] = [];
   let failure: { reason: string; message: string } | undefined;
@@ -216,10 +248,36 @@ export async function runGroup(
             : `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)}`,
         );
       } else {
+        if (control?.lease !== undefined) {
+          // Prelaunch: first requests committed and held; no budget runs until the lease.
+          control.onState?.("held", sessions);
+          let leaseAbort: (() => void) | undefined;
+          const held = await Promise.race([
+            control.lease.then(() => "leased" as const),
+            earlyExit.then((exit) => exit),
+            new Promise<"interrupted">((resolve) => {
+              leaseAbort = () => resolve("interrupted");
+              if (signal?.aborted) leaseAbort();
+              else signal?.addEventListener("abort", leaseAbort, { once: true });
+            }),
+          ]);
+          if (leaseAbort !== undefined) signal?.removeEventListener("abort", leaseAbort);
+          if (held === "interrupted") fail("interrupted", "the Group was interrupted while held");
+          else if (held !== "leased") {
+            fail(
+              "agent_exited_while_held",
+              `session ${sessions[held.i]!.id} exited while held for its lease (${describeOutcome(held.outcome)}`,
+            );
+          }
+        }
+      }
+      if (failure === undefined) {
         for (const session of sessions) session.lease();
         for (const handle of handles) handle.activate();
-        if (context.gate !== undefined) unbindGate = bindBudgetsToGate(context.gate, handles);
+        if (context.gate !== undefined)
+          unbindGate = bindBudgetsToGate(context.gate, handles, (i) => sessions[i]!.protected);
         events?.groupLeased?.(groupId);
+        control?.onState?.("running", sessions);
       }
     }
 
@@ -239,6 +297,8 @@ export async function runGroup(
           }
         }),
       );
+      // Interrupted at a step close (or the run ended): the agents were terminated, nothing to export.
+      if (failure === undefined && signal?.aborted) fail("interrupted", "the Group was interrupted");
     }
   } finally {
     unbindGate?.();
@@ -246,6 +306,8 @@ export async function runGroup(
     const settled = await Promise.all(handles.map((handle) => handle.terminate("group finished")));
     outcomes.push(...settled);
     for (const session of sessions) registry.remove(session.id, "group finished");
+    // The resident slot is free from here: export and reward run outside resident capacity.
+    control?.onState?.("exited", sessions);
   }
 
   if (failure !== undefined) {

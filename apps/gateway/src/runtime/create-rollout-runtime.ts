@@ -22,6 +22,7 @@ import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
+import { formatAgentCapacity } from "./plan-agent-capacity";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
 import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
 
@@ -71,6 +72,13 @@ export interface RuntimeStepOptions {
   onGroup?: (result: GroupResult) => void;
   /** Aborting it interrupts this step only. */
   signal?: AbortSignal;
+  /**
+   * Train: another train step follows (`--agentic-prelaunch` starts its Groups early only then).
+   * @default rolloutId + 1 < --num-rollout
+   */
+  nextStepFollows?: boolean;
+  /** Train, `--fully-async`: drain the carried debt without opening a new partition (see RolloutController). */
+  finalBackfill?: boolean;
 }
 
 /** One eval dataset as read at start: its name and its prompts. */
@@ -252,8 +260,19 @@ async function startRuntime(options: {
   const registry = new SessionRegistry();
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
   const gate = new GenerationGate({ engine: backend.client });
+  const { crossStep } = components;
+  logger.info(
+    { ...components.capacity },
+    `agent slots: ${formatAgentCapacity(components.capacity)} (docs/contract.md#external-capacity)`,
+  );
+  // Bound below, once the controller exists: turns are stamped with the train step running.
+  let currentStep: () => number | undefined = () => undefined;
   const generate = createTurnRunner({
     gate,
+    ...(crossStep.maxAbortedCount !== undefined ? { maxAbortedCount: crossStep.maxAbortedCount } : {}),
+    // A partial-rollout step close pauses the gate for train sessions; an eval is not held by it.
+    ...(crossStep.partialRollout ? { bypassGate: (session) => session.mode === "eval" } : {}),
+    currentStep: () => currentStep(),
     registry,
     engine: backend.client,
     tokenizer,
@@ -336,13 +355,29 @@ async function startRuntime(options: {
     reporter,
     decode,
     logPassrate: components.logPassrate,
+    crossStep: {
+      prelaunch: crossStep.prelaunch,
+      partialRollout: crossStep.partialRollout,
+      fullyAsync: crossStep.fullyAsync,
+    },
     ...(components.saveDebugRolloutData !== undefined
       ? { saveDebugRolloutData: components.saveDebugRolloutData }
       : {}),
   });
 
+  currentStep = () => controller.currentStep;
+
   const owned = stack.move();
-  const close = () => owned.disposeAsync();
+  let closing: Promise<void> | undefined;
+  // Resident Groups (carried, prelaunched) end before the gateway and the backend stop.
+  const close = () =>
+    (closing ??= controller
+      .interruptAll()
+      .then(
+        () => undefined,
+        (error: unknown) => logger.warn({ err: String(error) }, "interrupting resident Groups failed"),
+      )
+      .then(() => owned.disposeAsync()));
   const runStep = (options: RuntimeStepOptions): Promise<StepResult> => {
     const train = options.mode === "train";
     let dataset: EvalDataset | undefined;
@@ -374,6 +409,17 @@ async function startRuntime(options: {
       groupsPerStep: options.groups ?? plan.groupsPerStep ?? stepPrompts.length,
       groupSize: plan.groupSize,
       concurrency: options.concurrency ?? plan.concurrency,
+      ...(train
+        ? {
+            // The over-sampling surplus of the configuration, over the step's own batch.
+            overSampling:
+              (options.groups ?? plan.groupsPerStep ?? stepPrompts.length) +
+              crossStep.overSampling -
+              components.steps.train.groupsPerStep,
+            nextStepFollows: options.nextStepFollows ?? options.rolloutId + 1 < components.steps.numRollout,
+            ...(options.finalBackfill !== undefined ? { finalBackfill: options.finalBackfill } : {}),
+          }
+        : {}),
       ...(dataset !== undefined ? { dataset: dataset.name } : {}),
       ...(options.onGroup !== undefined ? { onGroup: options.onGroup } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),

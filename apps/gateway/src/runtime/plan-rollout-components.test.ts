@@ -22,6 +22,51 @@ describe("planRolloutComponents", () => {
     expect(plan.turns).toMatchObject({ parametersAlias: false, honorResponseFormat: true });
   });
 
+  it("should default over-sampling to the batch size and concurrency to over-sampling, and check the cross-step flags", () => {
+    const plan = (values: Record<string, unknown>) =>
+      planRolloutComponents(
+        resolveConfig(
+          {},
+          {
+            promptData: "test/fixtures/data.jsonl",
+            enginePolicy: "test/fixtures/fixed-policy.mjs#default",
+            agentCommand: "a",
+            rolloutBatchSize: 4,
+            ...values,
+          },
+        ),
+        { cwd: process.cwd() },
+      );
+    expect(plan({}).crossStep).toEqual({
+      prelaunch: false,
+      partialRollout: false,
+      fullyAsync: false,
+      overSampling: 4,
+    });
+    const oversampled = plan({
+      overSamplingBatchSize: 6,
+      partialRollout: true,
+      partialRolloutMaxAbortedCount: 2,
+      agenticPrelaunch: true,
+    });
+    expect(oversampled.crossStep).toEqual({
+      prelaunch: true,
+      partialRollout: true,
+      fullyAsync: false,
+      maxAbortedCount: 2,
+      overSampling: 6,
+    });
+    expect(oversampled.steps.train.concurrency).toBe(6);
+    expect(oversampled.capacity).toMatchObject({ train: 24, rule: "T", required: 24 });
+    expect(() => plan({ overSamplingBatchSize: 3 })).toThrow(
+      "--over-sampling-batch-size 3 must be at least --rollout-batch-size 4",
+    );
+    expect(() => plan({ partialRolloutMaxAbortedCount: 1 })).toThrow(
+      "--partial-rollout-max-aborted-count needs --partial-rollout",
+    );
+    expect(() => plan({ agentMaxSlots: 15 })).toThrow("--agent-max-slots 15 is below the 16 agent slots");
+  });
+
   it("should name every setting once, for the component that uses it", () => {
     const config = resolveConfig(
       {},

@@ -2,9 +2,11 @@ import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
 import type { HarnessNormalizers } from "@relax/protocol";
+import { ConfigError } from "../config/load-config";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
 import type { RolloutSampling } from "../service/create-turn-runner";
+import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
 
 /** How a dataset file is read (the options of `readPromptDataset`). */
 export interface DatasetPlan {
@@ -92,6 +94,18 @@ export interface RolloutComponents {
     logDir?: string;
   };
   steps: { numRollout: number; train: Required<StepPlan>; eval: StepPlan; evalSchedule: EvalSchedulePlan };
+  /** Cross-step scheduling of train Groups (docs/contract.md#cross-step-scheduling). */
+  crossStep: {
+    prelaunch: boolean;
+    partialRollout: boolean;
+    fullyAsync: boolean;
+    /** `--partial-rollout-max-aborted-count`. */
+    maxAbortedCount?: number;
+    /** `--over-sampling-batch-size` (default `--rollout-batch-size`). */
+    overSampling: number;
+  };
+  /** Required agent slots (the external-capacity table), checked against `--agent-max-slots`. */
+  capacity: AgentCapacityPlan;
   /** Training rows JSONL path (absolute; `{rollout_id}` kept for the caller to replace). */
   output: string;
   saveDebugRolloutData?: string;
@@ -116,7 +130,35 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
     metadataKey: config.metadataKey,
     ...optional("multimodalKeys", config.multimodalKeys),
   });
-  const trainConcurrency = config.agenticConcurrency ?? config.rolloutBatchSize;
+  const overSampling = config.overSamplingBatchSize ?? config.rolloutBatchSize;
+  if (overSampling < config.rolloutBatchSize) {
+    throw new ConfigError({
+      message: `--over-sampling-batch-size ${overSampling} must be at least --rollout-batch-size ${config.rolloutBatchSize}`,
+    });
+  }
+  if (config.partialRolloutMaxAbortedCount !== undefined && !config.partialRollout) {
+    throw new ConfigError({
+      message:
+        "--partial-rollout-max-aborted-count needs --partial-rollout (only pauses at step close abort a session)",
+    });
+  }
+  const trainConcurrency = config.agenticConcurrency ?? overSampling;
+  const evalConcurrency =
+    config.agenticEvalConcurrency ??
+    defaultEvalConcurrency({
+      trainConcurrency,
+      nSamplesPerPrompt: config.nSamplesPerPrompt,
+      nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
+    });
+  const capacity = planAgentCapacity({
+    trainConcurrency,
+    nSamplesPerPrompt: config.nSamplesPerPrompt,
+    evalDatasets: (config.evalPromptData ?? []).map((item) => item.name),
+    evalConcurrency,
+    nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
+    keepsTrainDuringEval: config.agenticPrelaunch || config.partialRollout || config.fullyAsync,
+    ...optional("agentMaxSlots", config.agentMaxSlots),
+  });
   return {
     tokenizer: {
       source: config.tokenizer,
@@ -211,19 +253,21 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       },
       eval: {
         groupSize: config.nSamplesPerEvalPrompt,
-        concurrency:
-          config.agenticEvalConcurrency ??
-          defaultEvalConcurrency({
-            trainConcurrency,
-            nSamplesPerPrompt: config.nSamplesPerPrompt,
-            nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
-          }),
+        concurrency: evalConcurrency,
       },
       evalSchedule: {
         ...optional("interval", config.evalInterval),
         beforeTrain: config.evalInterval !== undefined && !config.skipEvalBeforeTrain,
       },
     },
+    crossStep: {
+      prelaunch: config.agenticPrelaunch,
+      partialRollout: config.partialRollout,
+      fullyAsync: config.fullyAsync,
+      ...optional("maxAbortedCount", config.partialRolloutMaxAbortedCount),
+      overSampling,
+    },
+    capacity,
     output: resolve(cwd, config.output),
     ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
     logPassrate: config.logPassrate,

@@ -294,7 +294,10 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
       };
     },
 
-    runStep: async ({ rolloutId, weightVersion }, sink: ControlRecordSink) => {
+    runStep: async (
+      { rolloutId, weightVersion, nextStepFollows, finalBackfill },
+      sink: ControlRecordSink,
+    ) => {
       if (running === undefined && rolloutId !== nextRolloutId) {
         throw new ControlError({
           code: "step_out_of_order",
@@ -331,6 +334,8 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
           result = await runtime.runStep({
             rolloutId,
             mode: "train",
+            ...(nextStepFollows !== undefined ? { nextStepFollows } : {}),
+            ...(finalBackfill !== undefined ? { finalBackfill } : {}),
             onGroup: (group) => {
               viewed.push(group);
               tallyGroup(current, group, {
@@ -367,8 +372,10 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
         const trainSummary = {
           groups: current.groupsDone,
           dropped_groups: current.groupsDropped,
-          debt: runtime.controller.debt,
-          resident_groups: runtime.controller.residentGroups,
+          // The step's own figures at its close (the controller's live counters reset between steps).
+          debt: result.debt ?? 0,
+          resident_groups: result.residentGroups ?? runtime.controller.residentGroups,
+          final_backfill: result.finalBackfill ?? false,
         };
         // `--eval-interval`: a due eval runs after the train Groups, in the same stream, under rollout id
         // k + 1 (the policy the next step samples from), as `relax rollout` labels it.
@@ -392,6 +399,7 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
             dropped_groups: trainSummary.dropped_groups,
             debt: trainSummary.debt,
             resident_groups: trainSummary.resident_groups,
+            final_backfill: trainSummary.final_backfill,
             wall_s: Number(result.wallSeconds.toFixed(3)),
             drops_by_reason: drops,
             metrics: result.metrics,

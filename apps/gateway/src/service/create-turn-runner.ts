@@ -11,6 +11,7 @@ import type { TurnPlan } from "@relax/forest";
 import type { GenerateContext } from "@relax/protocol";
 import type { SglangClient } from "@relax/sglang";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
+import type { GatewaySession } from "./gateway-session";
 import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
 import type { SessionRegistry } from "./session-registry";
@@ -63,6 +64,22 @@ export interface TurnRunnerOptions {
    * pause aborted continues from its partial output on resume. Without it, one engine call per turn.
    */
   gate?: GenerationGate;
+  /**
+   * `--partial-rollout-max-aborted-count`: a session whose pause aborts reach this count becomes protected
+   * at the next gate resume (its calls bypass the gate). Absent: never protected.
+   */
+  maxAbortedCount?: number;
+  /**
+   * Extra sessions whose engine calls bypass the gate (e.g. eval sessions under `--partial-rollout`, so a
+   * train step close does not hold an eval). Protected sessions always bypass. @default none
+   */
+  bypassGate?: (session: GatewaySession) => boolean;
+  /**
+   * The train step running now (the controller's `currentStep`): each committed turn's metadata records
+   * it as `rolloutStep` (the step when the turn's generation began), from which rows derive
+   * `weight_version_lag`. @default not recorded
+   */
+  currentStep?: () => number | undefined;
 }
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
@@ -105,6 +122,14 @@ export function createTurnRunner(
   const stopTokenIds = [...tokenizer.stopTokenIds];
 
   const noticed = new Set<string>();
+  // Protection is promoted at the gate's next resume, before any held call is re-admitted (this listener
+  // is registered before any ticket waits).
+  const pendingProtection = new Set<GatewaySession>();
+  gate?.onChange(({ state }) => {
+    if (state !== "open") return;
+    for (const session of pendingProtection) session.promoteProtection();
+    pendingProtection.clear();
+  });
 
   return async ({ sessionId, request, signal: clientSignal, responseFormat }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
@@ -135,6 +160,7 @@ export function createTurnRunner(
       const heldFrom = performance.now();
       await session.waitForLease(signal);
       heldMs = performance.now() - heldFrom;
+      const rolloutStep = options.currentStep?.();
 
       const generation = await generateWithContinuation({
         generate: (request) => engine.generate(request),
@@ -145,6 +171,12 @@ export function createTurnRunner(
         onEngineStart: () => session.generationStarted(),
         onEngineEnd: () => session.generationEnded(),
         decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
+        bypassGate: () => session.protected || (options.bypassGate?.(session) ?? false),
+        onPauseAbort: () => {
+          session.recordPauseAbort(options.maxAbortedCount);
+          if (options.maxAbortedCount !== undefined && session.abortCount >= options.maxAbortedCount)
+            pendingProtection.add(session);
+        },
         sampling: {
           maxNewTokens: plan.maxNewTokens ?? requestedMax,
           temperature: sampling.temperature,
@@ -199,6 +231,11 @@ export function createTurnRunner(
         },
         metadata: {
           requestId: rid,
+          // fresh / resumed / protected (docs/contract.md#cross-step-scheduling), and the session's cumulative
+          // pause aborts when the turn committed.
+          requestKind: generation.kind,
+          ...(rolloutStep !== undefined ? { rolloutStep } : {}),
+          ...(session.abortCount > 0 ? { sessionAbortCount: session.abortCount } : {}),
           ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}),
           // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
           ...(generation.abortCount > 0

@@ -28,6 +28,9 @@ export class GatewaySession {
   readonly #leased: Promise<void>;
   readonly #inflight = new Set<AbortController>();
   readonly #firstRequestListeners: Array<() => void> = [];
+  #abortCount = 0;
+  #protected = false;
+  #protectionPending = false;
   /** Engine time and token counts, for metrics. */
   readonly stats = { turns: 0, generatedTokens: 0, engineMs: 0, gatewayMs: 0 };
   /**
@@ -77,6 +80,39 @@ export class GatewaySession {
   /** Requests currently generating or held. */
   get inflight(): number {
     return this.#inflight.size;
+  }
+
+  /**
+   * Pause aborts on this session's lineage so far (cumulative over its turns; see
+   * docs/contract.md#cross-step-scheduling).
+   */
+  get abortCount(): number {
+    return this.#abortCount;
+  }
+
+  /**
+   * Whether the session is protected (`--partial-rollout-max-aborted-count`): its engine calls bypass the
+   * generation gate, a pause never aborts them, its active-time budget keeps running. Set at the first gate
+   * resume after the threshold was reached ({@link GatewaySession.promoteProtection}); kept until the end.
+   */
+  get protected(): boolean {
+    return this.#protected;
+  }
+
+  /**
+   * Counts one pause abort; once the count reaches `threshold` (when given) protection is pending until
+   * the next resume.
+   */
+  recordPauseAbort(threshold: number | undefined): void {
+    this.#abortCount++;
+    if (threshold !== undefined && this.#abortCount >= threshold) this.#protectionPending = true;
+  }
+
+  /** Makes a pending protection effective (called when the gate reopens). Returns whether it changed. */
+  promoteProtection(): boolean {
+    if (!this.#protectionPending || this.#protected) return false;
+    this.#protected = true;
+    return true;
   }
 
   /** Registers a callback for the session's first request (used by the Group barrier). */

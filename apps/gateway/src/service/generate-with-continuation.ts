@@ -26,7 +26,23 @@ export interface GenerateWithContinuationOptions {
   onEngineEnd?: () => void;
   /** Decodes ids (special tokens kept), to check stop strings in a partial output. */
   decode: (ids: readonly number[]) => string;
+  /**
+   * Asked before each engine call: `true` makes the call bypass the gate (a protected session, see
+   * docs/contract.md#cross-step-scheduling): it starts on a closed gate under a protected rid and no pause
+   * aborts it. @default never
+   */
+  bypassGate?: () => boolean;
+  /** Called each time a pause aborted this turn's engine call and its partial output was kept. */
+  onPauseAbort?: () => void;
 }
+
+/**
+ * How a turn's engine calls were scheduled (the debug dump's request kind, see
+ * docs/contract.md#cross-step-scheduling): `fresh` (never aborted, never bypassing), `resumed` (a pause
+ * aborted it at least once and it continued from its partial output), `protected` (at least one call
+ * bypassed the gate because its session was protected).
+ */
+export type RequestKind = "fresh" | "resumed" | "protected";
 
 /** A turn's generation, possibly assembled from several engine calls. */
 export interface ContinuedGeneration {
@@ -47,6 +63,8 @@ export interface ContinuedGeneration {
   weightVersionSpans?: WeightVersionSpan[];
   /** How often a pause aborted this turn and it continued from its partial output. */
   abortCount: number;
+  /** The turn's request kind: `protected` wins over `resumed`, which wins over `fresh`. */
+  kind: RequestKind;
   /** The rid of every engine call, in order. */
   rids: string[];
   /** Milliseconds waiting at the closed gate. */
@@ -91,15 +109,21 @@ export async function generateWithContinuation(
   let first: GenerateResult | undefined;
   let completionTokens = 0;
   let firstGateVersion: string | undefined;
+  let bypassed = false;
   const ticket = gate?.openTicket();
   try {
     for (;;) {
-      // Through a gate, rids carry its pause-epoch prefix so that a pause aborts them with one call per worker.
-      const rid = gate !== undefined ? gate.createRid() : createRequestId();
+      // Through a gate, rids carry its pause-epoch prefix so that a pause aborts them with one call per
+      // worker; the gate makes the rid when it admits the call (a protected rid for a bypassing call).
+      let rid = createRequestId();
       if (ticket !== undefined) {
         const heldFrom = performance.now();
-        await ticket.acquire({ rid, signal });
+        rid = await ticket.acquire({
+          signal,
+          ...(options.bypassGate !== undefined ? { bypass: options.bypassGate } : {}),
+        });
         heldMs += performance.now() - heldFrom;
+        if (gate?.isProtectedRid(rid)) bypassed = true;
       }
       const gateVersion = gate?.weightVersion;
       if (rids.length === 0) firstGateVersion = gateVersion;
@@ -137,6 +161,7 @@ export async function generateWithContinuation(
         return finish(result.finishReason);
       }
       abortCount++;
+      options.onPauseAbort?.();
       const last = outputIds[outputIds.length - 1];
       if (last !== undefined && stopTokenIds.has(last)) return finish({ type: "stop", matched: last });
       const stopString = matchStopString(options.decode(outputIds), sampling.stop);
@@ -156,6 +181,7 @@ export async function generateWithContinuation(
       completionTokens,
       cachedTokens: first!.cachedTokens,
       abortCount,
+      kind: bypassed ? ("protected" as const) : abortCount > 0 ? ("resumed" as const) : ("fresh" as const),
       rids,
       heldMs,
       engineMs,

@@ -33,7 +33,7 @@ describe("GenerationGate", () => {
     const b = gate.openTicket();
     await a.acquire({ rid: "rid-a", signal });
     await b.acquire({ rid: "rid-b", signal });
-    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0, bypassing: 0 });
     let resolved = false;
     const pausing = gate.pause().then((result) => {
       resolved = true;
@@ -47,7 +47,7 @@ describe("GenerationGate", () => {
     expect(b.release({ aborted: false })).toEqual({ abortedByPause: false });
     const result = await pausing;
     expect(result).toMatchObject({ abortedRequests: 2, heldRequests: 1 });
-    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1, bypassing: 0 });
 
     let started = false;
     const next = a.acquire({ rid: "rid-a2", signal }).then(() => {
@@ -57,15 +57,15 @@ describe("GenerationGate", () => {
     const cStarted = c.acquire({ rid: "rid-c", signal });
     await new Promise((resolve) => setTimeout(resolve, 5));
     expect(started).toBe(false);
-    expect(gate.counts()).toEqual({ generating: 0, held: 2, abortedPartials: 1 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 2, abortedPartials: 1, bypassing: 0 });
     expect(gate.resume()).toEqual({ resumedRequests: 2, weightVersion: undefined });
     await next;
     await cStarted;
-    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 2, held: 0, abortedPartials: 0, bypassing: 0 });
     b.close();
     a.close();
     c.close();
-    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
   });
 
   it("should re-send aborts while pausing, time out without reopening, and share a pending pause", async () => {
@@ -98,7 +98,7 @@ describe("GenerationGate", () => {
     client.abort(new Error("client went away"));
     await expect(held).rejects.toThrow("client went away");
     ticket.close();
-    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0 });
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
   });
 });
 
@@ -154,6 +154,42 @@ describe("bindBudgetsToGate", () => {
     expect(next.startsWith("c0ffee000001")).toBe(true);
     expect(next.startsWith("c0ffee000000")).toBe(false);
     for (const ticket of tickets) ticket.close();
+  });
+
+  it("should let a bypassing (protected) call start on a closed gate under a rid no prefix abort matches", async () => {
+    const engine = fakeEngine();
+    const gate = new GenerationGate({ engine, ridPrefix: "c0ffee00" });
+    const signal = new AbortController().signal;
+    const normal = gate.openTicket();
+    const guarded = gate.openTicket();
+    const normalRid = await normal.acquire({ signal });
+    expect(normalRid.startsWith("c0ffee000000")).toBe(true);
+    const pausing = gate.pause();
+    expect(engine.aborted).toEqual(["c0ffee000000"]);
+    const guardedRid = await guarded.acquire({ signal, bypass: () => true });
+    expect(guardedRid).toHaveLength(32);
+    expect(guardedRid.startsWith("c0ffee00")).toBe(false);
+    expect(gate.isProtectedRid(guardedRid)).toBe(true);
+    expect(gate.isProtectedRid(normalRid)).toBe(false);
+    expect(gate.counts()).toEqual({ generating: 1, held: 0, abortedPartials: 0, bypassing: 1 });
+    // The pause waits for the normal call only; the protected one keeps generating through it.
+    expect(normal.release({ aborted: true })).toEqual({ abortedByPause: true });
+    expect(await pausing).toMatchObject({ abortedRequests: 1, heldRequests: 1 });
+    expect(guarded.release({ aborted: false })).toEqual({ abortedByPause: false });
+    expect(gate.counts()).toEqual({ generating: 0, held: 1, abortedPartials: 1, bypassing: 0 });
+
+    // A held call whose session becomes protected while it waits starts as soon as the gate changes.
+    let protectedNow = false;
+    const promoted = normal.acquire({ signal, bypass: () => protectedNow });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(gate.counts().held).toBe(1);
+    protectedNow = true;
+    gate.setWeightVersion("v2");
+    expect(gate.isProtectedRid(await promoted)).toBe(true);
+    expect(gate.state).toBe("paused");
+    normal.close();
+    guarded.close();
+    expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
   });
 
   it("should refuse a rid prefix that is not short lowercase hex", () => {

@@ -37,6 +37,12 @@ export interface GateCounts {
   held: number;
   /** Turn requests whose generation a pause aborted, holding a partial output to continue from. */
   abortedPartials: number;
+  /**
+   * Engine calls that bypass the gate (protected sessions of `--partial-rollout-max-aborted-count`, eval
+   * sessions under `--partial-rollout`): they keep generating while the gate is closed and a pause neither
+   * aborts nor waits for them.
+   */
+  bypassing: number;
 }
 
 /** What a gate listener is told on every state change. */
@@ -111,6 +117,25 @@ type TicketState = "idle" | "waiting" | "generating" | "interrupted";
 interface TicketRecord {
   rid: string | undefined;
   abortedByPause: boolean;
+  /** The current call bypasses the gate (protected): not in `#generating`, never aborted by a pause. */
+  bypassing?: boolean;
+}
+
+/** Options of {@link GateTicket.acquire}. */
+export interface AcquireOptions {
+  /**
+   * The engine call's rid. @default a fresh {@link GenerationGate.createRid} made when the call is
+   * admitted (a bypassing call gets a protected rid, which no pause's prefix abort matches)
+   */
+  rid?: string;
+  /** The request's signal: waiting at the closed gate rejects with its reason. */
+  signal: AbortSignal;
+  /**
+   * Asked when the call is admitted and while it waits: `true` lets it start on a closed gate and keeps it
+   * out of pauses (not aborted, not waited for). Used for protected sessions (see
+   * docs/contract.md#cross-step-scheduling). @default never
+   */
+  bypass?: () => boolean;
 }
 
 /**
@@ -125,7 +150,7 @@ export interface GateTicket {
    * while waiting on a closed gate.
    * @throws the `signal`'s reason when it aborts while waiting.
    */
-  acquire(options: { rid: string; signal: AbortSignal }): Promise<void>;
+  acquire(options: AcquireOptions): Promise<string>;
   /**
    * The engine call returned; `aborted` says whether it ended with `finish_reason: abort`. Returns
    * whether a pause caused that abort (then the request counts as held, with a partial output, until its
@@ -155,6 +180,8 @@ export class GenerationGate {
   readonly #engine: GateEngine;
   readonly #reabortIntervalMs: number;
   readonly #ridPrefix: string;
+  /** Prefix of bypassing (protected) rids: same length as `#ridPrefix`, never equal to it. */
+  readonly #protectedPrefix: string;
   /** Increases at every resume, so an abort sent for one pause never matches a call of the next. */
   #epoch = 0;
   /** Prefix aborts on the wire, so a re-send waits for the previous answer instead of piling up. */
@@ -163,6 +190,7 @@ export class GenerationGate {
   #weightVersion: string | undefined;
   readonly #tickets = new Map<TicketRecord, TicketState>();
   readonly #generating = new Map<string, TicketRecord>();
+  readonly #bypassing = new Map<string, TicketRecord>();
   readonly #interrupted = new Set<TicketRecord>();
   #openWaiters: Array<() => void> = [];
   readonly #listeners = new Set<(change: GateChange) => void>();
@@ -183,6 +211,10 @@ export class GenerationGate {
       throw new RangeError(`ridPrefix must be 1-16 lowercase hex characters, got ${JSON.stringify(prefix)}`);
     }
     this.#ridPrefix = prefix;
+    let protectedPrefix = randomBytes(8).toString("hex").slice(0, prefix.length);
+    while (protectedPrefix === prefix)
+      protectedPrefix = randomBytes(8).toString("hex").slice(0, prefix.length);
+    this.#protectedPrefix = protectedPrefix;
   }
 
   /**
@@ -191,14 +223,23 @@ export class GenerationGate {
    * that no other epoch's rid starts with, and all rids have the same length (no rid is a prefix of
    * another), so aborting that prefix reaches exactly the calls started since the last resume.
    */
-  createRid(): string {
-    const head = this.#epochPrefix(this.#epoch);
+  createRid(options: { protected?: boolean } = {}): string {
+    // A protected rid starts with a prefix of the same length that differs from the gate's, so no prefix
+    // abort of any epoch matches it.
+    const head = options.protected
+      ? this.#protectedPrefix + "ffff".slice(0, EPOCH_DIGITS)
+      : this.#epochPrefix(this.#epoch);
     return (
       head +
       randomBytes(16)
         .toString("hex")
         .slice(0, 32 - head.length)
     );
+  }
+
+  /** Whether `rid` is a protected rid of this gate (one a bypassing call got). */
+  isProtectedRid(rid: string): boolean {
+    return rid.length === 32 && rid.startsWith(this.#protectedPrefix + "ffff".slice(0, EPOCH_DIGITS));
   }
 
   #epochPrefix(epoch: number): string {
@@ -226,7 +267,12 @@ export class GenerationGate {
     for (const state of this.#tickets.values()) {
       if (state === "interrupted" || (state === "waiting" && this.#state !== "open")) held++;
     }
-    return { generating: this.#generating.size, held, abortedPartials: this.#interrupted.size };
+    return {
+      generating: this.#generating.size,
+      held,
+      abortedPartials: this.#interrupted.size,
+      bypassing: this.#bypassing.size,
+    };
   }
 
   /**
@@ -324,31 +370,69 @@ export class GenerationGate {
 
   /** Opens a ticket for one turn request (see {@link GateTicket}). */
   openTicket(): GateTicket {
-    const ticket: TicketRecord = { rid: undefined, abortedByPause: false };
+    const ticket: TicketRecord = { rid: undefined, abortedByPause: false, bypassing: false };
     this.#tickets.set(ticket, "idle");
     return {
-      acquire: ({ rid, signal }) => this.#acquire(ticket, rid, signal),
+      acquire: (options) => this.#acquire(ticket, options),
       release: ({ aborted }) => this.#release(ticket, aborted),
       close: () => this.#close(ticket),
     };
   }
 
-  async #acquire(ticket: TicketRecord, rid: string, signal: AbortSignal): Promise<void> {
+  async #acquire(ticket: TicketRecord, options: AcquireOptions): Promise<string> {
+    const { signal } = options;
+    const bypass = () => options.bypass?.() === true;
     if (!this.#tickets.has(ticket)) throw new Error("the gate ticket is closed");
-    if (this.#generating.has(rid)) throw new Error(`rid ${rid} is already generating`);
+    if (options.rid !== undefined && (this.#generating.has(options.rid) || this.#bypassing.has(options.rid)))
+      throw new Error(`rid ${options.rid} is already generating`);
     this.#tickets.set(ticket, this.#interrupted.has(ticket) ? "interrupted" : "waiting");
-    while (this.#state !== "open") await this.waitOpen(signal);
+    // A bypassing call waits for nothing; a waiting call is re-asked whenever the gate changes (a session
+    // promoted to protected while held starts at once).
+    while (this.#state !== "open" && !bypass()) await this.#waitOpenOrChange(signal);
     signal.throwIfAborted();
     // No await between the state check above and this registration.
+    const bypassing = this.#state !== "open" || bypass();
+    const rid = options.rid ?? this.createRid({ protected: bypassing });
     this.#interrupted.delete(ticket);
     ticket.abortedByPause = false;
     ticket.rid = rid;
+    ticket.bypassing = bypassing;
     this.#tickets.set(ticket, "generating");
-    this.#generating.set(rid, ticket);
+    (bypassing ? this.#bypassing : this.#generating).set(rid, ticket);
+    return rid;
+  }
+
+  /** Resolves at the next state change (or at once when open); rejects with the signal's reason. */
+  #waitOpenOrChange(signal: AbortSignal): Promise<void> {
+    if (this.#state === "open") return Promise.resolve();
+    if (signal.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const done = () => {
+        unsubscribe();
+        signal.removeEventListener("abort", onAbort);
+      };
+      const onAbort = () => {
+        done();
+        reject(signal.reason);
+      };
+      const unsubscribe = this.onChange(() => {
+        done();
+        resolve();
+      });
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
   }
 
   #release(ticket: TicketRecord, aborted: boolean): { abortedByPause: boolean } {
     const rid = ticket.rid;
+    if (rid !== undefined && ticket.bypassing && this.#bypassing.get(rid) === ticket) {
+      // A bypassing call is never aborted by a pause.
+      this.#bypassing.delete(rid);
+      ticket.rid = undefined;
+      ticket.bypassing = false;
+      this.#tickets.set(ticket, "idle");
+      return { abortedByPause: false };
+    }
     if (rid === undefined || this.#generating.get(rid) !== ticket) return { abortedByPause: false };
     this.#generating.delete(rid);
     ticket.rid = undefined;
@@ -363,6 +447,10 @@ export class GenerationGate {
   #close(ticket: TicketRecord): void {
     if (ticket.rid !== undefined && this.#generating.get(ticket.rid) === ticket) {
       this.#generating.delete(ticket.rid);
+      ticket.rid = undefined;
+    }
+    if (ticket.rid !== undefined && this.#bypassing.get(ticket.rid) === ticket) {
+      this.#bypassing.delete(ticket.rid);
       ticket.rid = undefined;
     }
     this.#tickets.delete(ticket);

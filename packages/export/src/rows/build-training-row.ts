@@ -79,6 +79,7 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     num_turns: sample.turnCount,
     stop_reason: stopReasonOf({ sample, metadata }),
     metadata,
+    request_kinds: requestKindsOf(sample),
   };
 }
 
@@ -93,6 +94,17 @@ export function abortCountOf(sample: TrainingSample): number {
     if (typeof count === "number" && Number.isInteger(count) && count > 0) total += count;
   }
   return total;
+}
+
+/**
+ * The request kind of each response turn on the sample's lineage, from the `requestKind` the gateway
+ * writes into each committed turn's metadata (`fresh` when absent or unknown).
+ */
+export function requestKindsOf(sample: TrainingSample): Array<"fresh" | "resumed" | "protected"> {
+  return sample.turns.map((turn) => {
+    const kind = turn.metadata?.requestKind;
+    return kind === "resumed" || kind === "protected" ? kind : "fresh";
+  });
 }
 
 /**

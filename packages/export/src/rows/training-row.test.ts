@@ -15,6 +15,9 @@ import {
   writeTrainingRowsFile,
 } from "./training-row-jsonl";
 
+/** Fields added after the first row format: optional, so rows from older writers still parse. */
+const OPTIONAL_FIELDS = ["request_kinds", "steps_lived", "weight_version_lag"];
+
 const tool = conversation("What is 17 * 23?", "Let me compute.", "tool result: 391", "17 * 23 = 391.");
 tool[2] = { role: "tool", content: "391" };
 const forest = new FakeForest({ sessionId: "sess-1", conversations: [{ messages: tool }] });
@@ -145,8 +148,12 @@ describe("training-row JSONL", () => {
     expect(text.endsWith("}\n")).toBe(true);
     expect(text.split("\n")).toHaveLength(3);
     expect(parseTrainingRowsJsonl(text)).toEqual(rows);
-    // Field order on the wire is the schema's.
-    expect(Object.keys(JSON.parse(text.split("\n")[0]!))).toEqual(Object.keys(trainingRowSchema.shape));
+    // Field order on the wire is the schema's; the export writes request_kinds, the controller adds the
+    // other two cross-step fields.
+    expect(Object.keys(JSON.parse(text.split("\n")[0]!))).toEqual(
+      Object.keys(trainingRowSchema.shape).filter((key) => !OPTIONAL_FIELDS.slice(1).includes(key)),
+    );
+    expect(rows[0]!.request_kinds).toEqual(["fresh", "fresh"]);
   });
 
   it.each<[string, (row: Record<string, unknown>) => void, string]>([
@@ -217,9 +224,12 @@ describe("training-row JSON Schema", () => {
     expect(committed).toBe(`${JSON.stringify(createTrainingRowJsonSchema(), null, 2)}\n`);
   });
 
-  it("should require every row field and allow future ones", () => {
+  it("should require every row field but the additive cross-step ones, and allow future ones", () => {
     const schema = createTrainingRowJsonSchema() as { required: string[]; additionalProperties?: unknown };
-    expect(schema.required).toEqual(Object.keys(trainingRowSchema.shape));
+    expect(schema.required).toEqual(
+      Object.keys(trainingRowSchema.shape).filter((key) => !OPTIONAL_FIELDS.includes(key)),
+    );
+    expect(Object.keys(trainingRowSchema.shape).slice(-3)).toEqual(OPTIONAL_FIELDS);
     expect(schema.additionalProperties).toBeUndefined();
   });
 });

@@ -82,6 +82,30 @@ export const trainingRowSchema = z
     metadata: z
       .record(z.string(), z.unknown())
       .describe("The export metadata (record or implicit output), verbatim."),
+    request_kinds: z
+      .array(z.enum(["fresh", "resumed", "protected"]))
+      .optional()
+      .describe(
+        "Per response turn on the lineage: `fresh` (never aborted), `resumed` (a pause aborted it and it " +
+          "continued from its partial output), `protected` (its session had reached " +
+          "`--partial-rollout-max-aborted-count`, so it bypassed pauses). Absent in rows from older writers.",
+      ),
+    steps_lived: z
+      .array(z.number().int().min(0))
+      .optional()
+      .describe(
+        "The train rollout ids the sample's Group was resident in, ascending (the consuming step last); " +
+          "more than one with prelaunch, partial rollout or fully async.",
+      ),
+    weight_version_lag: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "Off-policy distance: the step that consumes the row minus the oldest train step in which one of " +
+          "its tokens was generated (0: fully on-policy). A trainer corrects lag > 0 samples (TIS / OPSM).",
+      ),
   })
   .superRefine((row, context) => {
     const issue = (path: (string | number)[], message: string) =>

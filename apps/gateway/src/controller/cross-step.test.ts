@@ -1,0 +1,366 @@
+import { Writable } from "node:stream";
+import type { TextTokenizer } from "@relax/chat";
+import { buildDebugDump, type TrainingRow, trainingRowSchema } from "@relax/export";
+import type { StandinPolicy } from "@relax/standin";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { createLogger } from "../report/create-logger";
+import { RunReporter } from "../report/run-reporter";
+import {
+  createFakeLauncher,
+  type FakeAgentContext,
+  type FakeLauncher,
+} from "../testing/create-fake-launcher";
+import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
+import type { PromptItem } from "./prompt-dataset";
+import { type CrossStepOptions, RolloutController } from "./rollout-controller";
+
+/** Prompts by id; the stand-in's reply (not a model) is chosen by the prompt text. */
+const prompt = (index: number, id: string): PromptItem => ({
+  index,
+  messages: [{ role: "user", content: id }],
+  metadata: { id },
+});
+
+const REPLIES: Record<string, string> = {
+  slow: "Slow answer: one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty twenty-one twenty-two twenty-three twenty-four.",
+  fast: "Ok.",
+  tool: "Calling the tool.",
+};
+
+/**
+ * A stand-in policy that continues a partial output: when the prompt already ends inside the assistant
+ * turn (lineage ids ++ partial ids, after a pause), it emits only the rest of the reply, so a continued
+ * turn yields exactly the ids of an uninterrupted one (no token lost, none generated twice).
+ */
+function continuingPolicy(tokenizer: TextTokenizer): StandinPolicy {
+  const header = tokenizer.encode("<|im_start|>assistant\n");
+  const userHeader = tokenizer.encode("<|im_start|>user\n");
+  return ({ inputIds }) => {
+    const at = lastIndexOf(inputIds, header);
+    const userAt = lastIndexOf(inputIds, userHeader);
+    const end = inputIds.indexOf(tokenizer.stopTokenIds[0]!, userAt);
+    const user = tokenizer.decode(inputIds.slice(userAt + userHeader.length, end));
+    const reply = tokenizer.encode(REPLIES[user] ?? "Again.");
+    const partial = inputIds.slice(at + header.length);
+    if (partial.some((id, i) => reply[i] !== id)) throw new Error("the partial is not a prefix of the reply");
+    return { tokenIds: reply.slice(partial.length) };
+  };
+}
+
+function lastIndexOf(ids: readonly number[], needle: readonly number[]): number {
+  for (let at = ids.length - needle.length; at >= 0; at--) {
+    if (needle.every((id, i) => ids[at + i] === id)) return at;
+  }
+  return -1;
+}
+
+interface GenerateCall {
+  rid: string;
+  input_ids: number[];
+}
+
+describe("RolloutController across steps (fake launcher, stand-in engine)", () => {
+  const gateways: TestGateway[] = [];
+  afterEach(async () => {
+    for (const gateway of gateways.splice(0)) await gateway.close();
+  });
+
+  async function setup(options: {
+    crossStep: CrossStepOptions;
+    agent: (context: FakeAgentContext, gateway: TestGateway) => Promise<void>;
+    tokenLatencyMs?: number;
+    gate?: boolean;
+    maxAbortedCount?: number;
+  }) {
+    let controller: RolloutController | undefined;
+    const gateway = await createTestGateway({
+      export: { nSamplesPerPrompt: 1 },
+      tokenLatencyMs: options.tokenLatencyMs ?? 0,
+      gate: options.gate ?? false,
+      maxResponseLen: 128,
+      turns: {
+        currentStep: () => controller?.currentStep,
+        ...(options.maxAbortedCount !== undefined ? { maxAbortedCount: options.maxAbortedCount } : {}),
+      },
+      policyFor: continuingPolicy,
+    });
+    gateways.push(gateway);
+    const lines: string[] = [];
+    const destination = new Writable({
+      write: (chunk, _encoding, callback) => {
+        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line).msg);
+        callback();
+      },
+    });
+    const launcher: FakeLauncher = createFakeLauncher({
+      fetch: gateway.fetch,
+      agent: async (context) => {
+        await options.agent(context, gateway);
+        return { status: "succeeded", output: { kind: "implicit", reward: 1 } };
+      },
+    });
+    controller = new RolloutController({
+      group: gateway.groupContext({ launchAgent: launcher.launch }),
+      logger: createLogger({ level: "info", format: "json", destination }),
+      reporter: new RunReporter({ progress: false }),
+      decode: (ids) => gateway.tokenizer.decode(ids),
+      logPassrate: false,
+      crossStep: { closeCheckIntervalMs: 5, ...options.crossStep },
+    });
+    const accounting = (event: "accounting_start" | "accounting_end") =>
+      lines.filter((line) => line.includes(`event=${event}`)).map((line) => line.replace(/ wall_s=\S+/, ""));
+    const generateCalls = () =>
+      gateway.standin.calls
+        .filter((call) => call.path === "/generate")
+        .map((call) => call.body as GenerateCall);
+    const handleOf = (promptId: string) =>
+      launcher.handles[
+        launcher.launched.findIndex(
+          (item) => (item.input?.metadata as { id?: string } | undefined)?.id === promptId,
+        )
+      ]!;
+    return { gateway, controller, launcher, accounting, generateCalls, handleOf };
+  }
+
+  /** One model turn: the agent sends its prompt and reads the answer. */
+  const oneTurn = async (context: FakeAgentContext) => {
+    const response = await context.chat({ model: "m", messages: context.input.messages });
+    expect(response.status).toBe(200);
+    await response.json();
+  };
+
+  /** Token invariants of every row: tokens = prompt + response, mask on generated ids, logprobs aligned. */
+  const expectTokenInvariants = (rows: readonly TrainingRow[]) => {
+    for (const row of rows) {
+      expect(trainingRowSchema.safeParse(row).success).toBe(true);
+      expect(row.tokens).toHaveLength(row.prompt_length + row.response_length);
+      expect(row.loss_mask).toHaveLength(row.response_length);
+      expect(row.rollout_log_probs).toHaveLength(row.response_length);
+    }
+  };
+
+  it("should hold a prelaunched Group's first request until the next step leases it, with no agent time spent", async () => {
+    const { gateway, controller, launcher, accounting, generateCalls, handleOf } = await setup({
+      crossStep: { prelaunch: true },
+      agent: oneTurn,
+    });
+    const prompts = [prompt(0, "fast"), prompt(1, "slow")];
+    const step0 = await controller.runStep({
+      rolloutId: 0,
+      prompts,
+      groupsPerStep: 1,
+      groupSize: 1,
+      concurrency: 2,
+      mode: "train",
+      nextStepFollows: true,
+    });
+    expect(step0.rows.map((row) => row.prompt_index)).toEqual([0]);
+    // The next step's Group started in the free slot; its first request is committed and held.
+    const held = gateway.registry.get(launcher.launched[1]!.sessionId)!;
+    await vi.waitFor(() => expect(held.requests).toBe(1));
+    expect(held.state).toBe("prepare");
+    expect(handleOf("slow").active).toBe(false);
+    expect(generateCalls()).toHaveLength(1);
+    expect(controller.residentGroups).toBe(1);
+
+    const step1 = await controller.runStep({
+      rolloutId: 1,
+      prompts,
+      groupsPerStep: 1,
+      groupSize: 1,
+      concurrency: 2,
+      mode: "train",
+      nextStepFollows: false,
+    });
+    expect(step1.rows.map((row) => [row.prompt_index, row.steps_lived, row.weight_version_lag])).toEqual([
+      [1, [0, 1], 0],
+    ]);
+    expect(launcher.launched).toHaveLength(2);
+    expect(generateCalls()).toHaveLength(2);
+    expectTokenInvariants([...step0.rows, ...step1.rows]);
+    expect(accounting("accounting_start")).toEqual([
+      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=train sessions=1 groups=1 final_backfill=false carried_debt=0 resident_groups=0",
+      "AGENTIC ROLLOUT event=accounting_start rollout=1 mode=train sessions=1 groups=1 final_backfill=false carried_debt=0 resident_groups=1",
+    ]);
+  });
+
+  it("should abort and keep a generation at a partial-rollout step close, resume it next step, then protect it", async () => {
+    const { gateway, controller, accounting, generateCalls, handleOf } = await setup({
+      crossStep: { partialRollout: true },
+      gate: true,
+      tokenLatencyMs: 15,
+      maxAbortedCount: 1,
+      agent: async (context, gw) => {
+        // A fast Group waits until the slow one is generating, so the close always finds it mid-generation.
+        if ((context.input.metadata as { id: string }).id === "fast") {
+          await vi.waitFor(() =>
+            expect(gw.standin.calls.some((call) => call.path === "/generate")).toBe(true),
+          );
+        }
+        await oneTurn(context);
+      },
+    });
+    const gate = gateway.gate!;
+    const prompts = [prompt(0, "slow"), prompt(1, "fast"), prompt(2, "fast"), prompt(3, "fast")];
+    const step = (rolloutId: number, overSampling: number) =>
+      controller.runStep({
+        rolloutId,
+        prompts,
+        groupsPerStep: 1,
+        overSampling,
+        groupSize: 1,
+        concurrency: 2,
+        mode: "train",
+      });
+
+    const step0 = await step(0, 2);
+    expect(step0.rows.map((row) => row.prompt_index)).toEqual([1]);
+    // Closed by pausing: the slow turn's generation was aborted with its partial output kept, its HTTP
+    // request is held open and its agent's budget is paused.
+    expect(gate.state).toBe("paused");
+    expect(gate.counts()).toMatchObject({ generating: 0, abortedPartials: 1, bypassing: 0 });
+    expect(handleOf("slow").active).toBe(false);
+    expect(controller.residentGroups).toBe(1);
+    expect(accounting("accounting_end")[0]).toBe(
+      "AGENTIC ROLLOUT event=accounting_end rollout=0 mode=train groups=1 rows=1 dropped_groups=0 debt=0 resident_groups=1 interrupted_groups=1 final_backfill=false",
+    );
+
+    // Step 1 reopens the gate: the slow session reached the abort threshold, so it continues protected
+    // (a protected rid no prefix abort matches) and the next close does not abort it.
+    const step1 = await step(1, 2);
+    expect(step1.rows.map((row) => row.prompt_index)).toEqual([2]);
+    expect(gate.state).toBe("paused");
+    const slowCalls = () =>
+      generateCalls().filter((call) => gateway.tokenizer.decode(call.input_ids).includes("user\nslow"));
+    await vi.waitFor(() => expect(slowCalls()).toHaveLength(2));
+    const [first, second] = slowCalls();
+    expect(gate.isProtectedRid(first!.rid)).toBe(false);
+    expect(gate.isProtectedRid(second!.rid)).toBe(true);
+    // The continuation sends the turn's prompt followed by the partial output.
+    expect(second!.input_ids.slice(0, first!.input_ids.length)).toEqual(first!.input_ids);
+    expect(second!.input_ids.length).toBeGreaterThan(first!.input_ids.length);
+
+    const step2 = await step(2, 1);
+    const [row] = step2.rows;
+    expect(row).toMatchObject({
+      prompt_index: 0,
+      abort_count: 1,
+      request_kinds: ["protected"],
+      steps_lived: [0, 1, 2],
+      weight_version_lag: 2,
+    });
+    // No token lost or duplicated across the abort: the response is exactly the uninterrupted reply.
+    const reply = gateway.tokenizer.encode(REPLIES.slow!);
+    const response = row!.tokens.slice(row!.prompt_length);
+    expect(response.slice(0, reply.length)).toEqual(reply);
+    expect(response.slice(reply.length)).toEqual([gateway.tokenizer.stopTokenIds[0]]);
+    expect(row!.loss_mask.every((mask) => mask === 1)).toBe(true);
+    expectTokenInvariants([...step0.rows, ...step1.rows, ...step2.rows]);
+    // The debug dump shows the same: request kinds per turn, aborts, steps lived, off-policy distance.
+    const dump = buildDebugDump({
+      rolloutStep: 2,
+      outcomes: step2.groups.flatMap((group) => (group.export ? [group.export] : [])),
+      decode: (ids) => gateway.tokenizer.decode(ids),
+    });
+    expect(dump.groups[0]!.samples[0]).toMatchObject({
+      abort_count: 1,
+      request_kinds: ["protected"],
+      steps_lived: [0, 1, 2],
+      weight_version_lag: 2,
+    });
+    expect(dump.groups[0]!.samples[0]!.turns[0]!.metadata).toMatchObject({
+      requestKind: "protected",
+      rolloutStep: 0,
+      abortCount: 1,
+    });
+    await controller.interruptAll();
+    expect(gate.state).toBe("open");
+  });
+
+  it("should close a fully-async step on interrupted debt, carry it, and drain it in a final back-fill", async () => {
+    let releaseTool!: () => void;
+    const tool = new Promise<void>((resolve) => {
+      releaseTool = resolve;
+    });
+    const { controller, launcher, accounting } = await setup({
+      crossStep: { fullyAsync: true },
+      agent: async (context) => {
+        await oneTurn(context);
+        // The tool Group sits in a tool call (no request at the engine) until the test releases it.
+        if ((context.input.metadata as { id: string }).id === "tool") await tool;
+      },
+    });
+    const prompts = [prompt(0, "tool"), prompt(1, "fast")];
+    const step0 = await controller.runStep({
+      rolloutId: 0,
+      prompts,
+      groupsPerStep: 2,
+      groupSize: 1,
+      concurrency: 2,
+      mode: "train",
+    });
+    expect(step0.rows.map((row) => row.prompt_index)).toEqual([1]);
+    expect(step0).toMatchObject({ debt: 1, residentGroups: 1, finalBackfill: false });
+    expect(controller.carriedDebt).toBe(1);
+    expect(accounting("accounting_end")).toEqual([
+      "AGENTIC ROLLOUT event=accounting_end rollout=0 mode=train groups=1 rows=1 dropped_groups=0 debt=1 resident_groups=1 interrupted_groups=1 final_backfill=false",
+    ]);
+
+    // The resident Group keeps running between steps and finishes there; the back-fill consumes it first.
+    releaseTool();
+    await vi.waitFor(() => expect(controller.residentGroups).toBe(0));
+    const backfill = await controller.runStep({
+      rolloutId: 1,
+      prompts,
+      groupsPerStep: 2,
+      groupSize: 1,
+      concurrency: 2,
+      mode: "train",
+      finalBackfill: true,
+    });
+    expect(backfill.rows.map((row) => [row.prompt_index, row.steps_lived])).toEqual([[0, [0, 1]]]);
+    expect(backfill).toMatchObject({ debt: 0, finalBackfill: true });
+    // No new partition: nothing launched.
+    expect(launcher.launched).toHaveLength(2);
+    expect(accounting("accounting_start")[1]).toBe(
+      "AGENTIC ROLLOUT event=accounting_start rollout=1 mode=train sessions=1 groups=1 final_backfill=true carried_debt=1 resident_groups=0",
+    );
+    expect(controller.carriedDebt).toBe(0);
+  });
+
+  it("should over-sample in a synchronous step and interrupt the surplus Group at close (not a drop)", async () => {
+    const { controller, accounting } = await setup({
+      crossStep: {},
+      tokenLatencyMs: 10,
+      agent: async (context, gw) => {
+        if ((context.input.metadata as { id: string }).id === "fast") {
+          await vi.waitFor(() =>
+            expect(gw.standin.calls.some((call) => call.path === "/generate")).toBe(true),
+          );
+        }
+        await oneTurn(context);
+      },
+    });
+    const step = await controller.runStep({
+      rolloutId: 0,
+      prompts: [prompt(0, "slow"), prompt(1, "fast")],
+      groupsPerStep: 1,
+      overSampling: 2,
+      groupSize: 1,
+      concurrency: 2,
+      mode: "train",
+    });
+    expect(step.rows.map((row) => row.prompt_index)).toEqual([1]);
+    expect(
+      step.groups.map((group) => [group.prompt.index, group.kind === "dropped" ? group.reason : "exported"]),
+    ).toEqual([
+      [1, "exported"],
+      [0, "interrupted"],
+    ]);
+    expect(step.metrics["rollout/dropped_groups"]).toBe(0);
+    expect(controller.residentGroups).toBe(0);
+    expect(accounting("accounting_end")).toEqual([
+      "AGENTIC ROLLOUT event=accounting_end rollout=0 mode=train groups=1 rows=1 dropped_groups=0 debt=0 resident_groups=0 interrupted_groups=1 final_backfill=false",
+    ]);
+  });
+});

@@ -1,0 +1,194 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { readTrainingRowsFile, type TrainingRow, trainingRowSchema } from "@relax/export";
+import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../src/config/load-config";
+import type { RolloutConfigInput } from "../src/config/rollout-config";
+import { createLogger } from "../src/report/create-logger";
+import { runRollout } from "../src/run-rollout";
+import { createFakeLauncher } from "../src/testing/create-fake-launcher";
+import { AGENT_HOME_ENV, expectRowMatchesEngine, startRecordingEngine } from "./helpers";
+
+const MAX_ABORTED = 1;
+
+/**
+ * `relax rollout` end to end with the cross-step flags: the long-tail agent (run in process by the fake
+ * launcher, so 48 sessions start fast) against the recording stand-in engine (not a model) with a
+ * latency per token, so step closes find generations in flight.
+ */
+async function runLongTail(flags: Partial<RolloutConfigInput>, options: { processes?: boolean } = {}) {
+  const engine = await startRecordingEngine(longTailPolicy as never, { tokenLatencyMs: 4 });
+  const dir = mkdtempSync(join(tmpdir(), "relax-cross-step-"));
+  const data = join(dir, "prompts.jsonl");
+  writeFileSync(
+    data,
+    Array.from({ length: 12 }, (_, i) => JSON.stringify({ prompt: `Task ${i}`, metadata: { id: `t${i}` } }))
+      .join("\n")
+      .concat("\n"),
+  );
+  // Eval prompts differ from the train ones, so no eval call matches a train row's lineage.
+  const evalData = join(dir, "holdout.jsonl");
+  writeFileSync(
+    evalData,
+    Array.from({ length: 12 }, (_, i) =>
+      JSON.stringify({ prompt: `Holdout ${i}`, metadata: { id: `h${i}` } }),
+    )
+      .join("\n")
+      .concat("\n"),
+  );
+  const lines: string[] = [];
+  const logger = createLogger({
+    level: "info",
+    format: "json",
+    destination: new Writable({
+      write: (chunk, _encoding, callback) => {
+        for (const line of String(chunk).split("\n").filter(Boolean)) lines.push(JSON.parse(line).msg);
+        callback();
+      },
+    }),
+  });
+  const launcher = createFakeLauncher({
+    agent: async (context) => {
+      const result = await runLongTailSession({
+        messages: context.input.messages as ChatMessage[],
+        key: `${(context.input.metadata as { id: string }).id}|${context.sessionId.split(".s")[1]!.slice(0, 1)}`,
+        params: { toolMedianMs: 5, maxTurns: 8 },
+        complete: async (messages) => {
+          const response = await context.chat({ model: "m", messages });
+          if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+          const body = (await response.json()) as { choices: Array<{ message: ChatMessage }> };
+          return body.choices[0]!.message;
+        },
+      });
+      return { status: "succeeded", output: { kind: "implicit", reward: result.reward } };
+    },
+  });
+  try {
+    const config = resolveConfig(
+      {},
+      {
+        promptData: data,
+        ...(flags.evalPromptData !== undefined ? { evalPromptData: { holdout: evalData } } : {}),
+        agentCommand: options.processes
+          ? `node ${fileURLToPath(new URL("../../../examples/long-tail-agent/dist/agent.js", import.meta.url))}`
+          : "in-process long-tail agent",
+        agentEnv: [AGENT_HOME_ENV, "LONG_TAIL_TOOL_MEDIAN_MS=5", "LONG_TAIL_MAX_TURNS=6"],
+        sglangUrl: [engine.url],
+        agentWritesReward: true,
+        numRollout: 3,
+        rolloutBatchSize: 2,
+        nSamplesPerPrompt: 2,
+        rolloutMaxResponseLen: 256,
+        output: join(dir, "rows-{rollout_id}.jsonl"),
+        progress: false,
+        ...Object.fromEntries(Object.entries(flags).filter(([key]) => key !== "evalPromptData")),
+      },
+    );
+    const run = await runRollout(config, {
+      logger,
+      ...(options.processes ? {} : { launchAgent: launcher.launch }),
+      stdout: new Writable({ write: (_chunk, _encoding, callback) => callback() }),
+    });
+    const files: TrainingRow[][] = [];
+    for (const step of run.steps) {
+      const rows: TrainingRow[] = [];
+      for await (const row of readTrainingRowsFile(join(dir, `rows-${step.rolloutId}.jsonl`))) rows.push(row);
+      files.push(rows);
+    }
+    return { run, files, generates: [...engine.generates], lines };
+  } finally {
+    await engine.close();
+  }
+}
+
+/** Every row: schema, tokens = prompt + generated, mask and logprobs exactly the engine's, nothing lost or twice. */
+function expectRowsExact(
+  rows: readonly TrainingRow[],
+  generates: Parameters<typeof expectRowMatchesEngine>[2],
+) {
+  expect(rows.length).toBeGreaterThan(0);
+  for (const row of rows) {
+    expect(trainingRowSchema.safeParse(row).success).toBe(true);
+    expectRowMatchesEngine(expect, row, generates);
+    expect(row.request_kinds).toHaveLength(row.num_turns);
+  }
+}
+
+describe("cross-step scheduling under relax rollout (long-tail agent, stand-in engine — not a model)", () => {
+  it("partial rollout + prelaunch + over-sampling: aborted turns continue exactly, protected sessions are never aborted again", async () => {
+    const { run, files, generates, lines } = await runLongTail({
+      partialRollout: true,
+      partialRolloutMaxAbortedCount: MAX_ABORTED,
+      agenticPrelaunch: true,
+      overSamplingBatchSize: 4,
+      // The eval after the last step runs while the train Groups' generation is paused: not held by it.
+      evalPromptData: { holdout: "" },
+      agenticEvalConcurrency: 4,
+    });
+    expect(run.evals.map((item) => [item.dataset, item.step.rows.length])).toEqual([["holdout", 12]]);
+    // T = 4 Groups × 2 and E_peak = 4 × 1 coexist (train sessions stay resident during eval).
+    expect(lines).toContain(
+      "agent slots: T=8 E_peak=4 T+E_peak=12 required=12 (T + E_peak) (docs/contract.md#external-capacity)",
+    );
+    expect(run.steps.map((step) => [step.rolloutId, step.rows.length])).toEqual([
+      [0, 4],
+      [1, 4],
+      [2, 4],
+    ]);
+    const rows = files.flat();
+    expectRowsExact(rows, generates);
+    // Partial rollout happened: some rows continued turns from a pause, and lived through several steps.
+    // With a threshold of 1, the continuation of an aborted turn is already protected.
+    expect(rows.some((row) => row.abort_count > 0 && row.request_kinds!.includes("protected"))).toBe(true);
+    expect(rows.some((row) => row.steps_lived!.length > 1)).toBe(true);
+    for (const row of rows) {
+      expect(row.abort_count).toBeLessThanOrEqual(MAX_ABORTED);
+      // Off-policy distance: 0 for a sample that lived in one step, at most the steps it lived through.
+      const lived = row.steps_lived!;
+      if (lived.length === 1) expect(row.weight_version_lag).toBe(0);
+      expect(row.weight_version_lag).toBeLessThanOrEqual(lived.at(-1)! - lived[0]!);
+      const firstProtected = row.request_kinds!.indexOf("protected");
+      if (firstProtected >= 0) {
+        // Protected at the threshold, and every later turn of the session protected too (never aborted).
+        expect(row.abort_count).toBe(MAX_ABORTED);
+        expect(row.request_kinds!.slice(firstProtected).every((kind) => kind === "protected")).toBe(true);
+      }
+    }
+    expect(lines.some((line) => /event=accounting_start rollout=1 .* resident_groups=[1-9]/.test(line))).toBe(
+      true,
+    );
+  });
+
+  it("fully async: steps close on interrupted debt and a final back-fill drains what is carried", async () => {
+    const { run, files, generates, lines } = await runLongTail({ fullyAsync: true, agenticPrelaunch: true });
+    const rows = files.flat();
+    expectRowsExact(rows, generates);
+    // Every partition is eventually complete: 3 steps × 2 Groups × 2 samples, the back-fill included.
+    expect(rows).toHaveLength(12);
+    const ends = lines.filter((line) => line.includes("event=accounting_end"));
+    expect(ends.at(-1)).toMatch(/debt=0 .*final_backfill=(true|false)/);
+    const backfill = run.steps.find((step) => step.finalBackfill === true);
+    if (backfill !== undefined) {
+      expect(backfill.rolloutId).toBe(3);
+      expect(ends.at(-1)).toMatch(/rollout=3 .*final_backfill=true/);
+    }
+    for (const row of rows) expect(row.weight_version_lag).toBeGreaterThanOrEqual(0);
+  });
+
+  it("real agent processes (examples/long-tail-agent/dist/agent.js): prelaunch + partial rollout + fully async", async () => {
+    const { run, files, generates } = await runLongTail(
+      { numRollout: 2, fullyAsync: true, partialRollout: true, agenticPrelaunch: true },
+      { processes: true },
+    );
+    const rows = files.flat();
+    expectRowsExact(rows, generates);
+    // Both partitions are complete in the end (a back-fill step included when debt was carried).
+    expect(rows).toHaveLength(8);
+    expect(run.steps.slice(0, 2).map((step) => step.rolloutId)).toEqual([0, 1]);
+    for (const row of rows) expect(row.metadata).toMatchObject({ turns: expect.any(Number) });
+  });
+});
