@@ -4,6 +4,7 @@ import { computeRolloutMetrics, writeDebugDump } from "@relax/export";
 import type { Logger } from "pino";
 import { formatAgenticEvent } from "../report/create-logger";
 import type { RunReporter } from "../report/run-reporter";
+import type { EngineHealth } from "./engine-health";
 import type { PromptItem } from "./prompt-dataset";
 import { type GroupContext, type GroupResult, runGroup } from "./run-group";
 
@@ -21,6 +22,19 @@ export interface RolloutControllerOptions {
    * configuration is broken, not the data). @default 3 × the step's Group count, at least 8
    */
   maxConsecutiveDrops?: number;
+  /**
+   * Engine outage handling (see {@link EngineHealth}): Groups wait for the engine's health before they
+   * start, and drops the backend caused are counted apart (`backend_*`), outside `maxConsecutiveDrops`.
+   */
+  engineHealth?: EngineHealth;
+}
+
+/** What {@link ControllerStepOptions.onGroup} learns about a Group besides its result. */
+export interface GroupLaunchInfo {
+  /** The prompt's position: the train cursor value the Group took (eval: its position in the eval set). */
+  cursor: number;
+  /** The Group's index within the step (`group_index` of its rows). */
+  groupIndex: number;
 }
 
 /** Options of {@link RolloutController.runStep}. */
@@ -45,9 +59,17 @@ export interface ControllerStepOptions {
    * Called with each Group's result as soon as it finishes (exported or dropped), before the step closes.
    * A throwing callback is logged and does not stop the step.
    */
-  onGroup?: (result: GroupResult) => void;
+  onGroup?: (result: GroupResult, info: GroupLaunchInfo) => void;
   /** Aborting it interrupts this step only (combined with the Group context's run signal). */
   signal?: AbortSignal;
+  /**
+   * Train only: prompt positions (cursor values) to run first, before continuing at {@link
+   * RolloutController.cursor}; a step resumed from the run journal re-runs the prompts its killed run had
+   * in flight. @default none
+   */
+  resumeCursors?: readonly number[];
+  /** Group index of the step's first Group (a resumed step continues after its journaled Groups). @default 0 */
+  firstGroupIndex?: number;
 }
 
 /** What one rollout step produced. */
@@ -162,8 +184,10 @@ export class RolloutController {
 
     const results: GroupResult[] = [];
     const exported: GroupResult[] = [];
-    const active = new Map<number, Promise<{ slot: number; result: GroupResult }>>();
-    let nextGroupIndex = 0;
+    const active = new Map<number, Promise<{ slot: number; result: GroupResult; cursor: number }>>();
+    let nextGroupIndex = options.firstGroupIndex ?? 0;
+    const resumeCursors = mode === "train" ? [...(options.resumeCursors ?? [])] : [];
+    const { engineHealth } = this.#options;
     let consecutiveDrops = 0;
     let stalled: Error | undefined;
     let evalCursor = 0;
@@ -175,17 +199,14 @@ export class RolloutController {
     const launch = () => {
       const slot = nextGroupIndex++;
       // Train steps continue through the dataset across steps (cycling); eval always starts at the top.
-      const prompt = prompts[(mode === "eval" ? evalCursor++ : this.#cursor++) % prompts.length]!;
-      const promise = runGroup(group, {
-        groupIndex: slot,
-        prompt,
-        size: groupSize,
-        mode,
-        rolloutId,
-      }).then(
-        (result) => ({ slot, result }),
+      const cursor = mode === "eval" ? evalCursor++ : (resumeCursors.shift() ?? this.#cursor++);
+      const prompt = prompts[cursor % prompts.length]!;
+      const run = () => runGroup(group, { groupIndex: slot, prompt, size: groupSize, mode, rolloutId });
+      const promise = (engineHealth ? engineHealth.runWhenHealthy(run, { signal, prompt, slot, rolloutId }) : run()).then(
+        (result) => ({ slot, cursor, result: engineHealth?.classify(result) ?? result }),
         (error: unknown) => ({
           slot,
+          cursor,
           result: {
             kind: "dropped" as const,
             groupId: `g${rolloutId}-${slot}`,
@@ -211,7 +232,7 @@ export class RolloutController {
         launch();
       }
       if (active.size === 0) break;
-      const { slot, result } = await Promise.race(active.values());
+      const { slot, result, cursor } = await Promise.race(active.values());
       active.delete(slot);
       this.#resident = active.size;
       results.push(result);
@@ -221,7 +242,8 @@ export class RolloutController {
         this.#debt = groupsPerStep - exported.length;
         reporter.groupExported(result);
       } else if (result.reason !== "interrupted") {
-        consecutiveDrops++;
+        // A drop the backend caused (engine down) says nothing about the agent: not in the drop budget.
+        if (!engineHealth?.isBackendDrop(result)) consecutiveDrops++;
         // The headline goes in the message; the agent's log tail (why it failed) in `details`.
         const [headline, ...details] = result.message.split("\n");
         logger.warn(
@@ -235,6 +257,10 @@ export class RolloutController {
           `AGENTIC Dropped 1 group: ${headline}`,
         );
         reporter.groupDropped(result);
+        const outage = engineHealth?.failure;
+        if (outage !== undefined && stalled === undefined) {
+          stalled = new RolloutStalledError({ message: `rollout ${rolloutId}: ${outage.message}`, cause: outage });
+        }
         if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
           stalled = new RolloutStalledError({
             message: `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
@@ -242,7 +268,7 @@ export class RolloutController {
         }
       }
       try {
-        options.onGroup?.(result);
+        options.onGroup?.(result, { cursor, groupIndex: slot });
       } catch (error) {
         logger.warn(
           { rollout: rolloutId, group: result.groupId, err: String(error) },
