@@ -99,6 +99,7 @@ export {
   parseTrainingRowLine,
   parseTrainingRowsJsonl,
   readTrainingRowsFile,
+  type TornRowLine,
   serializeTrainingRow,
   writeTrainingRowsFile,
 } from "./rows/training-row-jsonl";

@@ -200,6 +200,17 @@ export interface StepRowsWriterOptions {
 }
 
 /**
+ * Test failpoint (`RELAX_FAILPOINT=rows-mid-write:<k>`): the process SIGKILLs itself half-way through
+ * writing the rows of the k-th Group with rows (counted over the process), after fsyncing that half, so
+ * kill tests produce the state a crash during a write leaves. Unset in normal runs.
+ */
+const midWriteFailpoint = (() => {
+  const match = /^rows-mid-write:(\d+)$/.exec(process.env.RELAX_FAILPOINT ?? "");
+  return match ? Number(match[1]) : undefined;
+})();
+let groupsWithRows = 0;
+
+/**
  * Writes one train step's rows durably, Group by Group: each finished Group's rows are appended to the
  * rows file and fsynced as the Group finishes ({@link add}), then a `group` line goes to the journal
  * (fsynced), so a crash keeps every Group whose journal line was written, and a restart cuts the rows file
@@ -254,6 +265,7 @@ export class StepRowsWriter {
     }
     const offset = (await stat(file)).size;
     if (runDir !== undefined) {
+      await mkdir(runDir, { recursive: true });
       const entry: JournalEntry = {
         type: "step",
         rollout_id: options.rolloutId,
@@ -276,6 +288,11 @@ export class StepRowsWriter {
         const rows: TrainingRow[] = result.kind === "exported" ? result.export.rows : [];
         const text = formatTrainingRowsJsonl(rows);
         const offset = this.#end;
+        if (text.length > 0 && ++groupsWithRows === midWriteFailpoint) {
+          await appendDurably(this.#file, text.slice(0, Math.floor(text.length / 2)));
+          process.kill(process.pid, "SIGKILL");
+          await new Promise(() => {});
+        }
         if (text.length > 0) await appendDurably(this.#file, text);
         this.#end = offset + Buffer.byteLength(text, "utf8");
         this.written += rows.length;
