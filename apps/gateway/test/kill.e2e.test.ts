@@ -380,6 +380,9 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
     expect(waits).toEqual([500, 1000, 2000, 4000, 8000].slice(0, waits.length));
     expect(log).toMatch(/AGENTIC engine healthy again: launching Groups/);
     expect(log).not.toMatch(/Groups dropped in a row/);
+    // The Groups the outage hit are backend drops, in their own metric.
+    expect(log).toMatch(/AGENTIC Dropped 1 group: the inference engine failed during the Group/);
+    expect(log).toMatch(/rollout\/dropped_groups\/backend_\w+=[1-9]/);
   }, 90_000);
 
   it("should ride out the 30 s-equivalent of the backoff schedule (scaled ×1/4: 7.5 s down) and finish", async () => {
@@ -394,5 +397,7 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
     expect(waits.length).toBeGreaterThanOrEqual(5);
     expect(waits).toEqual([125, 250, 500, 1000, 2000, 3750, 3750].slice(0, waits.length));
     expect(log).toMatch(/AGENTIC engine healthy again: launching Groups/);
+    expect(log).not.toMatch(/Groups dropped in a row/);
+    expect(log).toMatch(/rollout\/dropped_groups\/backend_\w+=[1-9]/);
   }, 90_000);
 });
