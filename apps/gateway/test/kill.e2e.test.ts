@@ -31,7 +31,8 @@ const SAMPLES = 2;
 const children: ChildProcess[] = [];
 const directories: string[] = [];
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
 });
 afterAll(() => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
@@ -198,7 +199,13 @@ function keptSessions(run: Run): Map<string, number> {
     }
   };
   const path = join(run.runDir, "groups.jsonl");
-  const entries: Array<{ type: string; rows_file?: string; rollout_id: number; offset: number; end?: number }> = [];
+  const entries: Array<{
+    type: string;
+    rows_file?: string;
+    rollout_id: number;
+    offset: number;
+    end?: number;
+  }> = [];
   for (const line of existsSync(path) ? readFileSync(path, "utf8").split("\n") : []) {
     try {
       entries.push(JSON.parse(line));
@@ -223,7 +230,8 @@ function keptSessions(run: Run): Map<string, number> {
 async function readRows(path: string): Promise<TrainingRow[]> {
   const rows: TrainingRow[] = [];
   const torn: unknown[] = [];
-  for await (const row of readTrainingRowsFile(path, { onTornLine: (line) => torn.push(line) })) rows.push(row);
+  for await (const row of readTrainingRowsFile(path, { onTornLine: (line) => torn.push(line) }))
+    rows.push(row);
   expect(torn).toEqual([]);
   if (hasPython) {
     const result = spawnSync("python3", [pythonReader, path], { encoding: "utf8" });
@@ -273,7 +281,8 @@ async function expectCompleteRun(run: Run, steps: number, kept: Map<string, numb
   const stepRows = perStep ? byStep : chunk(all, BATCH * SAMPLES);
   for (const rows of stepRows) {
     const groups = new Map<number, number[]>();
-    for (const row of rows) groups.set(row.group_index, [...(groups.get(row.group_index) ?? []), row.sample_index]);
+    for (const row of rows)
+      groups.set(row.group_index, [...(groups.get(row.group_index) ?? []), row.sample_index]);
     expect(groups.size).toBe(BATCH);
     for (const samples of groups.values()) expect(samples.sort()).toEqual([0, 1]);
   }
@@ -369,7 +378,9 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
     const upAt = Date.now();
     expect(await exited(gateway.child)).toEqual({ code: 0, signal: null });
     await expectCompleteRun(run, 2, keptSessions(run));
-    const waits = [...gateway.log.matchAll(/AGENTIC engine not healthy: waiting (\d+) ms/g)].map((m) => Number(m[1]));
+    const waits = [...gateway.log.matchAll(/AGENTIC engine not healthy: waiting (\d+) ms/g)].map((m) =>
+      Number(m[1]),
+    );
     return { log: gateway.log, waits, outageMs: upAt - downAt };
   }
 

@@ -3,7 +3,11 @@ import { SglangConnectionError, SglangServerError, type ServerHealth } from "@re
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
-import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "../testing/create-fake-launcher";
+import {
+  createFakeLauncher,
+  type FakeAgentContext,
+  type FakeAgentResult,
+} from "../testing/create-fake-launcher";
 import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { EngineHealth, isEngineOutageError } from "./engine-health";
 import type { PromptItem } from "./prompt-dataset";
@@ -36,7 +40,10 @@ function captureLogger() {
  * An EngineHealth over a scripted probe (`answers` in order, the last one repeated) and a fake clock that
  * a wait advances; `events` records probes and waits in order.
  */
-function scriptedHealth(answers: ServerHealth[][], backoff = { initialMs: 100, maxMs: 400, maxOutageMs: 60_000 }) {
+function scriptedHealth(
+  answers: ServerHealth[][],
+  backoff = { initialMs: 100, maxMs: 400, maxOutageMs: 60_000 },
+) {
   const events: string[] = [];
   let clock = 0;
   let probes = 0;
@@ -107,9 +114,9 @@ describe("EngineHealth", () => {
       [3, 400],
       [4, 400],
     ]);
-    expect(lines.some((line) => line.msg === "AGENTIC engine healthy again: launching Groups" && line.waits === 4)).toBe(
-      true,
-    );
+    expect(
+      lines.some((line) => line.msg === "AGENTIC engine healthy again: launching Groups" && line.waits === 4),
+    ).toBe(true);
   });
 
   it("should give up after maxOutageMs with a backend_unavailable drop and a failure", async () => {
@@ -120,7 +127,12 @@ describe("EngineHealth", () => {
       slot: 3,
       rolloutId: 7,
     });
-    expect(events.filter((event) => event.startsWith("wait"))).toEqual(["wait 100", "wait 200", "wait 400", "wait 300"]);
+    expect(events.filter((event) => event.startsWith("wait"))).toEqual([
+      "wait 100",
+      "wait 200",
+      "wait 400",
+      "wait 300",
+    ]);
     expect(result).toMatchObject({ kind: "dropped", reason: "backend_unavailable", groupId: "g7-3" });
     expect(health.failure?.message).toBe(
       `the inference engine stayed unhealthy for 1 s (${url} (ECONNREFUSED)); giving up`,
@@ -168,15 +180,20 @@ describe("RolloutController with EngineHealth (in process, fake launcher)", () =
       }
       const response = await context.chat({ model: "m", messages: context.input.messages });
       await response.text();
-      return { status: "succeeded", output: { kind: "implicit", reward: context.sessionId.includes(".s0-") ? 1 : 0 } };
+      return {
+        status: "succeeded",
+        output: { kind: "implicit", reward: context.sessionId.includes(".s0-") ? 1 : 0 },
+      };
     };
 
   function controllerWith(health: EngineHealth, outage: string[], started: string[]) {
     const { logger } = captureLogger();
     return new RolloutController({
       group: gateway.groupContext({
-        launchAgent: createFakeLauncher({ fetch: gateway.fetch, agent: agent(health, new Set(outage), started) })
-          .launch,
+        launchAgent: createFakeLauncher({
+          fetch: gateway.fetch,
+          agent: agent(health, new Set(outage), started),
+        }).launch,
       }),
       logger,
       reporter: new RunReporter({ progress: false }),
@@ -200,12 +217,24 @@ describe("RolloutController with EngineHealth (in process, fake launcher)", () =
       concurrency: 1,
       mode: "train",
       onGroup: (result, info) =>
-        seen.push({ kind: result.kind, ...(result.kind === "dropped" ? { reason: result.reason } : {}), info }),
+        seen.push({
+          kind: result.kind,
+          ...(result.kind === "dropped" ? { reason: result.reason } : {}),
+          info,
+        }),
     });
     // maxConsecutiveDrops is 1: two agent drops in a row would have stalled the step.
     expect(seen).toEqual([
-      { kind: "dropped", reason: "backend_agent_exited_before_first_request", info: { cursor: 0, groupIndex: 0 } },
-      { kind: "dropped", reason: "backend_agent_exited_before_first_request", info: { cursor: 1, groupIndex: 1 } },
+      {
+        kind: "dropped",
+        reason: "backend_agent_exited_before_first_request",
+        info: { cursor: 0, groupIndex: 0 },
+      },
+      {
+        kind: "dropped",
+        reason: "backend_agent_exited_before_first_request",
+        info: { cursor: 1, groupIndex: 1 },
+      },
       { kind: "exported", info: { cursor: 2, groupIndex: 2 } },
       { kind: "exported", info: { cursor: 3, groupIndex: 3 } },
     ]);
