@@ -187,7 +187,11 @@ export function addRolloutOptions(command: Command): Command {
       "engine down: first wait before re-checking its health (default 0.5; doubles per wait)",
       float("--engine-wait-initial"),
     )
-    .option("--engine-wait-max <s>", "engine down: longest single wait (default 15)", float("--engine-wait-max"))
+    .option(
+      "--engine-wait-max <s>",
+      "engine down: longest single wait (default 15)",
+      float("--engine-wait-max"),
+    )
     .option(
       "--engine-outage-timeout <s>",
       "engine down longer than this fails the step (default 900)",

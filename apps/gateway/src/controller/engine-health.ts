@@ -90,7 +90,8 @@ export class EngineHealth {
     this.#sleep =
       options.sleep ??
       // An unref'd timer: a wait never keeps the process alive on its own.
-      ((ms, signal) => sleepFor(ms, undefined, { ref: false, ...(signal ? { signal } : {}) }).catch(() => {}));
+      ((ms, signal) =>
+        sleepFor(ms, undefined, { ref: false, ...(signal ? { signal } : {}) }).catch(() => {}));
     this.#now = options.now ?? Date.now;
   }
 

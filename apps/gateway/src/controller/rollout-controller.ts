@@ -202,7 +202,9 @@ export class RolloutController {
       const cursor = mode === "eval" ? evalCursor++ : (resumeCursors.shift() ?? this.#cursor++);
       const prompt = prompts[cursor % prompts.length]!;
       const run = () => runGroup(group, { groupIndex: slot, prompt, size: groupSize, mode, rolloutId });
-      const promise = (engineHealth ? engineHealth.runWhenHealthy(run, { signal, prompt, slot, rolloutId }) : run()).then(
+      const promise = (
+        engineHealth ? engineHealth.runWhenHealthy(run, { signal, prompt, slot, rolloutId }) : run()
+      ).then(
         (result) => ({ slot, cursor, result: engineHealth?.classify(result) ?? result }),
         (error: unknown) => ({
           slot,
@@ -259,7 +261,10 @@ export class RolloutController {
         reporter.groupDropped(result);
         const outage = engineHealth?.failure;
         if (outage !== undefined && stalled === undefined) {
-          stalled = new RolloutStalledError({ message: `rollout ${rolloutId}: ${outage.message}`, cause: outage });
+          stalled = new RolloutStalledError({
+            message: `rollout ${rolloutId}: ${outage.message}`,
+            cause: outage,
+          });
         }
         if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
           stalled = new RolloutStalledError({

@@ -9,11 +9,7 @@ import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import type { RolloutConfig } from "../config/rollout-config";
 import { type PromptItem, readPromptDataset } from "../controller/prompt-dataset";
 import { EngineHealth } from "../controller/engine-health";
-import {
-  type GroupLaunchInfo,
-  RolloutController,
-  type StepResult,
-} from "../controller/rollout-controller";
+import { type GroupLaunchInfo, RolloutController, type StepResult } from "../controller/rollout-controller";
 import type { GroupResult, LaunchAgent } from "../controller/run-group";
 import { BackendUnavailableError } from "../engine/backend-unavailable-error";
 import { type Backend, startBackend } from "../engine/start-backend";

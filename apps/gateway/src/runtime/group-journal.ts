@@ -118,7 +118,8 @@ export function planStepResume(options: {
 }): StepResume | undefined {
   const { entries, rolloutId } = options;
   const start = entries.findLast(
-    (entry): entry is z.infer<typeof journalStepSchema> => entry.type === "step" && entry.rollout_id === rolloutId,
+    (entry): entry is z.infer<typeof journalStepSchema> =>
+      entry.type === "step" && entry.rollout_id === rolloutId,
   );
   if (start === undefined) return undefined;
   if (start.config_hash !== options.configHash && !options.force) {
@@ -137,7 +138,8 @@ export function planStepResume(options: {
   const finished = new Set(groups.map((group) => group.cursor));
   const last = groups.reduce((max, group) => Math.max(max, group.cursor), start.cursor - 1);
   const pendingCursors: number[] = [];
-  for (let cursor = start.cursor; cursor <= last; cursor++) if (!finished.has(cursor)) pendingCursors.push(cursor);
+  for (let cursor = start.cursor; cursor <= last; cursor++)
+    if (!finished.has(cursor)) pendingCursors.push(cursor);
   return {
     rolloutId,
     rowsFile: start.rows_file,
