@@ -252,7 +252,10 @@ describe("gateway service (in process)", () => {
     const requests = [
       { path: "/v1/chat/completions", body: { model: "m", messages: [{ role: "user", content: "hi" }] } },
       { path: "/v1/responses", body: { model: "m", input: "hi" } },
-      { path: "/v1/messages", body: { model: "m", max_tokens: 16, messages: [{ role: "user", content: "hi" }] } },
+      {
+        path: "/v1/messages",
+        body: { model: "m", max_tokens: 16, messages: [{ role: "user", content: "hi" }] },
+      },
     ];
     const seen: Array<{ status: number; retry: string | null; after: string | null; body: unknown }> = [];
     for (const [status, headers] of [
@@ -281,11 +284,36 @@ describe("gateway service (in process)", () => {
       error: { message, type, param: null, code },
     });
     expect(seen).toEqual([
-      { status: 503, retry: "true", after: "2", body: openai(unavailable, "server_error", "backend_unavailable") },
-      { status: 503, retry: "true", after: "2", body: openai(unavailable, "server_error", "backend_unavailable") },
-      { status: 503, retry: "true", after: "2", body: { type: "error", error: { type: "api_error", message: unavailable } } },
-      { status: 429, retry: "true", after: null, body: openai(overloaded, "rate_limit_error", "backend_overloaded") },
-      { status: 429, retry: "true", after: null, body: openai(overloaded, "rate_limit_error", "backend_overloaded") },
+      {
+        status: 503,
+        retry: "true",
+        after: "2",
+        body: openai(unavailable, "server_error", "backend_unavailable"),
+      },
+      {
+        status: 503,
+        retry: "true",
+        after: "2",
+        body: openai(unavailable, "server_error", "backend_unavailable"),
+      },
+      {
+        status: 503,
+        retry: "true",
+        after: "2",
+        body: { type: "error", error: { type: "api_error", message: unavailable } },
+      },
+      {
+        status: 429,
+        retry: "true",
+        after: null,
+        body: openai(overloaded, "rate_limit_error", "backend_overloaded"),
+      },
+      {
+        status: 429,
+        retry: "true",
+        after: null,
+        body: openai(overloaded, "rate_limit_error", "backend_overloaded"),
+      },
       {
         status: 429,
         retry: "true",

@@ -99,7 +99,7 @@ export {
   parseTrainingRowLine,
   parseTrainingRowsJsonl,
   readTrainingRowsFile,
-  type TornRowLine,
   serializeTrainingRow,
+  type TornRowLine,
   writeTrainingRowsFile,
 } from "./rows/training-row-jsonl";

@@ -1,7 +1,7 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from "ky";
 import { createSglangError } from "./errors/create-sglang-error";
-import { parseRetryAfter } from "./errors/sglang-api-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
+import { parseRetryAfter } from "./errors/sglang-api-error";
 import { SglangConnectionError } from "./errors/sglang-connection-error";
 import type { SglangError } from "./errors/sglang-error";
 import { SglangTimeoutError } from "./errors/sglang-timeout-error";

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { SglangConnectionError, SglangServerError, type ServerHealth } from "@relax/sglang";
+import { type ServerHealth, SglangConnectionError, SglangServerError } from "@relax/sglang";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";

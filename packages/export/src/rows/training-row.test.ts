@@ -216,7 +216,8 @@ describe("training-row JSONL", () => {
     await writeFile(path, `${whole}${serializeTrainingRow(sampleRow({ group_index: 4 })).slice(0, 50)}`);
     const torn: TornRowLine[] = [];
     const read: TrainingRow[] = [];
-    for await (const row of readTrainingRowsFile(path, { onTornLine: (line) => torn.push(line) })) read.push(row);
+    for await (const row of readTrainingRowsFile(path, { onTornLine: (line) => torn.push(line) }))
+      read.push(row);
     expect(read.map((row) => row.group_index)).toEqual([3, 9]);
     expect(torn).toEqual([{ line: 3, length: 50, reason: expect.stringMatching(/JSON/) }]);
 

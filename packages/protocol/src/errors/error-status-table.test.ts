@@ -336,7 +336,11 @@ describe("ERROR_STATUS_TABLE", () => {
       status: row.status,
       type:
         row.type ??
-        (row.status === 404 ? "not_found_error" : row.status >= 500 ? "server_error" : "invalid_request_error"),
+        (row.status === 404
+          ? "not_found_error"
+          : row.status >= 500
+            ? "server_error"
+            : "invalid_request_error"),
       code: row.code,
       param: row.param,
       message: row.message,

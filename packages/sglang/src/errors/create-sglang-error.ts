@@ -37,6 +37,7 @@ export function createSglangError({
     const numbers = parseContextLengthMessage(serverMessage);
     if (numbers) return new ContextLengthError({ status, body, url, serverMessage, numbers, cause });
   }
-  if (status >= 500) return new SglangServerError({ status, body, url, serverMessage, retryAfterSeconds, cause });
+  if (status >= 500)
+    return new SglangServerError({ status, body, url, serverMessage, retryAfterSeconds, cause });
   return new SglangApiError({ status, body, url, serverMessage, retryAfterSeconds, cause });
 }

@@ -63,7 +63,10 @@ export class SglangApiError extends SglangError {
  * A `Retry-After` header value in seconds: delta-seconds (`"3"`) or an HTTP date (seconds from `now`,
  * at least 0); `undefined` when absent or unreadable.
  */
-export function parseRetryAfter(value: string | null | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
   if (value === null || value === undefined || value.trim() === "") return undefined;
   const text = value.trim();
   if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
