@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -99,6 +99,7 @@ interface Run {
 function newRun(port: number, output: "per-step" | "one-file"): Run {
   const dir = mkdtempSync(join(tmpdir(), "relax-kill-"));
   directories.push(dir);
+  mkdirSync(join(dir, "tmp"));
   return {
     dir,
     runDir: join(dir, "run"),
@@ -147,7 +148,8 @@ function startGateway(run: Run, options: { steps: number; env?: Record<string, s
   ];
   const child = spawn(process.execPath, args, {
     cwd: run.dir,
-    env: { ...process.env, ...options.env, NO_COLOR: "1" },
+    // TMPDIR: the per-session folders of this run go to <dir>/tmp, where the test can count them.
+    env: { ...process.env, ...options.env, NO_COLOR: "1", TMPDIR: join(run.dir, "tmp") },
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -242,6 +244,11 @@ async function readRows(path: string): Promise<TrainingRow[]> {
   return rows;
 }
 
+/** The per-session folders under the run's TMPDIR. */
+function sessionFolders(run: Run): string[] {
+  return readdirSync(join(run.dir, "tmp")).filter((name) => name.startsWith("relax-session-"));
+}
+
 /** Processes whose environment carries this run's marker (agents it started), zombies by command line. */
 function leftoverAgents(run: Run): string[] {
   const out = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });
@@ -262,9 +269,16 @@ function leftoverAgents(run: Run): string[] {
 /**
  * Checks the finished run: `steps` complete step files (no `.partial` left) or one file, each step
  * exactly `BATCH` Groups of `SAMPLES` rows with distinct Group indexes, no session twice, every session
- * in `kept` (journaled before a kill) present exactly once, and no agent process left.
+ * in `kept` (journaled before a kill) present exactly once, no agent process left, and no session folder
+ * but those a killed gateway could not remove (`leftBehind`: the sweep of an earlier run's folders at
+ * start is not part of this branch).
  */
-async function expectCompleteRun(run: Run, steps: number, kept: Map<string, number>): Promise<void> {
+async function expectCompleteRun(
+  run: Run,
+  steps: number,
+  kept: Map<string, number>,
+  leftBehind: readonly string[] = [],
+): Promise<void> {
   const perStep = run.output.includes("{rollout_id}");
   const files = perStep
     ? Array.from({ length: steps }, (_, step) => run.output.replace("{rollout_id}", String(step)))
@@ -287,6 +301,7 @@ async function expectCompleteRun(run: Run, steps: number, kept: Map<string, numb
     for (const samples of groups.values()) expect(samples.sort()).toEqual([0, 1]);
   }
   await waitFor("agents to exit", () => leftoverAgents(run).length === 0, 10_000);
+  expect(sessionFolders(run).filter((name) => !leftBehind.includes(name))).toEqual([]);
 }
 
 function chunk<T>(items: T[], size: number): T[][] {
@@ -311,6 +326,7 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
     first.child.kill("SIGKILL");
     expect(await exited(first.child)).toEqual({ code: null, signal: "SIGKILL" });
     const kept = keptSessions(run);
+    const leftBehind = sessionFolders(run);
     expect([...kept.values()].filter((step) => step === 1).length).toBeGreaterThanOrEqual(2 * SAMPLES);
     expect(existsSync(run.output.replace("{rollout_id}", "0"))).toBe(true);
     expect(existsSync(`${run.output.replace("{rollout_id}", "1")}.partial`)).toBe(true);
@@ -318,7 +334,7 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
     const second = startGateway(run, { steps: 3 });
     expect(await exited(second.child)).toEqual({ code: 0, signal: null });
     expect(second.log).toMatch(/run dir .*: step 1 continues after \d+ journaled Group\(s\)/);
-    await expectCompleteRun(run, 3, kept);
+    await expectCompleteRun(run, 3, kept, leftBehind);
   }, 90_000);
 
   it("should cut a torn write back after a SIGKILL mid-write (one appended file) and keep earlier rows", async () => {
@@ -331,6 +347,7 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
     const text = readFileSync(run.output, "utf8");
     expect(text.endsWith("\n")).toBe(false);
     const kept = keptSessions(run);
+    const leftBehind = sessionFolders(run);
     expect(kept.size).toBe(5 * SAMPLES);
     // The file as the kill left it: the Python reader keeps the complete rows and reports the torn line.
     if (hasPython) {
@@ -342,7 +359,7 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
 
     const second = startGateway(run, { steps: 2 });
     expect(await exited(second.child)).toEqual({ code: 0, signal: null });
-    await expectCompleteRun(run, 2, kept);
+    await expectCompleteRun(run, 2, kept, leftBehind);
   }, 90_000);
 
   it("should write every finished Group on SIGTERM, exit 143, and continue on restart", async () => {
@@ -356,6 +373,8 @@ describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in
     const kept = keptSessions(run);
     expect(kept.size).toBeGreaterThanOrEqual(SAMPLES);
     await waitFor("agents to exit", () => leftoverAgents(run).length === 0, 10_000);
+    // A clean stop removes every session folder.
+    expect(sessionFolders(run)).toEqual([]);
 
     const second = startGateway(run, { steps: 2 });
     expect(await exited(second.child)).toEqual({ code: 0, signal: null });
