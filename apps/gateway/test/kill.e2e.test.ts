@@ -14,15 +14,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { readTrainingRowsFile, type TrainingRow } from "@relax/export";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AGENT_HOME_ENV, fixture } from "./helpers";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 const gatewayCli = join(root, "apps/gateway/dist/cli.js");
 const standinCli = join(root, "packages/standin/dist/cli.js");
 const pythonReader = join(root, "docs/relax_rows.py");
-const built = existsSync(gatewayCli) && existsSync(standinCli);
-if (!built) console.warn("[kill tests] run `pnpm build` first: dist/cli.js is missing");
 const hasPython = spawnSync("python3", ["--version"]).status === 0;
 
 const BATCH = 4;
@@ -310,7 +308,13 @@ function chunk<T>(items: T[], size: number): T[][] {
   return out;
 }
 
-describe.runIf(built)("kill tests: relax rollout (dist/cli.js) with the stand-in engine as a process", () => {
+describe("kill tests: relax rollout (dist/cli.js) with the stand-in engine as a process", () => {
+  beforeAll(() => {
+    // `pnpm test` builds first; a bare `vitest run` needs `pnpm build` (a missing CLI fails, never skips).
+    for (const cli of [gatewayCli, standinCli])
+      if (!existsSync(cli)) throw new Error(`${cli} is missing: run \`pnpm build\` first`);
+  });
+
   it("should keep every Group finished before a SIGKILL mid-step and not repeat it on restart", async () => {
     const port = await freePort();
     await startEngine(port);

@@ -536,6 +536,47 @@ describe("relax serve: a step cut short by a restart", () => {
 });
 
 describe("relax rollout --run-dir", () => {
+  it("should keep the Groups a stalled step finished and continue that step on restart without repeating them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-rollout-stall-"));
+    // First run: Group 0 succeeds, every other agent fails, so the step stalls after 8 drops in a row.
+    let broken = true;
+    const flaky = async (context: FakeAgentContext): Promise<FakeAgentResult> => {
+      if (broken && !context.sessionId.startsWith("g0-0-"))
+        return { status: "failed", kind: "exit", message: "exited with code 1" };
+      return agent(context);
+    };
+    const io = () => ({
+      logger,
+      launchAgent: createFakeLauncher({ agent: flaky }).launch,
+      stdout: { write: () => true } as unknown as NodeJS.WritableStream,
+    });
+    const runConfig = config(dir, { numRollout: 1, evalPromptData: undefined });
+    await expect(runRollout(runConfig, io())).rejects.toThrow(/8 Groups dropped in a row/);
+    const kept = readRows(join(dir, "rows-0.jsonl.partial"));
+    expect(kept.map((row) => [row.group_index, row.prompt_index])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    const journal = readFileSync(join(dir, "run", "groups.jsonl"), "utf8")
+      .trim()
+      .split("\n");
+    expect(journal).toHaveLength(1 + 1 + 8);
+
+    broken = false;
+    const second = await runRollout(runConfig, io());
+    // One Group was owed: prompt position 9 (9 % 3 = 0), Group index 9, after the 9 journaled ones.
+    expect(second.steps[0]!.rows.map((row) => [row.group_index, row.prompt_index])).toEqual([
+      [0, 0],
+      [0, 0],
+      [9, 0],
+      [9, 0],
+    ]);
+    const file = readRows(join(dir, "rows-0.jsonl"));
+    expect(file.map((row) => row.session_id)).toEqual(second.steps[0]!.rows.map((row) => row.session_id));
+    expect(file.slice(0, 2).map((row) => row.session_id)).toEqual(kept.map((row) => row.session_id));
+    expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, dataset_cursor: 10 });
+  });
+
   it("should continue at the saved rollout id and prompt, up to --num-rollout steps in all", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-rollout-rundir-"));
     const io = () => ({
