@@ -53,7 +53,7 @@ export interface RolloutRun {
  * dataset's metrics under `eval/<name>/` and prints a summary. Eval rows are never written to the rows
  * file. Everything it started is stopped before it returns or throws.
  *
- * With `runDir`, `<run-dir>/state.json` is written after each train step and `<run-dir>/groups.jsonl`
+ * With `runDir`, `<run-dir>/state.json` is written after each train step and `<run-dir>/groups.ndjson`
  * journals each finished Group of the running step; a run started on a directory that has them continues
  * at its rollout id and dataset cursor, after the last journaled Group of a step that was killed mid-way
  * (its finished Groups are kept, not repeated; the prompts it had in flight run again), running the steps up to

@@ -173,7 +173,7 @@ interface JournalGroup {
 
 /** Complete `group` lines of the journal (a torn last line ignored). */
 function journalGroups(run: Run): JournalGroup[] {
-  const path = join(run.runDir, "groups.jsonl");
+  const path = join(run.runDir, "groups.ndjson");
   if (!existsSync(path)) return [];
   const groups: JournalGroup[] = [];
   for (const line of readFileSync(path, "utf8").split("\n")) {
@@ -198,7 +198,7 @@ function keptSessions(run: Run): Map<string, number> {
       if (line.trim() !== "") sessions.set((JSON.parse(line) as TrainingRow).session_id, step);
     }
   };
-  const path = join(run.runDir, "groups.jsonl");
+  const path = join(run.runDir, "groups.ndjson");
   const entries: Array<{
     type: string;
     rows_file?: string;

@@ -489,7 +489,7 @@ describe("relax serve: a step cut short by a restart", () => {
         controlToken: TOKEN,
       });
     const first = await start();
-    const journal = join(dir, "run", "groups.jsonl");
+    const journal = join(dir, "run", "groups.ndjson");
     const cut = post(first, "/steps", { rollout_id: 0 });
     await waitFor(async () => {
       try {
@@ -557,7 +557,7 @@ describe("relax rollout --run-dir", () => {
       [0, 0],
       [0, 0],
     ]);
-    const journal = readFileSync(join(dir, "run", "groups.jsonl"), "utf8")
+    const journal = readFileSync(join(dir, "run", "groups.ndjson"), "utf8")
       .trim()
       .split("\n");
     expect(journal).toHaveLength(1 + 1 + 8);

@@ -6,14 +6,17 @@ import { ConfigError } from "../config/load-config";
 import type { GroupLaunchInfo } from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
 
-/** The file name of the Group journal inside `--run-dir`. */
-export const GROUP_JOURNAL_FILE = "groups.jsonl";
+/**
+ * The file name of the Group journal inside `--run-dir` (`.ndjson`, not `.jsonl`, so `relax view <run dir>`
+ * does not take it for a rows file).
+ */
+export const GROUP_JOURNAL_FILE = "groups.ndjson";
 
 /** Suffix of a per-step rows file (`--output` with `{rollout_id}`) while its step runs. */
 export const PARTIAL_SUFFIX = ".partial";
 
 /**
- * The first line of a step in `<run-dir>/groups.jsonl`: written (and fsynced) before any of its Groups.
+ * The first line of a step in `<run-dir>/groups.ndjson`: written (and fsynced) before any of its Groups.
  * `offset` is the size of `rows_file` when the step started: the step's rows begin there.
  */
 export const journalStepSchema = z.object({
@@ -73,7 +76,7 @@ export interface StepResume {
 }
 
 /**
- * Reads `<dir>/groups.jsonl`. A torn last line (a crash during its write: no newline and not JSON) is
+ * Reads `<dir>/groups.ndjson`. A torn last line (a crash during its write: no newline and not JSON) is
  * ignored, as is any line after the first one that does not parse (nothing after a torn write counts).
  * @returns the entries, and `torn` (how many trailing lines were ignored).
  */
@@ -176,7 +179,7 @@ async function syncDir(dir: string): Promise<void> {
   }
 }
 
-/** Empties `<dir>/groups.jsonl` (after `state.json` recorded the finished step). */
+/** Empties `<dir>/groups.ndjson` (after `state.json` recorded the finished step). */
 export async function resetGroupJournal(dir: string): Promise<void> {
   await truncate(join(dir, GROUP_JOURNAL_FILE), 0).catch((error: NodeJS.ErrnoException) => {
     if (error.code !== "ENOENT") throw error;

@@ -88,7 +88,7 @@ interface RunningStep {
  * exported (`row` records, contiguous per Group) or a `group_dropped` record, then `step_end` with the
  * step's accounting and metrics. Each finished Group's rows also go to `--output` as the Group finishes
  * (`{rollout_id}` replaced, written as `<file>.partial` and renamed when the step is complete; appended
- * when the path has no placeholder, as `relax rollout` does), journaled in `<run-dir>/groups.jsonl`; the
+ * when the path has no placeholder, as `relax rollout` does), journaled in `<run-dir>/groups.ndjson`; the
  * run state goes to `<run-dir>/state.json` after the step. A step asked again after a restart (the
  * gateway was killed mid-step) first streams the rows of the Groups its journal kept, then runs only the
  * Groups still owed. A step that fails (e.g. every Group keeps dropping) ends its stream with an
