@@ -17,13 +17,30 @@ Usage as a library::
 Usage from a shell (prints a JSON summary; exit status 1 on a bad row)::
 
     python3 relax_rows.py rows.jsonl [--numpy]
+
+A torn last line (a crash while the writer was appending it: no final newline and not valid JSON) is
+skipped with a ``TornLineWarning`` (and counted in the summary's ``torn_lines``) instead of failing the
+file; every earlier, complete row is kept. A bad line anywhere else is still an error.
 """
 
 import json
 import math
 import sys
+import warnings
 
-__all__ = ["RowFormatError", "ROW_FIELDS", "OPTIONAL_ROW_FIELDS", "iter_rows", "read_rows", "validate_row", "to_columns", "to_numpy", "summarize"]
+__all__ = [
+    "RowFormatError",
+    "TornLineWarning",
+    "ROW_FIELDS",
+    "OPTIONAL_ROW_FIELDS",
+    "iter_rows",
+    "read_rows",
+    "read_rows_report",
+    "validate_row",
+    "to_columns",
+    "to_numpy",
+    "summarize",
+]
 
 # Field name -> accepted Python types after json.loads (bool is excluded from numbers explicitly).
 ROW_FIELDS = {
@@ -75,6 +92,19 @@ class RowFormatError(ValueError):
         super().__init__("%s: %s" % (where, reason))
 
 
+class TornLineWarning(UserWarning):
+    """The file ends in a torn line (``line`` 1-based, ``size`` bytes): skipped, earlier rows kept."""
+
+    def __init__(self, path, line, size):
+        self.path = path
+        self.line = line
+        self.size = size
+        super().__init__(
+            "%s: line %d is torn (%d bytes, no final newline, not JSON: a crash during the write); skipped"
+            % (path, line, size)
+        )
+
+
 def _is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
@@ -123,22 +153,41 @@ def validate_row(row, line=0):
     return row
 
 
-def iter_rows(path, validate=True):
-    """Yield rows from a JSONL file one at a time (blank lines are skipped)."""
-    with open(path, "r", encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
+def iter_rows(path, validate=True, on_torn=None):
+    """Yield rows from a JSONL file one at a time (blank lines are skipped).
+
+    A torn last line (no final newline and not JSON) is skipped: ``on_torn(TornLineWarning)`` is called
+    when given, else the warning is issued with ``warnings.warn``.
+    """
+    # Bytes, so a line cut inside a multi-byte character is still seen (and reported) as torn.
+    with open(path, "rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            if not raw.strip():
                 continue
             try:
-                row = json.loads(text)
+                row = json.loads(raw.decode("utf-8"))
             except ValueError as error:
+                if not raw.endswith(b"\n"):  # only the last line can lack its newline
+                    torn = TornLineWarning(path, number, len(raw))
+                    if on_torn is not None:
+                        on_torn(torn)
+                    else:
+                        warnings.warn(torn, stacklevel=2)
+                    return
                 raise RowFormatError(number, "", "not JSON (%s)" % error)
             yield validate_row(row, number) if validate else row
 
 
-def read_rows(path, validate=True):
-    """All rows of a JSONL file as a list of dicts."""
-    return list(iter_rows(path, validate=validate))
+def read_rows(path, validate=True, on_torn=None):
+    """All rows of a JSONL file as a list of dicts (a torn last line skipped, see ``iter_rows``)."""
+    return list(iter_rows(path, validate=validate, on_torn=on_torn))
+
+
+def read_rows_report(path, validate=True):
+    """``(rows, torn)``: the rows, and the ``TornLineWarning`` of a skipped torn last line (or ``None``)."""
+    torn = []
+    rows = read_rows(path, validate=validate, on_torn=torn.append)
+    return rows, (torn[0] if torn else None)
 
 
 def to_columns(rows):
@@ -205,11 +254,15 @@ def main(argv):
         sys.stderr.write("usage: relax_rows.py ROWS.jsonl [--numpy]\n")
         return 2
     try:
-        rows = read_rows(argv[1])
+        rows, torn = read_rows_report(argv[1])
     except RowFormatError as error:
         sys.stderr.write("relax_rows: %s\n" % error)
         return 1
-    print(json.dumps(summarize(rows, use_numpy="--numpy" in argv[2:]), sort_keys=True))
+    if torn is not None:
+        sys.stderr.write("relax_rows: warning: %s\n" % torn)
+    summary = summarize(rows, use_numpy="--numpy" in argv[2:])
+    summary["torn_lines"] = 0 if torn is None else 1
+    print(json.dumps(summary, sort_keys=True))
     return 0
 
 

@@ -1,5 +1,5 @@
 import { resolve } from "node:path";
-import { type TrainingRow, writeTrainingRowsFile } from "@relax/export";
+import type { TrainingRow } from "@relax/export";
 import type { Logger } from "pino";
 import type { RolloutConfig } from "./config/rollout-config";
 import type { StepResult } from "./controller/rollout-controller";
@@ -9,6 +9,13 @@ import { formatBanner, roundMetrics } from "./report/format-banner";
 import { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
 import { createRolloutRuntime, type EvalRun } from "./runtime/create-rollout-runtime";
 import { evalRolloutIds } from "./runtime/eval-schedule";
+import {
+  GROUP_JOURNAL_FILE,
+  planStepResume,
+  readGroupJournal,
+  resetGroupJournal,
+  StepRowsWriter,
+} from "./runtime/group-journal";
 import { hashRolloutConfig, openRunDir, writeRunState } from "./serve/run-dir";
 
 export { BackendUnavailableError } from "./engine/backend-unavailable-error";
@@ -40,13 +47,16 @@ export interface RolloutRun {
 /**
  * Runs `relax rollout`: starts a {@link createRolloutRuntime | rollout runtime} (tokenizer, export
  * pipeline, datasets, SGLang or the stand-in engine, the gateway), runs `numRollout` train steps, writes
- * training rows (JSONL) after each train step, runs the eval datasets one after another at the points of
+ * each finished Group's training rows (JSONL) as the Group finishes (appended and fsynced; a per-step
+ * `{rollout_id}` file is written as `<file>.partial` and renamed when its step is complete), runs the eval datasets one after another at the points of
  * {@link evalRolloutIds} (`--eval-interval`; without it once, after the last train step), logs each
  * dataset's metrics under `eval/<name>/` and prints a summary. Eval rows are never written to the rows
  * file. Everything it started is stopped before it returns or throws.
  *
- * With `runDir`, `<run-dir>/state.json` is written after each train step, and a run started on a
- * directory that has one continues at its rollout id and dataset cursor, running the steps up to
+ * With `runDir`, `<run-dir>/state.json` is written after each train step and `<run-dir>/groups.ndjson`
+ * journals each finished Group of the running step; a run started on a directory that has them continues
+ * at its rollout id and dataset cursor, after the last journaled Group of a step that was killed mid-way
+ * (its finished Groups are kept, not repeated; the prompts it had in flight run again), running the steps up to
  * `numRollout` in all (none when they are done); a changed configuration is refused (ConfigError)
  * unless `runDirForce`.
  */
@@ -74,6 +84,30 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
     runtime.evalDatasets.length > 0 ? new Set(evalRolloutIds(evalSchedule, numRollout)) : new Set();
   const firstRolloutId = saved?.next_rollout_id ?? 0;
   if (saved !== undefined) runtime.cursor = saved.dataset_cursor;
+  const perStep = output.includes("{rollout_id}");
+  const batch = runtime.components.steps.train.groupsPerStep ?? runtime.prompts.length;
+  let resume: ReturnType<typeof planStepResume>;
+  if (runDir !== undefined) {
+    try {
+      const journal = await readGroupJournal(runDir);
+      if (journal.torn > 0) {
+        logger.warn(
+          { journal: resolve(runDir, GROUP_JOURNAL_FILE), torn_lines: journal.torn },
+          "the Group journal ends in a torn line (a crash during its write); that Group runs again",
+        );
+      }
+      resume = planStepResume({
+        entries: journal.entries,
+        rolloutId: firstRolloutId,
+        configHash,
+        force: config.runDirForce,
+        journalPath: resolve(runDir, GROUP_JOURNAL_FILE),
+      });
+    } catch (error) {
+      await runtime.close();
+      throw error;
+    }
+  }
   let lastEval: number | null = saved?.eval.last_rollout_id ?? null;
   const runEvalsAt = async (rolloutId: number) => {
     // A restart does not repeat an eval the run dir says already ran.
@@ -93,20 +127,57 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
   };
   try {
     stdout.write(formatBanner(runtime));
-    if (saved !== undefined) {
+    if (resume !== undefined) {
+      stdout.write(
+        `  run dir   ${runDir}: step ${resume.rolloutId} continues after ${resume.groups} journaled Group(s) (${resume.exported} exported); ${resume.pendingCursors.length} prompt(s) in flight run again\n`,
+      );
+    } else if (saved !== undefined) {
       stdout.write(
         `  run dir   ${runDir}: continuing at rollout ${firstRolloutId}, prompt ${saved.dataset_cursor % runtime.prompts.length}\n`,
       );
     }
     if (firstRolloutId === 0 && evalPoints.has(0)) await runEvalsAt(0);
     for (let rolloutId = firstRolloutId; rolloutId < numRollout; rolloutId++) {
-      const step = await runtime.runStep({ rolloutId, mode: "train" });
-      steps.push(step);
-      await writeTrainingRowsFile({
+      const stepResume = resume?.rolloutId === rolloutId ? resume : undefined;
+      resume = undefined;
+      const startCursor = runtime.cursor;
+      if (stepResume !== undefined) runtime.cursor = stepResume.nextCursor;
+      const writer = await StepRowsWriter.open({
+        rolloutId,
         path: outputOf(rolloutId),
-        rows: step.rows,
-        append: !output.includes("{rollout_id}") && rolloutId > 0,
+        perStep,
+        append: !perStep && rolloutId > 0,
+        cursor: startCursor,
+        configHash,
+        ...(runDir !== undefined ? { runDir } : {}),
+        ...(stepResume !== undefined ? { resume: stepResume } : {}),
       });
+      const earlier =
+        stepResume !== undefined ? await StepRowsWriter.readResumedRows(stepResume, writer.file) : [];
+      const remaining = batch - (stepResume?.exported ?? 0);
+      let step: StepResult;
+      try {
+        step =
+          remaining > 0
+            ? await runtime.runStep({
+                rolloutId,
+                mode: "train",
+                groups: remaining,
+                onGroup: (result, info) => writer.add(result, info),
+                ...(stepResume !== undefined
+                  ? { resumeCursors: stepResume.pendingCursors, firstGroupIndex: stepResume.firstGroupIndex }
+                  : {}),
+              })
+            : { rolloutId, mode: "train", rows: [], groups: [], metrics: {}, wallSeconds: 0 };
+      } finally {
+        // Whatever finished is on disk before the error (interrupt, stall) leaves this function.
+        await writer
+          .flush()
+          .catch((error: unknown) => logger.error({ err: String(error) }, "writing rows failed"));
+      }
+      await writer.finish();
+      if (earlier.length > 0) step = { ...step, rows: [...earlier, ...step.rows] };
+      steps.push(step);
       logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
       // An eval after step k evaluates the policy of step k + 1 and carries that rollout id.
       if (evalPoints.has(rolloutId + 1)) await runEvalsAt(rolloutId + 1);
@@ -118,18 +189,37 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
           weight_version: saved?.weight_version ?? null,
           eval: { last_rollout_id: lastEval },
         });
+        // state.json now says the step is done: its journal lines are spent.
+        await resetGroupJournal(runDir);
       }
     }
     // --fully-async: the last step may close with debt carried by resident Groups; a final back-fill
     // step (rollout id = --num-rollout) drains it without opening a new partition.
     if (steps.length > 0 && runtime.controller.carriedDebt > 0) {
-      const step = await runtime.runStep({ rolloutId: numRollout, mode: "train", finalBackfill: true });
-      steps.push(step);
-      await writeTrainingRowsFile({
+      // Its rows are written per Group like any step's; it is not journaled (a restart does not redo it).
+      const writer = await StepRowsWriter.open({
+        rolloutId: numRollout,
         path: outputOf(numRollout),
-        rows: step.rows,
-        append: !output.includes("{rollout_id}"),
+        perStep,
+        append: !perStep,
+        cursor: runtime.cursor,
+        configHash,
       });
+      let step: StepResult;
+      try {
+        step = await runtime.runStep({
+          rolloutId: numRollout,
+          mode: "train",
+          finalBackfill: true,
+          onGroup: (result, info) => writer.add(result, info),
+        });
+      } finally {
+        await writer
+          .flush()
+          .catch((error: unknown) => logger.error({ err: String(error) }, "writing rows failed"));
+      }
+      await writer.finish();
+      steps.push(step);
       logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: numRollout }));
     }
   } finally {

@@ -248,4 +248,78 @@ describe("gateway service (in process)", () => {
     const hashes = [chat, responses, messages].map((s) => s.forest.turns()[0]!.observationStateHash);
     expect(new Set(hashes).size).toBe(1);
   });
+  it("should pass an engine 503 / 429 to agents as retryable, with retry-after, in each protocol's format", async () => {
+    const requests = [
+      { path: "/v1/chat/completions", body: { model: "m", messages: [{ role: "user", content: "hi" }] } },
+      { path: "/v1/responses", body: { model: "m", input: "hi" } },
+      {
+        path: "/v1/messages",
+        body: { model: "m", max_tokens: 16, messages: [{ role: "user", content: "hi" }] },
+      },
+    ];
+    const seen: Array<{ status: number; retry: string | null; after: string | null; body: unknown }> = [];
+    for (const [status, headers] of [
+      [503, { "retry-after": "2" }],
+      [429, {}],
+    ] as const) {
+      for (const request of requests) {
+        const session = openSession();
+        engine.injectFault({ fault: { type: "http-error", status, headers } });
+        const response = await app.request(`${BASE}${request.path}`, {
+          method: "POST",
+          body: JSON.stringify(request.body),
+          headers: { "content-type": "application/json", authorization: `Bearer ${session.id}` },
+        });
+        seen.push({
+          status: response.status,
+          retry: response.headers.get("x-should-retry"),
+          after: response.headers.get("retry-after"),
+          body: await response.json(),
+        });
+      }
+    }
+    const unavailable = "the inference backend is unavailable: 503 stand-in injected fault (HTTP 503)";
+    const overloaded = "the inference backend is overloaded: 429 stand-in injected fault (HTTP 429)";
+    const openai = (message: string, type: string, code: string) => ({
+      error: { message, type, param: null, code },
+    });
+    expect(seen).toEqual([
+      {
+        status: 503,
+        retry: "true",
+        after: "2",
+        body: openai(unavailable, "server_error", "backend_unavailable"),
+      },
+      {
+        status: 503,
+        retry: "true",
+        after: "2",
+        body: openai(unavailable, "server_error", "backend_unavailable"),
+      },
+      {
+        status: 503,
+        retry: "true",
+        after: "2",
+        body: { type: "error", error: { type: "api_error", message: unavailable } },
+      },
+      {
+        status: 429,
+        retry: "true",
+        after: null,
+        body: openai(overloaded, "rate_limit_error", "backend_overloaded"),
+      },
+      {
+        status: 429,
+        retry: "true",
+        after: null,
+        body: openai(overloaded, "rate_limit_error", "backend_overloaded"),
+      },
+      {
+        status: 429,
+        retry: "true",
+        after: null,
+        body: { type: "error", error: { type: "rate_limit_error", message: overloaded } },
+      },
+    ]);
+  });
 });

@@ -472,7 +472,111 @@ describe("resolveControlToken", () => {
   });
 });
 
+describe("relax serve: a step cut short by a restart", () => {
+  it("should stream the journaled Groups first after a restart, run only the Groups still owed, and write each once", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-resume-"));
+    // Prompt b ("What is 3+3?") hangs in the first process, so the step is cut short with a finished.
+    let hangOnB = true;
+    const hanging = async (context: FakeAgentContext): Promise<FakeAgentResult> => {
+      const prompt = JSON.stringify(context.input.messages);
+      if (hangOnB && prompt.includes("3+3")) await new Promise(() => {});
+      return agent(context);
+    };
+    const start = () =>
+      startServe(config(dir, { evalPromptData: undefined }), {
+        logger,
+        launchAgent: createFakeLauncher({ agent: hanging }).launch,
+        controlToken: TOKEN,
+      });
+    const first = await start();
+    const journal = join(dir, "run", "groups.ndjson");
+    const cut = post(first, "/steps", { rollout_id: 0 });
+    await waitFor(async () => {
+      try {
+        return readFileSync(journal, "utf8").includes('"type":"group"');
+      } catch {
+        return false;
+      }
+    }, "the first Group in the journal");
+    const kept = readRows(join(dir, "rows-0.jsonl.partial"));
+    expect(kept.map((row) => [row.group_index, row.prompt_index])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    await first.close();
+    const interrupted = await records(await cut);
+    expect(interrupted.at(-1)).toMatchObject({ type: "error" });
+
+    hangOnB = false;
+    const second = await start();
+    try {
+      const list = await records(await post(second, "/steps", { rollout_id: 0 }));
+      const rows = rowsOf(list);
+      // The journaled Group a streams first (same sessions), then b, which was in flight, runs again.
+      expect(rows.map((row) => [row.group_index, row.prompt_index])).toEqual([
+        [0, 0],
+        [0, 0],
+        [1, 1],
+        [1, 1],
+      ]);
+      expect(rows.slice(0, 2).map((row) => row.session_id)).toEqual(kept.map((row) => row.session_id));
+      expect(list.at(-1)).toMatchObject({
+        type: "step_end",
+        summary: { groups: 2, rows: 4, dropped_groups: 0 },
+      });
+      const file = readRows(join(dir, "rows-0.jsonl"));
+      expect(file.map((row) => row.session_id)).toEqual(rows.map((row) => row.session_id));
+      expect(() => statSync(join(dir, "rows-0.jsonl.partial"))).toThrow(/ENOENT/);
+      expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, dataset_cursor: 2 });
+      expect(readFileSync(journal, "utf8")).toBe("");
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe("relax rollout --run-dir", () => {
+  it("should keep the Groups a stalled step finished and continue that step on restart without repeating them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-rollout-stall-"));
+    // First run: Group 0 succeeds, every other agent fails, so the step stalls after 8 drops in a row.
+    let broken = true;
+    const flaky = async (context: FakeAgentContext): Promise<FakeAgentResult> => {
+      if (broken && !context.sessionId.startsWith("g0-0-"))
+        return { status: "failed", kind: "exit", message: "exited with code 1" };
+      return agent(context);
+    };
+    const io = () => ({
+      logger,
+      launchAgent: createFakeLauncher({ agent: flaky }).launch,
+      stdout: { write: () => true } as unknown as NodeJS.WritableStream,
+    });
+    const runConfig = config(dir, { numRollout: 1, evalPromptData: undefined });
+    await expect(runRollout(runConfig, io())).rejects.toThrow(/8 Groups dropped in a row/);
+    const kept = readRows(join(dir, "rows-0.jsonl.partial"));
+    expect(kept.map((row) => [row.group_index, row.prompt_index])).toEqual([
+      [0, 0],
+      [0, 0],
+    ]);
+    const journal = readFileSync(join(dir, "run", "groups.ndjson"), "utf8")
+      .trim()
+      .split("\n");
+    expect(journal).toHaveLength(1 + 1 + 8);
+
+    broken = false;
+    const second = await runRollout(runConfig, io());
+    // One Group was owed: prompt position 9 (9 % 3 = 0), Group index 9, after the 9 journaled ones.
+    expect(second.steps[0]!.rows.map((row) => [row.group_index, row.prompt_index])).toEqual([
+      [0, 0],
+      [0, 0],
+      [9, 0],
+      [9, 0],
+    ]);
+    const file = readRows(join(dir, "rows-0.jsonl"));
+    expect(file.map((row) => row.session_id)).toEqual(second.steps[0]!.rows.map((row) => row.session_id));
+    expect(file.slice(0, 2).map((row) => row.session_id)).toEqual(kept.map((row) => row.session_id));
+    expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, dataset_cursor: 10 });
+  });
+
   it("should continue at the saved rollout id and prompt, up to --num-rollout steps in all", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-rollout-rundir-"));
     const io = () => ({

@@ -100,5 +100,6 @@ export {
   parseTrainingRowsJsonl,
   readTrainingRowsFile,
   serializeTrainingRow,
+  type TornRowLine,
   writeTrainingRowsFile,
 } from "./rows/training-row-jsonl";

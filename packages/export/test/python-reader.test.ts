@@ -5,13 +5,17 @@
 import { spawnSync } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assertExportConfig } from "../src/config/validate-export-config";
 import { exportGroup } from "../src/group/export-group";
 import type { TrainingRow } from "../src/rows/training-row";
-import { formatTrainingRowsJsonl, writeTrainingRowsFile } from "../src/rows/training-row-jsonl";
+import {
+  formatTrainingRowsJsonl,
+  serializeTrainingRow,
+  writeTrainingRowsFile,
+} from "../src/rows/training-row-jsonl";
 import { conversation, FakeForest } from "./fake-forest";
 
 const reader = fileURLToPath(new URL("../../../docs/relax_rows.py", import.meta.url));
@@ -113,5 +117,51 @@ describe("docs/relax_rows.py", () => {
     expect(result.stderr).toBe(
       `relax_rows: line 2 loss_mask: has ${rows[1]!.response_length - 1} entries, expected ${rows[1]!.response_length}\n`,
     );
+  });
+  it.runIf(hasPython)("should skip and report a torn last line, keeping every complete row", async () => {
+    const complete = formatTrainingRowsJsonl(rows.slice(0, 2));
+    const last = serializeTrainingRow(rows[2]!);
+    // Cut inside the line (a crash during the append): no newline, not JSON.
+    const tornPath = join(directory, "torn.jsonl");
+    const cut = Buffer.from(last, "utf8").subarray(0, 37);
+    await writeFile(tornPath, Buffer.concat([Buffer.from(complete, "utf8"), cut]));
+    const result = runReader([tornPath]);
+    expect(result.status).toBe(0);
+    expect(result.stderr).toBe(
+      `relax_rows: warning: ${tornPath}: line 3 is torn (37 bytes, no final newline, not JSON: a crash during the write); skipped\n`,
+    );
+    const summary = JSON.parse(result.stdout) as Record<string, unknown>;
+    expect(summary.rows).toBe(2);
+    expect(summary.torn_lines).toBe(1);
+    expect(summary.rewards).toEqual([0, 1]);
+
+    // A complete last row without its newline is a row, not a torn line.
+    const unterminated = join(directory, "unterminated.jsonl");
+    await writeFile(unterminated, `${complete}${last}`);
+    const whole = runReader([unterminated]);
+    expect(whole.stderr).toBe("");
+    expect(JSON.parse(whole.stdout)).toMatchObject({ rows: 3, torn_lines: 0 });
+
+    // A cut line followed by more rows is not a torn tail: still an error with its line.
+    const middle = join(directory, "middle.jsonl");
+    await writeFile(middle, `${cut.toString("latin1")}\n${complete}`);
+    const bad = runReader([middle]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toMatch(/^relax_rows: line 1: not JSON/);
+  });
+
+  it.runIf(hasPython)("should hand the torn line to on_torn from the library API", async () => {
+    const tornPath = join(directory, "torn-api.jsonl");
+    await writeFile(tornPath, `${formatTrainingRowsJsonl([rows[0]!])}{"tokens": [1, 2`);
+    const script = [
+      "import sys",
+      `sys.path.insert(0, ${JSON.stringify(dirname(reader))})`,
+      "from relax_rows import read_rows_report",
+      `rows, torn = read_rows_report(${JSON.stringify(tornPath)})`,
+      "print(len(rows), torn.line, torn.size)",
+    ].join("\n");
+    const result = spawnSync("python3", ["-c", script], { encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    expect(result.stdout).toBe("1 2 16\n");
   });
 });

@@ -13,6 +13,7 @@ export {
   ContextLengthError,
   type ContextLengthNumbers,
   createSglangError,
+  parseRetryAfter,
   SglangAbortError,
   SglangApiError,
   SglangConnectionError,

@@ -5,6 +5,7 @@ import { convertGenerateRequest } from "./convert-generate-request";
 import { createRequestId, requestIdsCollide } from "./create-request-id";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
+import { parseRetryAfter } from "./errors/sglang-api-error";
 import { SglangError } from "./errors/sglang-error";
 import { SglangInvalidArgumentError } from "./errors/sglang-invalid-argument-error";
 import { SglangResponseError } from "./errors/sglang-response-error";
@@ -102,6 +103,7 @@ class SglangClientImpl implements SglangClient {
     try {
       let status: number;
       let text: string;
+      let retryAfter: number | undefined;
       try {
         const response = await this.#ky.post(`${url}/generate`, {
           body: call.body,
@@ -112,12 +114,14 @@ class SglangClientImpl implements SglangClient {
           signal: call.fetchController.signal,
         });
         status = response.status;
+        retryAfter = parseRetryAfter(response.headers.get("retry-after"));
         text = await response.text();
       } catch (error) {
         throw call.failure(error);
       }
       const body = parseBodyText(text);
-      if (status < 200 || status >= 300) throw createSglangError({ url, status, body, rid });
+      if (status < 200 || status >= 300)
+        throw createSglangError({ url, status, body, rid, retryAfterSeconds: retryAfter });
       if (typeof body === "string") {
         throw new SglangResponseError({
           url,
@@ -161,7 +165,13 @@ class SglangClientImpl implements SglangClient {
       if (response.status < 200 || response.status >= 300) {
         settled = true;
         const text = await response.text().catch(() => "");
-        throw createSglangError({ url, status: response.status, body: parseBodyText(text), rid });
+        throw createSglangError({
+          url,
+          status: response.status,
+          body: parseBodyText(text),
+          rid,
+          retryAfterSeconds: parseRetryAfter(response.headers.get("retry-after")),
+        });
       }
       if (!response.body) throw new SglangResponseError({ url, rid, path: "(body)", reason: "empty stream" });
       const accumulator = new GenerateStreamAccumulator({

@@ -1,6 +1,7 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from "ky";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
+import { parseRetryAfter } from "./errors/sglang-api-error";
 import { SglangConnectionError } from "./errors/sglang-connection-error";
 import type { SglangError } from "./errors/sglang-error";
 import { SglangTimeoutError } from "./errors/sglang-timeout-error";
@@ -102,7 +103,14 @@ export function mapTransportError(
 ): SglangError {
   if (isHTTPError(error)) {
     const body = error.data ?? "";
-    return createSglangError({ url, status: error.response.status, body, rid, cause: error });
+    return createSglangError({
+      url,
+      status: error.response.status,
+      body,
+      rid,
+      retryAfterSeconds: parseRetryAfter(error.response.headers.get("retry-after")),
+      cause: error,
+    });
   }
   if (isTimeoutError(error))
     return new SglangTimeoutError({ url, timeoutMs: timeoutMs ?? 0, rid, cause: error });

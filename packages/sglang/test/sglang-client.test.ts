@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   ContextLengthError,
   createSglangClient,
+  parseRetryAfter,
   SglangAbortError,
+  SglangApiError,
   SglangConnectionError,
   SglangInvalidArgumentError,
   SglangServerError,
@@ -33,6 +35,38 @@ describe("createSglangClient /generate", () => {
     expect((error as SglangServerError).status).toBe(503);
     expect((error as SglangServerError).url).toBe(sglang.url);
     expect(generateCalls(sglang.calls)).toHaveLength(1);
+  });
+
+  it("should keep the engine's Retry-After on a 503 and a 429 (streamed and not)", async () => {
+    const sglang = await server((call, response) => {
+      const status = (call.body as { input_ids: number[] }).input_ids[0] === 1 ? 503 : 429;
+      response.writeHead(status, { "content-type": "application/json", "retry-after": "4" });
+      response.end(JSON.stringify({ error: { message: "busy" } }));
+    });
+    const client = createSglangClient({ baseUrl: sglang.url });
+    const unavailable = await client.generate({ inputIds: [1] }).catch((caught: unknown) => caught);
+    expect(SglangServerError.isInstance(unavailable)).toBe(true);
+    expect((unavailable as SglangServerError).retryAfterSeconds).toBe(4);
+    const overloaded = await client.generate({ inputIds: [2] }).catch((caught: unknown) => caught);
+    expect(SglangApiError.isInstance(overloaded) && !SglangServerError.isInstance(overloaded)).toBe(true);
+    expect((overloaded as SglangApiError).status).toBe(429);
+    expect((overloaded as SglangApiError).retryAfterSeconds).toBe(4);
+    const events = client.generateStream({ inputIds: [1] });
+    const streamed = await (async () => {
+      for await (const _event of events) {
+        // no events: the engine refused the request
+      }
+    })().catch((caught: unknown) => caught);
+    expect((streamed as SglangServerError).retryAfterSeconds).toBe(4);
+  });
+
+  it("should read Retry-After as seconds or as an HTTP date", () => {
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(parseRetryAfter("3", now)).toBe(3);
+    expect(parseRetryAfter("Thu, 01 Jan 2026 00:00:10 GMT", now)).toBe(10);
+    expect(parseRetryAfter("Wed, 31 Dec 2025 23:59:00 GMT", now)).toBe(0);
+    expect(parseRetryAfter("soon", now)).toBeUndefined();
+    expect(parseRetryAfter(null, now)).toBeUndefined();
   });
 
   it("should never retry /generate after a connection reset", async () => {

@@ -106,6 +106,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           response,
           fault.status,
           fault.body ?? { error: { message: `stand-in injected fault (HTTP ${fault.status})` } },
+          fault.headers,
         );
         return true;
       case "hang":

@@ -1,13 +1,14 @@
 /**
  * A fault the stand-in engine injects instead of (or in the middle of) serving a request:
- * - `http-error`: answer `status` with `body` (default: SGLang's `{"error":{"message":...}}`);
+ * - `http-error`: answer `status` with `body` (default: SGLang's `{"error":{"message":...}}`) and extra
+ *   response `headers` (e.g. `retry-after`);
  * - `hang`: never answer (the socket stays open until the client gives up or the engine closes);
  * - `reset`: destroy the connection without an answer;
  * - `reset-after-tokens`: start generating, then destroy the connection once `tokens` ids were generated
  *   (the request is aborted on the engine side, as SGLang does on a disconnect).
  */
 export type StandinFault =
-  | { type: "http-error"; status: number; body?: unknown }
+  | { type: "http-error"; status: number; body?: unknown; headers?: Record<string, string> }
   | { type: "hang" }
   | { type: "reset" }
   | { type: "reset-after-tokens"; tokens: number };

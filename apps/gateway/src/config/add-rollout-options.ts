@@ -215,9 +215,24 @@ export function addRolloutOptions(command: Command): Command {
     .option("--no-progress", "no progress bar")
     .option(
       "--run-dir <dir>",
-      "keep <dir>/state.json (next rollout id, dataset cursor) after each step; a restart continues from it",
+      "keep <dir>/state.json and the Group journal; a restart continues after the last finished Group",
     )
-    .option("--run-dir-force", "continue in --run-dir even when the configuration changed");
+    .option("--run-dir-force", "continue in --run-dir even when the configuration changed")
+    .option(
+      "--engine-wait-initial <s>",
+      "engine down: first wait before re-checking its health (default 0.5; doubles per wait)",
+      float("--engine-wait-initial"),
+    )
+    .option(
+      "--engine-wait-max <s>",
+      "engine down: longest single wait (default 15)",
+      float("--engine-wait-max"),
+    )
+    .option(
+      "--engine-outage-timeout <s>",
+      "engine down longer than this fails the step (default 900)",
+      float("--engine-outage-timeout"),
+    );
 }
 
 /** Commander's parsed options → config keys (drops `config`; negated flags only when negated). */

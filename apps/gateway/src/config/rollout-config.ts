@@ -179,6 +179,14 @@ export const rolloutConfigSchema = z
      * after each step, and a restart with the same directory continues where the run stopped.
      */
     runDir: z.string().min(1).optional(),
+    /**
+     * Engine outages: the first wait after a failed engine health check, the longest single wait (each
+     * doubles up to it) and how long one outage may last before the step fails, in seconds
+     * (`--engine-wait-initial`, `--engine-wait-max`, `--engine-outage-timeout`). @default 0.5, 15, 900
+     */
+    engineWaitInitial: z.number().positive().default(0.5),
+    engineWaitMax: z.number().positive().default(15),
+    engineOutageTimeout: z.number().positive().default(900),
     /** Continue in `--run-dir` even when the configuration changed since its `state.json`. @default false */
     runDirForce: z.boolean().default(false),
   })

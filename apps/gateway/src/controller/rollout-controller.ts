@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import { formatAgenticEvent } from "../report/create-logger";
 import type { RunReporter } from "../report/run-reporter";
 import type { GatewaySession } from "../service/gateway-session";
+import type { EngineHealth } from "./engine-health";
 import type { PromptItem } from "./prompt-dataset";
 import {
   type GroupContext,
@@ -33,6 +34,19 @@ export interface RolloutControllerOptions {
    * step leases its Groups at once and interrupts the ones still running when it closes.
    */
   crossStep?: CrossStepOptions;
+  /**
+   * Engine outage handling (see {@link EngineHealth}): Groups wait for the engine's health before they
+   * start, and drops the backend caused are counted apart (`backend_*`), outside `maxConsecutiveDrops`.
+   */
+  engineHealth?: EngineHealth;
+}
+
+/** What {@link ControllerStepOptions.onGroup} learns about a Group besides its result. */
+export interface GroupLaunchInfo {
+  /** The prompt's position: the train cursor value the Group took (eval: its position in the eval set). */
+  cursor: number;
+  /** The Group's index within the step (`group_index` of its rows). */
+  groupIndex: number;
 }
 
 /** The cross-step flags of {@link RolloutControllerOptions}. */
@@ -83,7 +97,7 @@ export interface ControllerStepOptions {
    * Called with each Group's result as soon as it finishes (exported or dropped), before the step closes.
    * A throwing callback is logged and does not stop the step.
    */
-  onGroup?: (result: GroupResult) => void;
+  onGroup?: (result: GroupResult, info: GroupLaunchInfo) => void;
   /** Aborting it interrupts this step only (combined with the Group context's run signal). */
   signal?: AbortSignal;
   /**
@@ -98,6 +112,14 @@ export interface ControllerStepOptions {
    * to the debt), only the debt carried from the previous step is drained, and it closes at debt 0.
    */
   finalBackfill?: boolean;
+  /**
+   * Train only: prompt positions (cursor values) to run first, before continuing at {@link
+   * RolloutController.cursor}; a step resumed from the run journal re-runs the prompts its killed run had
+   * in flight. @default none
+   */
+  resumeCursors?: readonly number[];
+  /** Group index of the step's first Group (a resumed step continues after its journaled Groups). @default 0 */
+  firstGroupIndex?: number;
 }
 
 /** What one rollout step produced. */
@@ -154,6 +176,8 @@ export class RolloutStalledError extends RelaxError {
 interface Resident {
   /** Index of the Group (`group_index` of its rows, part of its Group id). */
   index: number;
+  /** The prompt's position in the train dataset (the cursor value the Group took). */
+  cursor: number;
   prompt: PromptItem;
   mode: ExportMode;
   state: GroupLifeState;
@@ -319,9 +343,12 @@ export class RolloutController {
     forStep: number;
     held: boolean;
     runningStep: number;
+    /** Prompt positions to take before the cursor (a step resumed from the run journal); consumed. */
+    resumeCursors?: number[];
   }): Resident {
     const index = this.#nextIndex++;
-    const prompt = options.prompts[this.#cursor++ % options.prompts.length]!;
+    const cursor = options.resumeCursors?.shift() ?? this.#cursor++;
+    const prompt = options.prompts[cursor % options.prompts.length]!;
     const interrupt = new AbortController();
     let grantLease: (() => void) | undefined;
     const lease = options.held
@@ -331,6 +358,7 @@ export class RolloutController {
       : undefined;
     const resident: Resident = {
       index,
+      cursor,
       prompt,
       mode: "train",
       state: "preparing",
@@ -354,14 +382,30 @@ export class RolloutController {
       },
     };
     const group = this.#options.group;
-    resident.settled = runGroup(group, {
-      groupIndex: index,
-      prompt,
-      size: options.groupSize,
-      mode: "train",
-      rolloutId: options.forStep,
-      control,
-    })
+    const { engineHealth } = this.#options;
+    const run = () =>
+      runGroup(group, {
+        groupIndex: index,
+        prompt,
+        size: options.groupSize,
+        mode: "train",
+        rolloutId: options.forStep,
+        control,
+      });
+    const waitSignal =
+      group.signal !== undefined ? AbortSignal.any([group.signal, interrupt.signal]) : interrupt.signal;
+    // An engine outage: the Group waits for the engine's health before its agents start.
+    resident.settled = (
+      engineHealth
+        ? engineHealth.runWhenHealthy(run, {
+            signal: waitSignal,
+            prompt,
+            slot: index,
+            rolloutId: options.forStep,
+          })
+        : run()
+    )
+      .then((result) => engineHealth?.classify(result) ?? result)
       .catch((error: unknown): GroupResult => internalError(`g${options.forStep}-${index}`, prompt, error))
       .then((result) => {
         resident.state = "exited";
@@ -402,7 +446,11 @@ export class RolloutController {
     const gate = this.#options.group.gate;
     const started = performance.now();
     const maxConsecutiveDrops = this.#options.maxConsecutiveDrops ?? Math.max(8, 3 * groupsPerStep);
-    if (!crossStep && !flags.prelaunch) this.#nextIndex = 0;
+    if (!crossStep && !flags.prelaunch) this.#nextIndex = options.firstGroupIndex ?? 0;
+    else if (options.firstGroupIndex !== undefined)
+      this.#nextIndex = Math.max(this.#nextIndex, options.firstGroupIndex);
+    const resumeCursors = [...(options.resumeCursors ?? [])];
+    const { engineHealth } = this.#options;
     this.#currentStep = rolloutId;
     // The previous partition first: its remaining debt is owed before this step's.
     const carried = this.#carriedDebt;
@@ -452,9 +500,17 @@ export class RolloutController {
         this.#debt = demand - exported.length;
         reporter.groupExported(result);
       } else if (!NOT_A_DROP.has(result.reason)) {
-        consecutiveDrops++;
+        // A drop the backend caused (engine down) says nothing about the agent: not in the drop budget.
+        if (!engineHealth?.isBackendDrop(result)) consecutiveDrops++;
         logDrop(logger, rolloutId, result);
         reporter.groupDropped(result);
+        const outage = engineHealth?.failure;
+        if (outage !== undefined && stalled === undefined) {
+          stalled = new RolloutStalledError({
+            message: `rollout ${rolloutId}: ${outage.message}`,
+            cause: outage,
+          });
+        }
         if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
           stalled = new RolloutStalledError({
             message: `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
@@ -462,7 +518,7 @@ export class RolloutController {
         }
       }
       try {
-        options.onGroup?.(result);
+        options.onGroup?.(result, { cursor: resident.cursor, groupIndex: resident.index });
       } catch (error) {
         logger.warn(
           { rollout: rolloutId, group: result.groupId, err: String(error) },
@@ -512,7 +568,14 @@ export class RolloutController {
           continue;
         }
         if (this.#trainResident() >= concurrency) break;
-        this.#launchTrain({ prompts, groupSize, forStep: rolloutId, held: false, runningStep: rolloutId });
+        this.#launchTrain({
+          prompts,
+          groupSize,
+          forStep: rolloutId,
+          held: false,
+          runningStep: rolloutId,
+          resumeCursors,
+        });
       }
       // Prelaunch the next step's Groups into free resident capacity; they are held until leased.
       if (flags.prelaunch && options.nextStepFollows === true && !finalBackfill) {
@@ -649,8 +712,9 @@ export class RolloutController {
 
     const results: GroupResult[] = [];
     const exported: GroupResult[] = [];
-    const active = new Map<number, Promise<{ slot: number; result: GroupResult }>>();
-    let nextGroupIndex = 0;
+    const active = new Map<number, Promise<{ slot: number; result: GroupResult; cursor: number }>>();
+    let nextGroupIndex = options.firstGroupIndex ?? 0;
+    const { engineHealth } = this.#options;
     let consecutiveDrops = 0;
     let stalled: Error | undefined;
     let evalCursor = 0;
@@ -660,10 +724,14 @@ export class RolloutController {
 
     const launch = () => {
       const slot = nextGroupIndex++;
-      const prompt = prompts[evalCursor++ % prompts.length]!;
-      const promise = runGroup(group, { groupIndex: slot, prompt, size: groupSize, mode, rolloutId }).then(
-        (result) => ({ slot, result }),
-        (error: unknown) => ({ slot, result: internalError(`g${rolloutId}-${slot}`, prompt, error) }),
+      const cursor = evalCursor++;
+      const prompt = prompts[cursor % prompts.length]!;
+      const run = () => runGroup(group, { groupIndex: slot, prompt, size: groupSize, mode, rolloutId });
+      const promise = (
+        engineHealth ? engineHealth.runWhenHealthy(run, { signal, prompt, slot, rolloutId }) : run()
+      ).then(
+        (result) => ({ slot, cursor, result: engineHealth?.classify(result) ?? result }),
+        (error: unknown) => ({ slot, cursor, result: internalError(`g${rolloutId}-${slot}`, prompt, error) }),
       );
       active.set(slot, promise);
       this.#evalResident = active.size;
@@ -679,7 +747,7 @@ export class RolloutController {
         launch();
       }
       if (active.size === 0) break;
-      const { slot, result } = await Promise.race(active.values());
+      const { slot, result, cursor } = await Promise.race(active.values());
       active.delete(slot);
       this.#evalResident = active.size;
       results.push(result);
@@ -688,9 +756,17 @@ export class RolloutController {
         exported.push(result);
         reporter.groupExported(result);
       } else if (result.reason !== "interrupted") {
-        consecutiveDrops++;
+        // A drop the backend caused (engine down) says nothing about the agent: not in the drop budget.
+        if (!engineHealth?.isBackendDrop(result)) consecutiveDrops++;
         logDrop(logger, rolloutId, result);
         reporter.groupDropped(result);
+        const outage = engineHealth?.failure;
+        if (outage !== undefined && stalled === undefined) {
+          stalled = new RolloutStalledError({
+            message: `rollout ${rolloutId}: ${outage.message}`,
+            cause: outage,
+          });
+        }
         if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
           stalled = new RolloutStalledError({
             message: `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
@@ -698,7 +774,7 @@ export class RolloutController {
         }
       }
       try {
-        options.onGroup?.(result);
+        options.onGroup?.(result, { cursor, groupIndex: slot });
       } catch (error) {
         logger.warn(
           { rollout: rolloutId, group: result.groupId, err: String(error) },

@@ -7,8 +7,9 @@ import type { Logger } from "pino";
 import { ConfigError } from "../config/load-config";
 import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import type { RolloutConfig } from "../config/rollout-config";
+import { EngineHealth } from "../controller/engine-health";
 import { type PromptItem, readPromptDataset } from "../controller/prompt-dataset";
-import { RolloutController, type StepResult } from "../controller/rollout-controller";
+import { type GroupLaunchInfo, RolloutController, type StepResult } from "../controller/rollout-controller";
 import type { GroupResult, LaunchAgent } from "../controller/run-group";
 import { BackendUnavailableError } from "../engine/backend-unavailable-error";
 import { type Backend, startBackend } from "../engine/start-backend";
@@ -69,7 +70,11 @@ export interface RuntimeStepOptions {
   /** Resident Groups at most. @default `--agentic-concurrency` (eval: `--agentic-eval-concurrency`) */
   concurrency?: number;
   /** Called with each Group's result (its rows in `result.export.rows`) as soon as the Group finishes. */
-  onGroup?: (result: GroupResult) => void;
+  onGroup?: (result: GroupResult, info: GroupLaunchInfo) => void;
+  /** Train only: prompt positions to run first (a step resumed from the run journal). */
+  resumeCursors?: readonly number[];
+  /** Group index of the step's first Group. @default 0 */
+  firstGroupIndex?: number;
   /** Aborting it interrupts this step only. */
   signal?: AbortSignal;
   /**
@@ -143,6 +148,8 @@ export interface RolloutRuntime extends AsyncDisposable {
    * agents' active-time budgets while it is closed. Open unless a trainer pauses it (`relax serve`).
    */
   readonly gate: GenerationGate;
+  /** Engine outage handling: Groups wait for the engine's health; backend drops counted apart. */
+  readonly engineHealth: EngineHealth;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
   cursor: number;
   /**
@@ -257,6 +264,18 @@ async function startRuntime(options: {
     });
   }
 
+  const engineHealth = stack.adopt(
+    new EngineHealth({
+      probe: () => backend.client.health(),
+      logger,
+      backoff: {
+        initialMs: config.engineWaitInitial * 1000,
+        maxMs: config.engineWaitMax * 1000,
+        maxOutageMs: config.engineOutageTimeout * 1000,
+      },
+    }),
+    (item) => item.close(),
+  );
   const registry = new SessionRegistry();
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
   const gate = new GenerationGate({ engine: backend.client });
@@ -282,6 +301,7 @@ async function startRuntime(options: {
     onTurn: (event) => {
       reporter.turnFinished(event);
       if (event.error !== undefined) {
+        engineHealth.noteTurnError(event.sessionId, event.error);
         logger.debug({ session: event.sessionId, err: String(event.error) }, "turn failed");
       }
       if (event.issues !== undefined) {
@@ -353,6 +373,7 @@ async function startRuntime(options: {
     },
     logger,
     reporter,
+    engineHealth,
     decode,
     logPassrate: components.logPassrate,
     crossStep: {
@@ -422,6 +443,8 @@ async function startRuntime(options: {
         : {}),
       ...(dataset !== undefined ? { dataset: dataset.name } : {}),
       ...(options.onGroup !== undefined ? { onGroup: options.onGroup } : {}),
+      ...(options.resumeCursors !== undefined ? { resumeCursors: options.resumeCursors } : {}),
+      ...(options.firstGroupIndex !== undefined ? { firstGroupIndex: options.firstGroupIndex } : {}),
       ...(options.signal !== undefined ? { signal: options.signal } : {}),
     });
   };
@@ -475,6 +498,7 @@ async function startRuntime(options: {
     reporter,
     controller,
     gate,
+    engineHealth,
     get cursor() {
       return controller.cursor;
     },

@@ -1,9 +1,4 @@
-import {
-  buildDebugDump,
-  type GroupExportOutcome,
-  type TrainingRow,
-  writeTrainingRowsFile,
-} from "@relax/export";
+import { buildDebugDump, type GroupExportOutcome, type TrainingRow } from "@relax/export";
 import { buildViewModel, parseViewSource, renderPage } from "@relax/view";
 import type { Logger } from "pino";
 import type { StatusResponse } from "../control/control-schemas";
@@ -18,6 +13,13 @@ import type { GroupResult } from "../controller/run-group";
 import { formatAgenticEvent } from "../report/create-logger";
 import { roundMetrics } from "../report/format-banner";
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
+import {
+  GROUP_JOURNAL_FILE,
+  planStepResume,
+  readGroupJournal,
+  resetGroupJournal,
+  StepRowsWriter,
+} from "../runtime/group-journal";
 import { type RunState, writeRunState } from "./run-dir";
 
 /** One eval dataset the service can run. */
@@ -53,6 +55,8 @@ export interface RolloutServiceOptions {
   runDir?: string;
   /** The state read from the run directory at start: continue at its rollout id and prompt. */
   resumeFrom?: RunState;
+  /** `--run-dir-force`: resume a journaled step started with another configuration. @default false */
+  runDirForce?: boolean;
   logger: Logger;
   /** @default runtimeEvalDatasets(runtime) */
   evalDatasets?: EvalDataset[];
@@ -82,9 +86,12 @@ interface RunningStep {
  * order (`rollout_id` must be `next_rollout_id`, 409 `step_out_of_order`; one step or eval at a time,
  * 409 `step_running`). A step streams `step_start`, then each Group's rows as soon as the Group is
  * exported (`row` records, contiguous per Group) or a `group_dropped` record, then `step_end` with the
- * step's accounting and metrics. After each step the rows go to `--output` (`{rollout_id}` replaced;
- * appended when the path has no placeholder, as `relax rollout` does) and the run state to
- * `<run-dir>/state.json`. A step that fails (e.g. every Group keeps dropping) ends its stream with an
+ * step's accounting and metrics. Each finished Group's rows also go to `--output` as the Group finishes
+ * (`{rollout_id}` replaced, written as `<file>.partial` and renamed when the step is complete; appended
+ * when the path has no placeholder, as `relax rollout` does), journaled in `<run-dir>/groups.ndjson`; the
+ * run state goes to `<run-dir>/state.json` after the step. A step asked again after a restart (the
+ * gateway was killed mid-step) first streams the rows of the Groups its journal kept, then runs only the
+ * Groups still owed. A step that fails (e.g. every Group keeps dropping) ends its stream with an
  * `error` record; its rollout id is not consumed, the prompts it took are.
  *
  * Pause / resume / weights go through the runtime's generation gate ({@link createGateControls}); the
@@ -125,6 +132,27 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     if (interval === undefined || evalDatasets.length === 0) return null;
     for (let k = nextRolloutId; k < nextRolloutId + interval; k++) if (runtime.evalDue(k)) return k + 1;
     return null;
+  };
+
+  /** How a step continues after a restart: from the journal, only for the step the run stood at. */
+  let resumeChecked = false;
+  const resumeOf = async (rolloutId: number) => {
+    // Only the first step asked, and only the one the run stood at: a later attempt of a step that
+    // failed in this process is a new attempt with its own journal lines.
+    if (runDir === undefined || resumeChecked || rolloutId !== (options.resumeFrom?.next_rollout_id ?? 0))
+      return undefined;
+    resumeChecked = true;
+    const { entries, torn } = await readGroupJournal(runDir);
+    if (torn > 0)
+      logger.warn({ torn_lines: torn }, "the Group journal ends in a torn line; that Group runs again");
+    const plan = planStepResume({
+      entries,
+      rolloutId,
+      configHash,
+      force: options.runDirForce ?? false,
+      journalPath: `${runDir}/${GROUP_JOURNAL_FILE}`,
+    });
+    return plan;
   };
 
   const saveState = async () => {
@@ -329,45 +357,77 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
         });
         const drops: Record<string, number> = {};
         const viewed = record({ rolloutId, mode: "train", groups: [] });
+        const resume = await resumeOf(rolloutId);
+        const perStep = output.includes("{rollout_id}");
+        const startCursor = runtime.cursor;
+        if (resume !== undefined) runtime.cursor = resume.nextCursor;
+        const writer = await StepRowsWriter.open({
+          rolloutId,
+          path: output.replaceAll("{rollout_id}", String(rolloutId)),
+          perStep,
+          append: !perStep && rolloutId > 0,
+          cursor: startCursor,
+          configHash,
+          ...(runDir !== undefined ? { runDir } : {}),
+          ...(resume !== undefined ? { resume } : {}),
+        });
+        const earlier = resume !== undefined ? await StepRowsWriter.readResumedRows(resume, writer.file) : [];
+        // The Groups the journal kept stream first, as if they had just finished (contiguous per Group).
+        for (const row of earlier) {
+          current.rows++;
+          sink({ type: "row", rollout_id: rolloutId, row });
+        }
+        current.groupsDone += resume?.exported ?? 0;
+        current.groupsDropped += (resume?.groups ?? 0) - (resume?.exported ?? 0);
+        const remaining = train.groupsPerStep - (resume?.exported ?? 0);
         let result: StepResult;
         try {
-          result = await runtime.runStep({
-            rolloutId,
-            mode: "train",
-            ...(nextStepFollows !== undefined ? { nextStepFollows } : {}),
-            ...(finalBackfill !== undefined ? { finalBackfill } : {}),
-            onGroup: (group) => {
-              viewed.push(group);
-              tallyGroup(current, group, {
-                row: (row) => sink({ type: "row", rollout_id: rolloutId, row }),
-                dropped: (dropped) => {
-                  drops[dropped.reason] = (drops[dropped.reason] ?? 0) + 1;
-                  sink({
-                    type: "group_dropped",
-                    rollout_id: rolloutId,
-                    group_id: dropped.groupId,
-                    prompt_index: dropped.prompt.index,
-                    reason: dropped.reason,
-                    message: dropped.message,
-                  });
-                },
-              });
-            },
-          });
+          result =
+            remaining <= 0
+              ? { rolloutId, mode: "train", rows: [], groups: [], metrics: {}, wallSeconds: 0 }
+              : await runtime.runStep({
+                  rolloutId,
+                  mode: "train",
+                  groups: remaining,
+                  ...(nextStepFollows !== undefined ? { nextStepFollows } : {}),
+                  ...(finalBackfill !== undefined ? { finalBackfill } : {}),
+                  ...(resume !== undefined
+                    ? { resumeCursors: resume.pendingCursors, firstGroupIndex: resume.firstGroupIndex }
+                    : {}),
+                  onGroup: (group, info) => {
+                    writer.add(group, info);
+                    viewed.push(group);
+                    tallyGroup(current, group, {
+                      row: (row) => sink({ type: "row", rollout_id: rolloutId, row }),
+                      dropped: (dropped) => {
+                        drops[dropped.reason] = (drops[dropped.reason] ?? 0) + 1;
+                        sink({
+                          type: "group_dropped",
+                          rollout_id: rolloutId,
+                          group_id: dropped.groupId,
+                          prompt_index: dropped.prompt.index,
+                          reason: dropped.reason,
+                          message: dropped.message,
+                        });
+                      },
+                    });
+                  },
+                });
         } finally {
+          // Every finished Group is on disk (and journaled) before an error leaves the step.
+          await writer
+            .flush()
+            .catch((error: unknown) => logger.error({ err: String(error) }, "writing rows failed"));
           // The prompts a failed step took stay taken: the state on disk follows the cursor either way.
           await saveState().catch((error: unknown) =>
             logger.warn({ err: String(error) }, "writing the run state failed"),
           );
         }
-        const path = output.replaceAll("{rollout_id}", String(rolloutId));
-        await writeTrainingRowsFile({
-          path,
-          rows: result.rows,
-          append: !output.includes("{rollout_id}") && rolloutId > 0,
-        });
+        await writer.finish();
+        if (earlier.length > 0) result = { ...result, rows: [...earlier, ...result.rows] };
         nextRolloutId = rolloutId + 1;
         await saveState();
+        if (runDir !== undefined) await resetGroupJournal(runDir);
         logger.info(roundMetrics(result.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
         const trainSummary = {
           groups: current.groupsDone,

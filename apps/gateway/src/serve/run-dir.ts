@@ -22,6 +22,9 @@ export const RUN_LOCAL_CONFIG_KEYS = [
   "numRollout",
   "runDir",
   "runDirForce",
+  "engineWaitInitial",
+  "engineWaitMax",
+  "engineOutageTimeout",
 ] as const satisfies ReadonlyArray<keyof RolloutConfig>;
 
 /**

@@ -101,6 +101,7 @@ export async function startServe(config: RolloutConfig, io: ServeIo = {}): Promi
     logger,
     ...(runDir !== undefined ? { runDir } : {}),
     ...(saved !== undefined ? { resumeFrom: saved } : {}),
+    runDirForce: config.runDirForce,
   });
   const host = runtime.components.gateway.host;
   const controlUrl = `http://${host.includes(":") ? `[${host}]` : host}:${runtime.port}${CONTROL_BASE_PATH}`;

@@ -1,5 +1,5 @@
 import { createReadStream } from "node:fs";
-import { appendFile, mkdir, writeFile } from "node:fs/promises";
+import { appendFile, mkdir, open, writeFile } from "node:fs/promises";
 import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 import { formatFieldPath } from "@relax/chat";
@@ -119,22 +119,69 @@ export async function writeTrainingRowsFile({
   else await writeFile(path, text, "utf8");
 }
 
+/** A torn last line that {@link readTrainingRowsFile} skipped. */
+export interface TornRowLine {
+  /** 1-based line number. */
+  line: number;
+  /** Length of the torn line in UTF-16 code units (as read). */
+  length: number;
+  /** Why it did not parse. */
+  reason: string;
+}
+
 /**
- * Streams rows from a JSONL file, line by line (memory bounded by the longest line).
- * @throws RowParseError for a bad line.
+ * Streams rows from a JSONL file, line by line (memory bounded by the longest line). A torn last line — the
+ * file does not end in a newline and its last line is not valid JSON (a crash during an append) — is
+ * skipped and reported to `onTornLine` (without it, `console.warn`); every complete row before it is kept.
+ * @throws RowParseError for any other bad line.
  */
 export async function* readTrainingRowsFile(
   path: string,
-  { validate = true }: { validate?: boolean } = {},
+  { validate = true, onTornLine }: { validate?: boolean; onTornLine?: (torn: TornRowLine) => void } = {},
 ): AsyncGenerator<TrainingRow> {
+  const unterminated = await endsWithoutNewline(path);
   const lines = createInterface({
     input: createReadStream(path, "utf8"),
     crlfDelay: Number.POSITIVE_INFINITY,
   });
   let lineNumber = 0;
+  let pending: string | undefined;
   for await (const line of lines) {
+    if (pending !== undefined) {
+      const row = parseTrainingRowLine({ line: pending, lineNumber, validate });
+      if (row !== undefined) yield row;
+    }
+    pending = line;
     lineNumber++;
-    const row = parseTrainingRowLine({ line, lineNumber, validate });
+  }
+  if (pending === undefined) return;
+  try {
+    const row = parseTrainingRowLine({ line: pending, lineNumber, validate });
     if (row !== undefined) yield row;
+  } catch (error) {
+    let json = true;
+    try {
+      JSON.parse(pending);
+    } catch {
+      json = false;
+    }
+    if (!unterminated || json || !RowParseError.isInstance(error)) throw error;
+    const torn = { line: lineNumber, length: pending.length, reason: (error as RowParseError).reason };
+    if (onTornLine !== undefined) onTornLine(torn);
+    else console.warn(`${path}: line ${torn.line} is torn (no final newline, not JSON); skipped`);
+  }
+}
+
+/** Whether a non-empty file's last byte is not `\n`. */
+async function endsWithoutNewline(path: string): Promise<boolean> {
+  const handle = await open(path, "r");
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) return false;
+    const last = Buffer.alloc(1);
+    await handle.read(last, 0, 1, size - 1);
+    return last[0] !== 0x0a;
+  } finally {
+    await handle.close();
   }
 }

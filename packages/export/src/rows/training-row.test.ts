@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -12,6 +12,7 @@ import {
   parseTrainingRowsJsonl,
   readTrainingRowsFile,
   serializeTrainingRow,
+  type TornRowLine,
   writeTrainingRowsFile,
 } from "./training-row-jsonl";
 
@@ -212,6 +213,39 @@ describe("training-row JSONL", () => {
     for await (const row of readTrainingRowsFile(path)) read.push(row);
     expect(read.map((row) => row.group_index)).toEqual([3, 9]);
     expect(read[0]).toEqual(sampleRow());
+  });
+
+  it("should skip and report a torn last line, and still reject a bad complete one", async () => {
+    const directory = await mkdtemp(join(tmpdir(), "relax-rows-"));
+    directories.push(directory);
+    const path = join(directory, "torn.jsonl");
+    const whole = formatTrainingRowsJsonl([sampleRow(), sampleRow({ group_index: 9 })]);
+    await writeFile(path, `${whole}${serializeTrainingRow(sampleRow({ group_index: 4 })).slice(0, 50)}`);
+    const torn: TornRowLine[] = [];
+    const read: TrainingRow[] = [];
+    for await (const row of readTrainingRowsFile(path, { onTornLine: (line) => torn.push(line) }))
+      read.push(row);
+    expect(read.map((row) => row.group_index)).toEqual([3, 9]);
+    expect(torn).toEqual([{ line: 3, length: 50, reason: expect.stringMatching(/JSON/) }]);
+
+    // A last line that is complete JSON but not a row is an error, newline or not.
+    const bad = join(directory, "bad.jsonl");
+    await writeFile(bad, `${whole}{"tokens": []}`);
+    const drain = async () => {
+      for await (const _row of readTrainingRowsFile(bad, { onTornLine: () => {} })) {
+        // reading
+      }
+    };
+    await expect(drain()).rejects.toThrow(/^line 3 /);
+    // A cut line with a newline after it (not the tail) is an error too.
+    const middle = join(directory, "middle.jsonl");
+    await writeFile(middle, `{"tokens": [1\n${whole}`);
+    const drainMiddle = async () => {
+      for await (const _row of readTrainingRowsFile(middle)) {
+        // reading
+      }
+    };
+    await expect(drainMiddle()).rejects.toThrow(RowParseError);
   });
 });
 

@@ -139,3 +139,75 @@ describe("toErrorResponse", () => {
     ).toBe("true");
   });
 });
+
+/** An engine error as `@relax/sglang` builds it (this package does not import it): markers and fields. */
+function engineError(status: number, retryAfterSeconds?: number): Error {
+  const names = ["SglangError", "SglangApiError", ...(status >= 500 ? ["SglangServerError"] : [])];
+  const error = Object.assign(new Error(`${status} busy at http://10.0.0.7:30000/generate`), {
+    status,
+    url: "http://10.0.0.7:30000/generate",
+    retryAfterSeconds,
+  });
+  for (const name of names) Object.defineProperty(error, Symbol.for(`relax.error.${name}`), { value: true });
+  return error;
+}
+
+describe("engine 503 / 429 reach agents as retryable", () => {
+  it("should answer an engine 503 with 503, x-should-retry: true and retry-after, in each protocol's format", async () => {
+    const bodies = {
+      "chat-completions": {
+        error: {
+          message: "the inference backend is unavailable: 503 busy at <engine>",
+          type: "server_error",
+          param: null,
+          code: "backend_unavailable",
+        },
+      },
+      responses: {
+        error: {
+          message: "the inference backend is unavailable: 503 busy at <engine>",
+          type: "server_error",
+          param: null,
+          code: "backend_unavailable",
+        },
+      },
+      "anthropic-messages": {
+        type: "error",
+        error: { type: "api_error", message: "the inference backend is unavailable: 503 busy at <engine>" },
+      },
+    } as const;
+    for (const [protocol, body] of Object.entries(bodies) as Array<[keyof typeof bodies, unknown]>) {
+      const response = toErrorResponse(engineError(503, 2.5), protocol);
+      expect(response.status).toBe(503);
+      expect(response.headers.get("x-should-retry")).toBe("true");
+      expect(response.headers.get("retry-after")).toBe("3");
+      expect(await response.json()).toEqual(body);
+    }
+  });
+
+  it("should answer an engine 429 with 429 rate_limit_error, retryable, without retry-after when the engine sent none", async () => {
+    const openai = toErrorResponse(engineError(429), "chat-completions");
+    expect(openai.status).toBe(429);
+    expect(openai.headers.get("x-should-retry")).toBe("true");
+    expect(openai.headers.get("retry-after")).toBeNull();
+    expect(await openai.json()).toEqual({
+      error: {
+        message: "the inference backend is overloaded: 429 busy at <engine>",
+        type: "rate_limit_error",
+        param: null,
+        code: "backend_overloaded",
+      },
+    });
+    const anthropic = toErrorResponse(engineError(429, 4), "anthropic-messages");
+    expect(anthropic.status).toBe(429);
+    expect(anthropic.headers.get("retry-after")).toBe("4");
+    expect(((await anthropic.json()) as { error: { type: string } }).error.type).toBe("rate_limit_error");
+  });
+
+  it("should keep an engine 500 a non-retryable 502 without retry-after", () => {
+    const response = toErrorResponse(engineError(500, 9), "chat-completions");
+    expect(response.status).toBe(502);
+    expect(response.headers.get("x-should-retry")).toBe("false");
+    expect(response.headers.get("retry-after")).toBeNull();
+  });
+});

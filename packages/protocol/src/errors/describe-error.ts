@@ -16,6 +16,8 @@ export interface ErrorDescriptor {
   message: string;
   /** Whether a client retry can help; `false` sends `x-should-retry: false`. */
   retryable: boolean;
+  /** Seconds to wait before a retry (`retry-after` header), when known; only on a retryable error. */
+  retryAfterSeconds?: number;
 }
 
 /**
@@ -46,13 +48,19 @@ export function describeError(error: unknown, protocol?: Protocol): ErrorDescrip
       const { entry } = found;
       const status = typeof entry.status === "number" ? entry.status : entry.status(fields);
       const param = entry.param?.(fields) ?? null;
+      const retryable =
+        typeof entry.retryable === "function" ? entry.retryable(fields) : (entry.retryable ?? false);
+      const retryAfter = retryable ? entry.retryAfter?.(fields) : undefined;
       return {
         status,
         type: entry.type ?? defaultErrorType(status),
         code: typeof entry.code === "string" ? entry.code : entry.code(fields),
         param: protocol === undefined ? param : protocolParam(param, protocol),
         message: redactUrls(entry.message ? entry.message(fields) : String(fields.message ?? "")),
-        retryable: entry.retryable ?? false,
+        retryable,
+        ...(retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0
+          ? { retryAfterSeconds: retryAfter }
+          : {}),
       };
     }
     if ((error as { name?: unknown }).name === "AbortError") return clientDisconnect();

@@ -30,6 +30,8 @@ interface Row {
   param: string | null;
   message: string;
   retryable?: boolean;
+  retryAfterSeconds?: number;
+  type?: string;
 }
 
 const rows: Row[] = [
@@ -225,8 +227,8 @@ const rows: Row[] = [
     message: "sampling.stop[0]: must be non-empty",
   },
   {
-    row: "SglangApiError",
-    title: "an engine 5xx (SglangServerError matches its base row)",
+    row: "SglangServerError",
+    title: "an engine 500 (not worth a retry)",
     error: foreign(["SglangError", "SglangApiError", "SglangServerError"], {
       status: 500,
       url: `${engine}/generate`,
@@ -236,6 +238,51 @@ const rows: Row[] = [
     code: "backend_error",
     param: null,
     message: "the inference backend failed: 500 scheduler died at <engine>",
+  },
+  {
+    row: "SglangServerError",
+    title: "an engine 503 with Retry-After (retryable, the wait passed on)",
+    error: foreign(["SglangError", "SglangApiError", "SglangServerError"], {
+      status: 503,
+      retryAfterSeconds: 7,
+      url: `${engine}/generate`,
+      message: "503 the server is starting",
+    }),
+    status: 503,
+    code: "backend_unavailable",
+    param: null,
+    message: "the inference backend is unavailable: 503 the server is starting",
+    retryable: true,
+    retryAfterSeconds: 7,
+  },
+  {
+    row: "SglangApiError",
+    title: "an engine 429 without Retry-After (retryable)",
+    error: foreign(["SglangError", "SglangApiError"], {
+      status: 429,
+      url: `${engine}/generate`,
+      message: "429 too many requests",
+    }),
+    status: 429,
+    type: "rate_limit_error",
+    code: "backend_overloaded",
+    param: null,
+    message: "the inference backend is overloaded: 429 too many requests",
+    retryable: true,
+  },
+  {
+    row: "SglangApiError",
+    title: "an engine 4xx it should not have sent",
+    error: foreign(["SglangError", "SglangApiError"], {
+      status: 422,
+      retryAfterSeconds: 3,
+      url: `${engine}/generate`,
+      message: "422 unprocessable",
+    }),
+    status: 502,
+    code: "backend_error",
+    param: null,
+    message: "the inference backend failed: 422 unprocessable",
   },
   {
     row: "SessionNotFoundError",
@@ -285,14 +332,20 @@ describe("ERROR_STATUS_TABLE", () => {
   });
 
   it.each(rows)("$row: should answer $title with $status $code", (row) => {
-    expect(describeError(row.error)).toEqual({
+    expect(describeError(row.error)).toStrictEqual({
       status: row.status,
       type:
-        row.status === 404 ? "not_found_error" : row.status >= 500 ? "server_error" : "invalid_request_error",
+        row.type ??
+        (row.status === 404
+          ? "not_found_error"
+          : row.status >= 500
+            ? "server_error"
+            : "invalid_request_error"),
       code: row.code,
       param: row.param,
       message: row.message,
       retryable: row.retryable ?? false,
+      ...(row.retryAfterSeconds !== undefined ? { retryAfterSeconds: row.retryAfterSeconds } : {}),
     });
     expect(getHTTPStatusCode(row.error)).toBe(row.status);
   });

@@ -18,8 +18,10 @@ export interface ErrorStatusEntry {
   param?: (error: ErrorFields) => string | null;
   /** The agent-facing message. @default the error's own message (engine URLs removed) */
   message?: (error: ErrorFields) => string;
-  /** Whether a client retry can help (`x-should-retry`). @default false */
-  retryable?: boolean;
+  /** Whether a client retry can help (`x-should-retry`), or a function of the error's fields. @default false */
+  retryable?: boolean | ((error: ErrorFields) => boolean);
+  /** Seconds a client should wait before retrying (`retry-after`), when known. @default none */
+  retryAfter?: (error: ErrorFields) => number | undefined;
 }
 
 /**
@@ -31,7 +33,8 @@ export interface ErrorStatusEntry {
  * is a bug and answers 500 `internal_error`.
  *
  * Rules: a client mistake is a 4xx (400 with the parameter when known, 404 for a session that is gone);
- * the engine unreachable or too slow is 503 (retryable); any other engine failure is 502; a gateway bug
+ * the engine unreachable, too slow or answering 503 is 503 (retryable); an engine 429 is 429 (retryable);
+ * both carry the engine's `Retry-After` when it sent one; any other engine failure is 502; a gateway bug
  * or misconfiguration is 500. Engine URLs never reach the agent (they stay in logs and `cause`).
  */
 export const ERROR_STATUS_TABLE = {
@@ -102,10 +105,27 @@ export const ERROR_STATUS_TABLE = {
     code: (error) => (samplingParam(error) === null ? "internal_error" : "invalid_request_error"),
     param: samplingParam,
   },
+  // An engine 503 (starting, shutting down, no healthy worker behind a router) is worth a retry; other 5xx not.
+  SglangServerError: {
+    status: (error) => (numberField(error, "status") === 503 ? 503 : 502),
+    code: (error) => (numberField(error, "status") === 503 ? "backend_unavailable" : "backend_error"),
+    message: (error) =>
+      numberField(error, "status") === 503
+        ? `the inference backend is unavailable: ${messageOf(error)}`
+        : `the inference backend failed: ${messageOf(error)}`,
+    retryable: (error) => numberField(error, "status") === 503,
+    retryAfter: (error) => numberField(error, "retryAfterSeconds"),
+  },
+  // An engine 429 (overloaded) stays a 429, so agents back off as they would for a rate limit.
   SglangApiError: {
-    status: 502,
-    code: "backend_error",
-    message: (error) => `the inference backend failed: ${messageOf(error)}`,
+    status: (error) => (numberField(error, "status") === 429 ? 429 : 502),
+    code: (error) => (numberField(error, "status") === 429 ? "backend_overloaded" : "backend_error"),
+    message: (error) =>
+      numberField(error, "status") === 429
+        ? `the inference backend is overloaded: ${messageOf(error)}`
+        : `the inference backend failed: ${messageOf(error)}`,
+    retryable: (error) => numberField(error, "status") === 429,
+    retryAfter: (error) => numberField(error, "retryAfterSeconds"),
   },
   // The gateway's session errors (`apps/gateway`).
   SessionNotFoundError: {

@@ -30,6 +30,9 @@ export function errorDescriptorToResponse(descriptor: ErrorDescriptor, protocol:
       "content-type": "application/json",
       // The OpenAI and Anthropic SDKs honour this header over their own status-based retry rules.
       "x-should-retry": descriptor.retryable ? "true" : "false",
+      ...(descriptor.retryable && descriptor.retryAfterSeconds !== undefined
+        ? { "retry-after": String(Math.ceil(descriptor.retryAfterSeconds)) }
+        : {}),
     },
   });
 }

@@ -20,12 +20,15 @@ export function createSglangError({
   status,
   body,
   rid,
+  retryAfterSeconds,
   cause,
 }: {
   url: string;
   status?: number;
   body?: unknown;
   rid?: string;
+  /** The response's `Retry-After`, in seconds (see `parseRetryAfter`). */
+  retryAfterSeconds?: number | undefined;
   cause?: unknown;
 }): SglangError {
   if (status === undefined) return new SglangConnectionError({ url, rid, cause });
@@ -34,6 +37,7 @@ export function createSglangError({
     const numbers = parseContextLengthMessage(serverMessage);
     if (numbers) return new ContextLengthError({ status, body, url, serverMessage, numbers, cause });
   }
-  if (status >= 500) return new SglangServerError({ status, body, url, serverMessage, cause });
-  return new SglangApiError({ status, body, url, serverMessage, cause });
+  if (status >= 500)
+    return new SglangServerError({ status, body, url, serverMessage, retryAfterSeconds, cause });
+  return new SglangApiError({ status, body, url, serverMessage, retryAfterSeconds, cause });
 }

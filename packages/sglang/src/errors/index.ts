@@ -2,7 +2,7 @@ export { ContextLengthError, type ContextLengthNumbers } from "./context-length-
 export { createSglangError } from "./create-sglang-error";
 export { parseContextLengthMessage } from "./parse-context-length-message";
 export { SglangAbortError } from "./sglang-abort-error";
-export { extractServerMessage, SglangApiError } from "./sglang-api-error";
+export { extractServerMessage, parseRetryAfter, SglangApiError } from "./sglang-api-error";
 export { SglangConnectionError } from "./sglang-connection-error";
 export { SglangError } from "./sglang-error";
 export { SglangInvalidArgumentError } from "./sglang-invalid-argument-error";

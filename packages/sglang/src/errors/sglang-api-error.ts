@@ -22,22 +22,27 @@ export class SglangApiError extends SglangError {
   readonly url: string;
   /** The server's own message, extracted from `body` (`error.message`, `message`, `detail` or the text). */
   readonly serverMessage: string;
+  /** Seconds the server asked to wait before a retry (its `Retry-After` header), when it sent one. */
+  readonly retryAfterSeconds: number | undefined;
 
   constructor({
     status,
     body,
     url,
     serverMessage = extractServerMessage(body),
+    retryAfterSeconds,
     cause,
   }: {
     status: number;
     body: unknown;
     url: string;
     serverMessage?: string;
+    retryAfterSeconds?: number | undefined;
     cause?: unknown;
   }) {
     super({ message: `${status} ${serverMessage || "(empty body)"}`, cause });
     this.status = status;
+    this.retryAfterSeconds = retryAfterSeconds;
     this.body = body;
     this.url = url;
     this.serverMessage = serverMessage;
@@ -52,6 +57,22 @@ export class SglangApiError extends SglangError {
   static override isInstance(error: unknown): error is SglangApiError {
     return hasMarker(error, marker);
   }
+}
+
+/**
+ * A `Retry-After` header value in seconds: delta-seconds (`"3"`) or an HTTP date (seconds from `now`,
+ * at least 0); `undefined` when absent or unreadable.
+ */
+export function parseRetryAfter(
+  value: string | null | undefined,
+  now: number = Date.now(),
+): number | undefined {
+  if (value === null || value === undefined || value.trim() === "") return undefined;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 /**
