@@ -210,7 +210,7 @@ export class EngineHealth {
 
   /**
    * A finished Group as the controller counts it: a drop (not an interruption) of a Group one of whose
-   * sessions saw an outage error becomes `backend_<reason>`, and marks the engine down.
+   * sessions saw an outage error becomes `backend_<reason>` (the turn error marked the engine down already).
    */
   classify(result: GroupResult): GroupResult {
     const hit = result.sessions.some((session) => this.#sawOutage.has(session.id));
@@ -218,7 +218,8 @@ export class EngineHealth {
     if (result.kind !== "dropped" || result.reason === "interrupted" || result.reason.startsWith("backend_"))
       return result;
     if (!hit) return result;
-    this.#down = true;
+    // Not marked down again here: the session's turn error did that when it happened, and a health check
+    // that passed since (a Group started after this one's agents exited) is newer information.
     return {
       ...result,
       reason: `backend_${result.reason}`,
