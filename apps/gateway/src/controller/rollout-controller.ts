@@ -554,7 +554,14 @@ export class RolloutController {
         const { resident, result } = this.#finished.shift()!;
         report(resident, result);
       }
-      if (signal?.aborted || stalled !== undefined || canClose()) break;
+      if (signal?.aborted || canClose()) break;
+      // Stalled: launch nothing more, but let the Groups already working for this step finish (their rows
+      // are kept, e.g. written by onGroup), then close.
+      if (stalled !== undefined) {
+        if (working() === 0 && this.#finished.length === 0) break;
+        await this.#wakeup.wait();
+        continue;
+      }
       // Fill: debt + over-sampling surplus in flight, within resident capacity. A prelaunched Group is
       // leased into this step first when the step needs one (a drop to replace), so held Groups never
       // starve the step of capacity.

@@ -206,7 +206,7 @@ export interface StepRowsWriterOptions {
 
 /**
  * Test failpoint (`RELAX_FAILPOINT=rows-mid-write:<k>`): the process SIGKILLs itself half-way through
- * writing the rows of the k-th Group with rows (counted over the process), after fsyncing that half, so
+ * the first row of the k-th Group with rows (counted over the process), after fsyncing that half, so
  * kill tests produce the state a crash during a write leaves. Unset in normal runs.
  */
 const midWriteFailpoint = (() => {
@@ -294,7 +294,8 @@ export class StepRowsWriter {
         const text = formatTrainingRowsJsonl(rows);
         const offset = this.#end;
         if (text.length > 0 && ++groupsWithRows === midWriteFailpoint) {
-          await appendDurably(this.#file, text.slice(0, Math.floor(text.length / 2)));
+          // Half of the first row: the cut never falls on a line end, whatever the rows' lengths.
+          await appendDurably(this.#file, text.slice(0, Math.max(1, Math.floor(text.indexOf("\n") / 2))));
           process.kill(process.pid, "SIGKILL");
           await new Promise(() => {});
         }
