@@ -1,3 +1,4 @@
+import { stat } from "node:fs/promises";
 import { listProcesses, readProcessEnviron } from "./list-processes";
 
 /** Which processes belong to a session. */
@@ -82,4 +83,37 @@ function signal(pid: number, name: NodeJS.Signals): void {
 
 function delay(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+/**
+ * SIGKILLs every live process owned by `uid` (the owner of `/proc/<pid>`), repeating until none is
+ * left. Only for uids handed out exclusively to one agent (the uid pool): whatever runs under it
+ * belongs to that agent.
+ *
+ * @returns how many distinct processes were signalled.
+ */
+export async function killProcessesOfUid(uid: number): Promise<number> {
+  const signalled = new Set<number>();
+  for (let round = 0; round < 100; round++) {
+    const pids = (await listProcesses())
+      .filter((entry) => entry.state !== "Z" && entry.pid !== process.pid)
+      .map((entry) => entry.pid);
+    const owned: number[] = [];
+    await Promise.all(
+      pids.map(async (pid) => {
+        try {
+          if ((await stat(`/proc/${pid}`)).uid === uid) owned.push(pid);
+        } catch {
+          // gone
+        }
+      }),
+    );
+    if (owned.length === 0) break;
+    for (const pid of owned) {
+      signal(pid, "SIGKILL");
+      signalled.add(pid);
+    }
+    await delay(10);
+  }
+  return signalled.size;
 }
