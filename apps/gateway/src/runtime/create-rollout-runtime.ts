@@ -19,6 +19,7 @@ import { createTurnRunner } from "../service/create-turn-runner";
 import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
+import { createAgentBackend } from "./create-agent-backend";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
@@ -240,6 +241,14 @@ async function startRuntime(options: {
     });
   }
 
+  // Where agents run: sandbox, uid pool, inherited environment (docs/security.md). Injected launchers
+  // (tests) bring their own.
+  const agents =
+    io.launchAgent === undefined
+      ? await createAgentBackend(config, { agentCwd: components.group.agentCwd, logger })
+      : undefined;
+  if (agents !== undefined) stack.defer(() => agents.backend.dispose());
+
   const registry = new SessionRegistry();
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
   const gate = new GenerationGate({ engine: backend.client });
@@ -266,7 +275,11 @@ async function startRuntime(options: {
     heartbeatMs: gateway.heartbeatMs,
     health: () => ({ backend: backend.kind }),
     onWarning: (warning, context) =>
-      logger.debug({ protocol: context.protocol, session: context.sessionId, ...warning }, "request warning"),
+      logger.debug(
+        // context.sessionId is the presented credential: log the session's label instead.
+        { protocol: context.protocol, session: registry.get(context.sessionId ?? "")?.id ?? "(unknown)", ...warning },
+        "request warning",
+      ),
     ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
   });
   if (io.routes !== undefined) app.route("/", io.routes);
@@ -282,6 +295,7 @@ async function startRuntime(options: {
       baseUrl,
       gate,
       ...components.group,
+      ...(agents !== undefined ? { agentBackend: agents.backend } : {}),
       ...(io.signal !== undefined ? { signal: io.signal } : {}),
       ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
       events: {
