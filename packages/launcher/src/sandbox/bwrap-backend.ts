@@ -27,7 +27,7 @@ export interface BwrapBackendOptions extends LocalProcessBackendOptions {
  * Runs each session in a bubblewrap sandbox (Debian package `bubblewrap`) on top of the local backend
  * (same supervision, uid pool, log handling): new user, pid, IPC, UTS and cgroup namespaces (the agent
  * sees only its own processes in `/proc`), the host's root file system read-only, a private `/tmp` and
- * `/dev`, this backend's session root hidden behind an empty tmpfs, and only the session folder and
+ * `/dev`, this backend's session root hidden behind an empty read-only tmpfs, and only the session folder and
  * the working directory (`--agent-cwd`) bound writable. `HOME` is the session folder. What it does not
  * isolate is listed in docs/security.md#bubblewrap.
  */
@@ -97,6 +97,8 @@ export class BwrapBackend extends LocalProcessBackend {
       "--bind",
       ioDir,
       ioDir,
+      "--remount-ro",
+      sessionRoot,
       "--chdir",
       cwd,
       "--",
