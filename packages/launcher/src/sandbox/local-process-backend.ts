@@ -129,6 +129,7 @@ export class LocalProcessBackend implements SandboxBackend {
         message: "must be 1 to 64 characters of [A-Za-z0-9_.-]",
       });
     }
+    if (this.options.uidPool !== undefined) assertReachableByOthers(this.ioRoot);
     this.root ??= createSessionRoot(this.ioRoot, { shared: this.options.uidPool !== undefined });
     const sessionRoot = await this.root;
     const identity = this.options.uidPool?.acquire();
@@ -349,5 +350,31 @@ class LocalSandbox implements Sandbox {
   private inside(path: string): boolean {
     const rest = relative(this.ioDir, path);
     return rest === "" || (!rest.startsWith(`..${sep}`) && rest !== ".." && !rest.startsWith(sep));
+  }
+}
+
+/**
+ * With a uid pool, every folder down to the session root must let other users pass (o+x).
+ * @throws {AgentConfigError} (`path: "ioRoot"`) naming the first folder that does not.
+ */
+function assertReachableByOthers(ioRoot: string): void {
+  const chain: string[] = [];
+  for (let folder = ioRoot; ; folder = dirname(folder)) {
+    chain.unshift(folder);
+    if (dirname(folder) === folder) break;
+  }
+  for (const folder of chain) {
+    let mode: number;
+    try {
+      mode = statSync(folder).mode;
+    } catch {
+      return; // created later (mkdir -p, 0755)
+    }
+    if ((mode & 0o001) === 0) {
+      throw new AgentConfigError({
+        path: "ioRoot",
+        message: `${folder} (mode ${(mode & 0o777).toString(8)}) cannot be entered by other users, so agents under their own uids cannot reach their session folders; give it o+x or use another TMPDIR`,
+      });
+    }
   }
 }
