@@ -110,7 +110,8 @@ export function leftoverAgentProcesses(labelPrefix: string): string[] {
     } catch {
       // gone, or a zombie without environ: zombies are checked by stat below
     }
-    if (/\bZ/.test(line.split(/\s+/)[1] ?? "") && /echo-agent|hostile-agent/.test(line)) found.push(line.trim());
+    if (/\bZ/.test(line.split(/\s+/)[1] ?? "") && /echo-agent|hostile-agent/.test(line))
+      found.push(line.trim());
   }
   return found;
 }

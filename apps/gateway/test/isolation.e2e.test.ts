@@ -32,7 +32,10 @@ interface Findings {
 }
 
 const REWARDS = [0, 0.5, 1];
-const FAKE_SECRETS = { HF_TOKEN: "hf_FAKEfakeFAKEfake0123456789", OPENAI_API_KEY: "sk-FAKE-0123456789abcdef" };
+const FAKE_SECRETS = {
+  HF_TOKEN: "hf_FAKEfakeFAKEfake0123456789",
+  OPENAI_API_KEY: "sk-FAKE-0123456789abcdef",
+};
 
 const quiet = {
   stdout: new Writable({ write: (_chunk, _encoding, callback) => callback() }),
@@ -77,7 +80,11 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
         rolloutBatchSize: 2,
         agentWritesReward: true,
         sessionLogDir: logDir,
-        agentEnv: [`FINDINGS_DIR=${findingsDir}`, `REWARD_BY_SLOT=${REWARDS.join(",")}`, `SESSION_LOG_DIR=${logDir}`],
+        agentEnv: [
+          `FINDINGS_DIR=${findingsDir}`,
+          `REWARD_BY_SLOT=${REWARDS.join(",")}`,
+          `SESSION_LOG_DIR=${logDir}`,
+        ],
         output: join(dir, "rows.jsonl"),
         progress: false,
         logLevel: "silent",
@@ -90,7 +97,8 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
       throw error;
     });
     const rows: TrainingRow[] = [];
-    if (result !== undefined) for await (const row of readTrainingRowsFile(join(dir, "rows.jsonl"))) rows.push(row);
+    if (result !== undefined)
+      for await (const row of readTrainingRowsFile(join(dir, "rows.jsonl"))) rows.push(row);
     const findings = readdirSync(findingsDir).map(
       (name) => JSON.parse(readFileSync(join(findingsDir, name), "utf8")) as Findings,
     );
@@ -137,7 +145,9 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     for (const log of logs) expect(statSync(join(logDir, log)).mode & 0o777).toBe(0o600);
     // Nothing left: no agent process, no session root of this gateway.
     expect(leftoverAgentProcesses("g0-")).toEqual([]);
-    expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`relax-sessions-${process.pid}-`))).toEqual([]);
+    expect(readdirSync(tmpdir()).filter((name) => name.startsWith(`relax-sessions-${process.pid}-`))).toEqual(
+      [],
+    );
   };
 
   it("on the local backend with the default uid pool", async () => {

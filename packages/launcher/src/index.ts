@@ -66,7 +66,7 @@ export type {
 export type { ProcessExit } from "./process/agent-process";
 export { DEFAULT_AGENT_LOG_MAX_BYTES } from "./process/capped-log";
 // Sandboxes
-export { type BwrapBackendOptions, BwrapBackend, type BwrapNetwork } from "./sandbox/bwrap-backend";
+export { BwrapBackend, type BwrapBackendOptions, type BwrapNetwork } from "./sandbox/bwrap-backend";
 export {
   LocalProcessBackend,
   type LocalProcessBackendOptions,
@@ -74,6 +74,13 @@ export {
   type LocalSupervision,
   SANDBOX_READ_MAX_BYTES,
 } from "./sandbox/local-process-backend";
+export type {
+  Sandbox,
+  SandboxBackend,
+  SandboxCreateOptions,
+  SandboxProcess,
+  SandboxSpawnSpec,
+} from "./sandbox/sandbox-backend";
 export { SESSION_ROOT_PREFIX, sweepStaleSessionRoots } from "./sandbox/session-folders";
 export {
   type AgentIdentity,
@@ -83,13 +90,6 @@ export {
   type UidPoolOptions,
   type UidRange,
 } from "./sandbox/uid-pool";
-export type {
-  Sandbox,
-  SandboxBackend,
-  SandboxCreateOptions,
-  SandboxProcess,
-  SandboxSpawnSpec,
-} from "./sandbox/sandbox-backend";
 // Sessions
 export type { AgentOutcome, AgentOutcomeBase } from "./session/agent-outcome";
 export type { AgentSessionHandle, AgentSessionState } from "./session/agent-session-handle";

@@ -78,7 +78,10 @@ describe("uid pool", () => {
       setsid env -i /bin/sleep 300 < /dev/null > /dev/null 2>&1 &
       printf '{"uid":%s,"gid":%s,"home":"%s","tmp":"%s","mode":"%s","owner":%s}' "$(id -u)" "$(id -g)" "$HOME" "$TMPDIR" \
         "$(stat -c %a "$RELAX_SESSION_IO_DIR")" "$(stat -c %u "$RELAX_SESSION_IO_DIR")" > "$RELAX_SESSION_IO_DIR/probe.json"`;
-    const [first, second] = await Promise.all([probe(backend, "uid-a", script), probe(backend, "uid-b", script)]);
+    const [first, second] = await Promise.all([
+      probe(backend, "uid-a", script),
+      probe(backend, "uid-b", script),
+    ]);
     const uids = [first.seen.uid, second.seen.uid].sort();
     expect(uids).toEqual([62100, 62101]);
     for (const { seen, outcome } of [first, second]) {
@@ -108,9 +111,11 @@ describe("uid pool", () => {
     const [root] = readdirSync(ioRoot);
     expect(root).toMatch(/^relax-sessions-\d+-[0-9a-f]{8}$/);
     expect(statSync(join(ioRoot, root!)).mode & 0o777).toBe(0o711);
-    expect(readdirSync(join(ioRoot, root!)).map((name) => name.replace(/-[A-Za-z0-9]{6}(\.log)?$/, "$1")).sort()).toEqual(
-      ["uid-a", "uid-a.log", "uid-b", "uid-b.log"],
-    );
+    expect(
+      readdirSync(join(ioRoot, root!))
+        .map((name) => name.replace(/-[A-Za-z0-9]{6}(\.log)?$/, "$1"))
+        .sort(),
+    ).toEqual(["uid-a", "uid-a.log", "uid-b", "uid-b.log"]);
     await backend.dispose();
     expect(readdirSync(ioRoot)).toEqual([]);
   });

@@ -52,7 +52,8 @@ describe("crash with a large combined log", () => {
   it("should cap the log at --agent-log-max-bytes, keeping head and tail and saying how much was cut", async () => {
     const { backend } = await createTestBackend({ logMaxBytes: 1000 });
     // 20000 lines "line <n>\n" and a last one, all on stdout (Node writes a full pipe asynchronously).
-    const script = 'for (let i = 0; i < 20000; i++) process.stdout.write(`line ${i}\\n`); process.stdout.write("last words\\n"); process.exitCode = 4;';
+    const script =
+      'for (let i = 0; i < 20000; i++) process.stdout.write("line " + i + "\\n"); process.stdout.write("last words\\n"); process.exitCode = 4;';
     const outcome = await runAgentTask({
       sessionId: "sess-cap",
       sessionLabel: "sess-cap",
@@ -73,6 +74,7 @@ describe("crash with a large combined log", () => {
     );
     expect(statSync(outcome.logPath).mode & 0o777).toBe(0o600);
     expect(outcome.status).toBe("failed");
-    if (outcome.status === "failed") expect(outcome.error.logTail.endsWith("line 19999\nlast words\n")).toBe(true);
+    if (outcome.status === "failed")
+      expect(outcome.error.logTail.endsWith("line 19999\nlast words\n")).toBe(true);
   });
 });

@@ -89,7 +89,11 @@ export const rolloutConfigSchema = z
     /** Network of `--agent-sandbox bwrap` (`--agent-network`). @default "host" */
     agentNetwork: z.enum(["host", "none"]).default("host"),
     /** Cap per session log in bytes, head and tail kept; 0 = none (`--agent-log-max-bytes`). @default 4 MiB */
-    agentLogMaxBytes: z.number().int().nonnegative().default(4 * 1024 * 1024),
+    agentLogMaxBytes: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(4 * 1024 * 1024),
 
     /** SGLang workers or a router (`--sglang-url`, repeatable). Absent: the built-in stand-in engine. */
     sglangUrl: z.array(z.string().url()).default([]),

@@ -108,7 +108,10 @@ describe("runGroup (in process, fake launcher)", () => {
       expect(session.id).toBe(`${result.groupId}.s${slot}`);
       expect(result.groupId).toMatch(/^g5-0-[0-9a-f]{6}$/);
       expect(session.credential).toMatch(/^[0-9a-f]{32}$/);
-      expect(launcher.launched[slot]).toMatchObject({ sessionId: session.credential, sessionLabel: session.id });
+      expect(launcher.launched[slot]).toMatchObject({
+        sessionId: session.credential,
+        sessionLabel: session.id,
+      });
       expect(JSON.stringify(rows)).not.toContain(session.credential);
       expect(session.state).toBe("closed");
       expect(gateway.registry.get(session.credential)).toBeUndefined();

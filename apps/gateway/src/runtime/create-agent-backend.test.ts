@@ -56,18 +56,22 @@ describe("createAgentBackend", () => {
   it("should reject bad options as configuration errors naming the flag", async () => {
     const { logger } = capture();
     const options = { agentCwd: "/", logger, env };
-    await expect(createAgentBackend({ ...base, agentEnvInherit: "PATH,9X" }, { ...options, uid: 0 })).rejects.toThrow(
-      '--agent-env-inherit[1]: expected a variable name or PREFIX*, got "9X"',
-    );
-    await expect(createAgentBackend({ ...base, agentUidRange: "5-1" }, { ...options, uid: 0 })).rejects.toThrow(
+    await expect(
+      createAgentBackend({ ...base, agentEnvInherit: "PATH,9X" }, { ...options, uid: 0 }),
+    ).rejects.toThrow('--agent-env-inherit[1]: expected a variable name or PREFIX*, got "9X"');
+    await expect(
+      createAgentBackend({ ...base, agentUidRange: "5-1" }, { ...options, uid: 0 }),
+    ).rejects.toThrow(
       '--agent-uid-range: expected START-END with 1000 <= START <= END < 2147483647, got "5-1"',
     );
     await expect(
       createAgentBackend({ ...base, agentUidRange: "61000-61009" }, { ...options, uid: 1000 }),
-    ).rejects.toThrow("--agent-uid-range needs the gateway to run as root (it runs as uid 1000); use --agent-uid-range none");
-    await expect(createAgentBackend({ ...base, agentNetwork: "none" }, { ...options, uid: 0 })).rejects.toThrow(
-      "--agent-network applies only to --agent-sandbox bwrap",
+    ).rejects.toThrow(
+      "--agent-uid-range needs the gateway to run as root (it runs as uid 1000); use --agent-uid-range none",
     );
+    await expect(
+      createAgentBackend({ ...base, agentNetwork: "none" }, { ...options, uid: 0 }),
+    ).rejects.toThrow("--agent-network applies only to --agent-sandbox bwrap");
     const none = await createAgentBackend({ ...base, agentUidRange: "none" }, { ...options, uid: 0 });
     expect(none.uidRange).toBeNull();
   });

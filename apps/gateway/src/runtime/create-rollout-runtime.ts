@@ -277,7 +277,11 @@ async function startRuntime(options: {
     onWarning: (warning, context) =>
       logger.debug(
         // context.sessionId is the presented credential: log the session's label instead.
-        { protocol: context.protocol, session: registry.get(context.sessionId ?? "")?.id ?? "(unknown)", ...warning },
+        {
+          protocol: context.protocol,
+          session: registry.get(context.sessionId ?? "")?.id ?? "(unknown)",
+          ...warning,
+        },
         "request warning",
       ),
     ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),

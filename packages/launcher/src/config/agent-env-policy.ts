@@ -54,7 +54,10 @@ export function parseAgentEnvInherit(
   }
   names.forEach((name, index) => {
     if (name === "all" || name === "none") {
-      throw new AgentConfigError({ path: `${path}[${index}]`, message: `${name} cannot be combined with names` });
+      throw new AgentConfigError({
+        path: `${path}[${index}]`,
+        message: `${name} cannot be combined with names`,
+      });
     }
     if (name !== "default" && !namePattern.test(name)) {
       throw new AgentConfigError({
@@ -87,8 +90,7 @@ export function selectInheritedEnv(
   return result;
 }
 
-const secretPattern =
-  /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|PRIVATE|(^|_)PAT($|_)/i;
+const secretPattern = /TOKEN|KEY|SECRET|PASSWORD|PASSWD|CREDENTIAL|AUTH|COOKIE|PRIVATE|(^|_)PAT($|_)/i;
 
 /**
  * Names (sorted) in `env` that look like they hold a secret (`*TOKEN*`, `*KEY*`, `*SECRET*`,

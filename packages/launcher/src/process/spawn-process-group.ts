@@ -1,7 +1,12 @@
 import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
 import { SpawnFailure } from "../errors/spawn-failure";
-import { type AgentProcess, agentArgv, type ProcessExit, type SpawnAgentProcessOptions } from "./agent-process";
+import {
+  type AgentProcess,
+  agentArgv,
+  type ProcessExit,
+  type SpawnAgentProcessOptions,
+} from "./agent-process";
 import { CappedLog } from "./capped-log";
 import { sweepSessionProcesses } from "./sweep-session-processes";
 

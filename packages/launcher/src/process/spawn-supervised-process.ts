@@ -3,7 +3,12 @@ import { open } from "node:fs/promises";
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
 import { SpawnFailure } from "../errors/spawn-failure";
-import { type AgentProcess, agentArgv, type ProcessExit, type SpawnAgentProcessOptions } from "./agent-process";
+import {
+  type AgentProcess,
+  agentArgv,
+  type ProcessExit,
+  type SpawnAgentProcessOptions,
+} from "./agent-process";
 import { CappedLog } from "./capped-log";
 import { signalName } from "./signal-name";
 import { sweepSessionProcesses } from "./sweep-session-processes";

@@ -64,7 +64,11 @@ export class BwrapBackend extends LocalProcessBackend {
         (error as NodeJS.ErrnoException).code === "ENOENT"
           ? `${this.bwrapPath} not found (apt-get install bubblewrap)`
           : String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim();
-      throw new AgentConfigError({ path: "sandbox", message: `bubblewrap cannot run: ${detail}`, cause: error });
+      throw new AgentConfigError({
+        path: "sandbox",
+        message: `bubblewrap cannot run: ${detail}`,
+        cause: error,
+      });
     }
   }
 

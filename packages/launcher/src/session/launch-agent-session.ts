@@ -112,7 +112,10 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
   const identity = validateIdentity(options);
   const label = options.sessionLabel ?? `session-${randomBytes(4).toString("hex")}`;
   if (typeof label !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(label)) {
-    throw new AgentConfigError({ path: "sessionLabel", message: "must be 1 to 64 characters of [A-Za-z0-9_.-]" });
+    throw new AgentConfigError({
+      path: "sessionLabel",
+      message: "must be 1 to 64 characters of [A-Za-z0-9_.-]",
+    });
   }
   const agentEnv = parseAgentEnv(options.agentEnv ?? [], { path: "agentEnv" });
   const timeoutMs = checkNumber(options.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS, "timeoutMs", {
@@ -138,7 +141,10 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
   options.signal?.throwIfAborted();
 
   const backend = options.backend ?? sharedLocalBackend();
-  const sandbox = await backend.create({ sessionLabel: label, ...(options.signal ? { signal: options.signal } : {}) });
+  const sandbox = await backend.create({
+    sessionLabel: label,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const paths = sessionIoPaths(sandbox.ioDir);
   const controller = new AbortController();
   const context: HarnessContext = {
@@ -167,10 +173,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
     try {
       await harness.cleanup?.(context);
     } catch (error) {
-      warn(
-        `@relax/launcher: harness ${harness.name} cleanup failed for session ${label}`,
-        error,
-      );
+      warn(`@relax/launcher: harness ${harness.name} cleanup failed for session ${label}`, error);
     } finally {
       await sandbox.destroy({ keepIoDir: options.keepIoDir ?? false });
     }
