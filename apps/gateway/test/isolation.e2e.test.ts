@@ -154,8 +154,8 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     await expectNothingFound(await run({}));
   }, 120_000);
 
-  it("in the bubblewrap sandbox (with the uid pool)", async () => {
-    const outcome = await run({ agentSandbox: "bwrap" });
+  it("in the bubblewrap sandbox (with the uid pool), reaching only the gateway", async () => {
+    const outcome = await run({ agentSandbox: "bwrap", agentNetwork: "gateway-only" });
     await expectNothingFound(outcome);
     // Inside its pid namespace an agent sees no process of another session at all.
     for (const found of outcome.findings) expect(found.readableEnvironOwners.length).toBeLessThan(10);

@@ -200,6 +200,46 @@ describe("bubblewrap backend", () => {
     }
   });
 
+  it("should let an agent reach only the gateway with --agent-network gateway-only (through the relay)", async () => {
+    const listen = async (reply: string) => {
+      const server = createServer((socket) => socket.end(reply));
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      return { server, port: (server.address() as { port: number }).port };
+    };
+    const gateway = await listen("gateway\n");
+    const other = await listen("other\n");
+    try {
+      const ioRoot = await tempDir("bwrap-gw");
+      chmodSync(ioRoot, 0o711);
+      const backend = new BwrapBackend({
+        ioRoot,
+        network: "gateway-only",
+        uidPool: new UidPool({ start: 62130, end: 62139 }),
+      });
+      const read = (port: string) =>
+        `$(timeout 5 bash -c 'exec 3<>/dev/tcp/127.0.0.1/${port}; cat <&3' 2>/dev/null || echo unreachable)`;
+      const outcome = await runAgentTask({
+        ...identity("net-gw"),
+        baseUrl: `http://127.0.0.1:${gateway.port}/agentic_api/`,
+        command: `printf '{"metadata":{"base":"%s","gateway":"%s","other":"%s"}}' "$RELAX_BASE_URL" "${read(String(gateway.port))}" "${read(String(other.port))}" > "$RELAX_OUTPUT_JSON"`,
+        backend,
+      });
+      if (outcome.status === "failed") throw outcome.error;
+      expect(outcome.status).toBe("succeeded");
+      if (outcome.status !== "succeeded" || outcome.output.kind !== "implicit") return;
+      expect(outcome.output.metadata).toEqual({
+        base: `http://127.0.0.1:${gateway.port}/agentic_api/`,
+        gateway: "gateway",
+        other: "unreachable",
+      });
+      // The relay's socket is gone with the session.
+      expect(readdirSync(ioRoot).flatMap((root) => readdirSync(join(ioRoot, root)))).toEqual([]);
+    } finally {
+      gateway.server.close();
+      other.server.close();
+    }
+  });
+
   it("should say when bubblewrap is missing", () => {
     expect(() => new BwrapBackend({ bwrapPath: "/nonexistent/bwrap" }).checkAvailable()).toThrow(
       "sandbox: bubblewrap cannot run: /nonexistent/bwrap not found (apt-get install bubblewrap)",

@@ -94,6 +94,7 @@ export function addRolloutOptions(command: Command): Command {
     .addOption(
       new Option("--agent-network <network>", "network of --agent-sandbox bwrap (default host)").choices([
         "host",
+        "gateway-only",
         "none",
       ]),
     )

@@ -86,8 +86,8 @@ export const rolloutConfigSchema = z
     agentUidRange: z.string().min(1).optional(),
     /** Where agents run (`--agent-sandbox`): plain local processes or bubblewrap. @default "local" */
     agentSandbox: z.enum(["local", "bwrap"]).default("local"),
-    /** Network of `--agent-sandbox bwrap` (`--agent-network`). @default "host" */
-    agentNetwork: z.enum(["host", "none"]).default("host"),
+    /** Network of `--agent-sandbox bwrap` (`--agent-network`; `gateway-only`: only the gateway's port). @default "host" */
+    agentNetwork: z.enum(["host", "gateway-only", "none"]).default("host"),
     /** Cap per session log in bytes, head and tail kept; 0 = none (`--agent-log-max-bytes`). @default 4 MiB */
     agentLogMaxBytes: z
       .number()

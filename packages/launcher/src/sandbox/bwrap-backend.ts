@@ -1,19 +1,27 @@
 import { execFileSync } from "node:child_process";
+import { chmod, chown, rm } from "node:fs/promises";
+import { connect, createServer, type Socket } from "node:net";
+import { join } from "node:path";
+import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
+import { locatePackageRoot } from "../process/locate-package-root";
 import {
   LocalProcessBackend,
   type LocalProcessBackendOptions,
   type LocalSandboxLayout,
+  type PreparedSpawn,
 } from "./local-process-backend";
 
 /**
  * Network of a bubblewrap sandbox (`--agent-network`):
  * - `"host"`: the host's network namespace (the gateway and everything else reachable);
- * - `"none"`: a new network namespace with only a loopback interface (nothing outside reachable,
- *   the gateway included — for agents that only talk to the gateway over a loopback relay they set
- *   up themselves, or tests).
+ * - `"gateway-only"`: a new network namespace with only a loopback interface, where a relay listening
+ *   on `127.0.0.1:<gateway port>` forwards to the gateway through a Unix socket bound into the sandbox;
+ *   `RELAX_BASE_URL` points at that relay. Nothing else outside is reachable;
+ * - `"none"`: a new network namespace with only a loopback interface (nothing outside reachable, the
+ *   gateway included).
  */
-export type BwrapNetwork = "host" | "none";
+export type BwrapNetwork = "host" | "gateway-only" | "none";
 
 /** Options of {@link BwrapBackend}. */
 export interface BwrapBackendOptions extends LocalProcessBackendOptions {
@@ -28,7 +36,8 @@ export interface BwrapBackendOptions extends LocalProcessBackendOptions {
  * (same supervision, uid pool, log handling): new user, pid, IPC, UTS and cgroup namespaces (the agent
  * sees only its own processes in `/proc`), the host's root file system read-only, a private `/tmp` and
  * `/dev`, this backend's session root hidden behind an empty read-only tmpfs, and only the session folder and
- * the working directory (`--agent-cwd`) bound writable. `HOME` is the session folder. What it does not
+ * the working directory (`--agent-cwd`) bound writable. `HOME` is the session folder. See
+ * {@link BwrapNetwork} for the network. What it does not
  * isolate is listed in docs/security.md#bubblewrap.
  */
 export class BwrapBackend extends LocalProcessBackend {
@@ -39,10 +48,10 @@ export class BwrapBackend extends LocalProcessBackend {
   constructor(options: BwrapBackendOptions = {}) {
     super(options);
     const network = options.network ?? "host";
-    if (network !== "host" && network !== "none") {
+    if (network !== "host" && network !== "none" && network !== "gateway-only") {
       throw new AgentConfigError({
         path: "network",
-        message: `must be "host" or "none", got ${JSON.stringify(network)}`,
+        message: `must be "host", "gateway-only" or "none", got ${JSON.stringify(network)}`,
       });
     }
     this.network = network;
@@ -72,9 +81,10 @@ export class BwrapBackend extends LocalProcessBackend {
     }
   }
 
-  protected override wrapper({ ioDir, sessionRoot, cwd }: LocalSandboxLayout): readonly string[] {
-    return [
-      this.bwrapPath,
+  protected override async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
+    const { ioDir, sessionRoot, cwd } = layout;
+    const env = { HOME: ioDir, TMPDIR: "/tmp" };
+    const namespaces = [
       "--die-with-parent",
       "--new-session",
       "--unshare-user",
@@ -82,7 +92,9 @@ export class BwrapBackend extends LocalProcessBackend {
       "--unshare-ipc",
       "--unshare-uts",
       "--unshare-cgroup-try",
-      ...(this.network === "none" ? ["--unshare-net"] : []),
+      ...(this.network === "host" ? [] : ["--unshare-net"]),
+    ];
+    const mounts = [
       "--ro-bind",
       "/",
       "/",
@@ -103,13 +115,102 @@ export class BwrapBackend extends LocalProcessBackend {
       ioDir,
       "--remount-ro",
       sessionRoot,
-      "--chdir",
-      cwd,
-      "--",
     ];
+    if (this.network !== "gateway-only") {
+      return { env, wrapper: [this.bwrapPath, ...namespaces, ...mounts, "--chdir", cwd, "--"] };
+    }
+    const relay = await startGatewayRelay(layout);
+    return {
+      env,
+      override: { [RELAX_ENV.baseUrl]: relay.baseUrl },
+      wrapper: [
+        this.bwrapPath,
+        ...namespaces,
+        ...mounts,
+        "--bind",
+        relay.socketPath,
+        RELAY_SOCKET,
+        "--chdir",
+        cwd,
+        "--",
+        "/bin/sh",
+        "-c",
+        // Start the loopback relay, wait (at most 10 s) until it listens, then become the agent.
+        `${shellQuote(process.execPath)} ${shellQuote(RELAY_SCRIPT)} ${relay.port} ${RELAY_SOCKET} /tmp/.relax-relay-ready & ` +
+          "i=0; while [ ! -e /tmp/.relax-relay-ready ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
+          'exec "$@"',
+        "sh",
+      ],
+      release: relay.close,
+    };
   }
+}
 
-  protected override sandboxEnv(layout: LocalSandboxLayout): Record<string, string> {
-    return { HOME: layout.ioDir, TMPDIR: "/tmp" };
+/** Where the relay's Unix socket appears inside the sandbox (the private `/tmp`). */
+const RELAY_SOCKET = "/tmp/.relax-gateway.sock";
+/** The relay script shipped with the package (`native/loopback-relay.mjs`). */
+const RELAY_SCRIPT = join(locatePackageRoot() ?? ".", "native", "loopback-relay.mjs");
+
+/**
+ * The launcher side of `gateway-only`: a Unix socket next to the session folder (owned by the agent's
+ * uid, 0600) whose every connection is piped to the gateway's TCP address from `RELAX_BASE_URL`. Inside,
+ * the relay listens on `127.0.0.1:<port>`, and the agent's `RELAX_BASE_URL` points there.
+ */
+async function startGatewayRelay(layout: LocalSandboxLayout) {
+  const raw = layout.env[RELAX_ENV.baseUrl];
+  let url: URL;
+  try {
+    url = new URL(raw ?? "");
+  } catch (error) {
+    throw new AgentConfigError({
+      path: "baseUrl",
+      message: `not a URL: ${JSON.stringify(raw)}`,
+      cause: error,
+    });
   }
+  if (url.protocol !== "http:") {
+    throw new AgentConfigError({ path: "baseUrl", message: "gateway-only networking relays http:// only" });
+  }
+  const port = Number(url.port || "80");
+  const host =
+    url.hostname === "0.0.0.0" || url.hostname === "" ? "127.0.0.1" : url.hostname.replace(/^\[|\]$/g, "");
+  const socketPath = `${layout.ioDir}.sock`;
+  await rm(socketPath, { force: true });
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect({ host, port });
+    sockets.add(client).add(upstream);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.pipe(upstream).pipe(client);
+    client.on("error", close).on("close", close);
+    upstream.on("error", close).on("close", close);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve());
+  });
+  if (layout.identity !== undefined) await chown(socketPath, layout.identity.uid, layout.identity.gid);
+  await chmod(socketPath, 0o600);
+  const inside = new URL(url.href);
+  inside.hostname = "127.0.0.1";
+  inside.port = String(port);
+  return {
+    port,
+    socketPath,
+    baseUrl: inside.href,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(socketPath, { force: true });
+    },
+  };
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
 }

@@ -75,6 +75,20 @@ export interface LocalSandboxLayout {
   cwd: string;
   /** The agent's uid and gid, when a uid pool is used. */
   identity?: AgentIdentity;
+  /** The agent's environment overlay (`RELAX_*` included). */
+  env: Readonly<Record<string, string>>;
+}
+
+/** What a backend subclass adds to one spawn (see {@link LocalProcessBackend.prepareSpawn}). */
+export interface PreparedSpawn {
+  /** Program and arguments put before `<shell> -lc <command>`. */
+  wrapper?: readonly string[];
+  /** Variables over the inherited ones, under the overlay. */
+  env?: Readonly<Record<string, string>>;
+  /** Variables over everything, the overlay included (e.g. a rewritten `RELAX_BASE_URL`). */
+  override?: Readonly<Record<string, string>>;
+  /** Releases what was set up, once the process tree is gone. */
+  release?(): void | Promise<void>;
 }
 
 /**
@@ -154,14 +168,12 @@ export class LocalProcessBackend implements SandboxBackend {
     });
   }
 
-  /** Program and arguments put before `<shell> -lc <command>`; none for plain local processes. */
-  protected wrapper(_layout: LocalSandboxLayout): readonly string[] | undefined {
-    return undefined;
-  }
-
-  /** Variables the backend sets over the inherited ones (and under the spawn overlay). */
-  protected sandboxEnv(layout: LocalSandboxLayout): Record<string, string> {
-    return layout.identity !== undefined ? { HOME: layout.ioDir, TMPDIR: layout.ioDir } : {};
+  /**
+   * What to add to one spawn. Plain local processes: with a uid pool, `HOME` and `TMPDIR` in the session
+   * folder; no wrapper.
+   */
+  protected async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
+    return layout.identity !== undefined ? { env: { HOME: layout.ioDir, TMPDIR: layout.ioDir } } : {};
   }
 
   private async spawnProcess(
@@ -169,10 +181,30 @@ export class LocalProcessBackend implements SandboxBackend {
     layout: LocalSandboxLayout,
   ): Promise<AgentProcess> {
     const base = selectInheritedEnv(this.options.baseEnv ?? process.env, this.options.envInherit);
-    const wrapper = this.wrapper(layout);
+    const prepared = await this.prepareSpawn(layout);
+    try {
+      const agentProcess = await this.spawnPrepared(overlay, layout, base, prepared);
+      const exited = agentProcess.exited.then(async (exit) => {
+        await prepared.release?.();
+        return exit;
+      });
+      return { ...agentProcess, terminate: agentProcess.terminate, exited };
+    } catch (error) {
+      await prepared.release?.();
+      throw error;
+    }
+  }
+
+  private async spawnPrepared(
+    overlay: Omit<SpawnAgentProcessOptions, "logMaxBytes" | "identity" | "wrapper">,
+    layout: LocalSandboxLayout,
+    base: Record<string, string>,
+    prepared: PreparedSpawn,
+  ): Promise<AgentProcess> {
+    const { wrapper } = prepared;
     const options: SpawnAgentProcessOptions = {
       ...overlay,
-      env: { ...base, ...this.sandboxEnv(layout), ...overlay.env },
+      env: { ...base, ...prepared.env, ...overlay.env, ...prepared.override },
       logMaxBytes: this.options.logMaxBytes ?? DEFAULT_AGENT_LOG_MAX_BYTES,
       ...(layout.identity !== undefined ? { identity: layout.identity } : {}),
       ...(wrapper !== undefined ? { wrapper } : {}),
@@ -307,6 +339,7 @@ class LocalSandbox implements Sandbox {
         ioDir: this.ioDir,
         sessionRoot: this.sessionRoot,
         cwd: spec.cwd,
+        env: spec.env,
         ...(this.identity !== undefined ? { identity: this.identity } : {}),
       },
     );
