@@ -240,6 +240,21 @@ describe("bubblewrap backend", () => {
     }
   });
 
+  it("should move the relay off a privileged gateway port (the sandbox cannot bind below 1024)", async () => {
+    const ioRoot = await tempDir("bwrap-gw80");
+    chmodSync(ioRoot, 0o711);
+    const backend = new BwrapBackend({ ioRoot, network: "gateway-only" });
+    const outcome = await runAgentTask({
+      ...identity("net-80"),
+      baseUrl: "http://127.0.0.1:80/agentic_api/",
+      // The relay is listening (its ready file exists) before the agent starts.
+      command: `ready=no; [ -e /tmp/.relax-relay-ready ] && ready=yes; printf '{"metadata":{"base":"%s","ready":"%s"}}' "$RELAX_BASE_URL" "$ready" > "$RELAX_OUTPUT_JSON"`,
+      backend,
+    });
+    if (outcome.status !== "succeeded" || outcome.output.kind !== "implicit") throw new Error(JSON.stringify(outcome));
+    expect(outcome.output.metadata).toEqual({ base: "http://127.0.0.1:18000/agentic_api/", ready: "yes" });
+  });
+
   it("should say when bubblewrap is missing", () => {
     expect(() => new BwrapBackend({ bwrapPath: "/nonexistent/bwrap" }).checkAvailable()).toThrow(
       "sandbox: bubblewrap cannot run: /nonexistent/bwrap not found (apt-get install bubblewrap)",

@@ -135,9 +135,10 @@ export class BwrapBackend extends LocalProcessBackend {
         "--",
         "/bin/sh",
         "-c",
-        // Start the loopback relay, wait (at most 10 s) until it listens, then become the agent.
-        `${shellQuote(process.execPath)} ${shellQuote(RELAY_SCRIPT)} ${relay.port} ${RELAY_SOCKET} /tmp/.relax-relay-ready & ` +
-          "i=0; while [ ! -e /tmp/.relax-relay-ready ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
+        // Start the loopback relay, wait (at most 10 s, or until it died) until it listens, then become
+        // the agent.
+        `${shellQuote(process.execPath)} ${shellQuote(RELAY_SCRIPT)} ${relay.insidePort} ${RELAY_SOCKET} /tmp/.relax-relay-ready & ` +
+          "relay=$!; i=0; while [ ! -e /tmp/.relax-relay-ready ] && kill -0 $relay 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
           'exec "$@"',
         "sh",
       ],
@@ -146,6 +147,8 @@ export class BwrapBackend extends LocalProcessBackend {
   }
 }
 
+/** Port of the relay inside the sandbox when the gateway's port is privileged (below 1024). */
+const RELAY_FALLBACK_PORT = 18000;
 /** Where the relay's Unix socket appears inside the sandbox (the private `/tmp`). */
 const RELAY_SOCKET = "/tmp/.relax-gateway.sock";
 /** The relay script shipped with the package (`native/loopback-relay.mjs`). */
@@ -196,11 +199,13 @@ async function startGatewayRelay(layout: LocalSandboxLayout) {
   });
   if (layout.identity !== undefined) await chown(socketPath, layout.identity.uid, layout.identity.gid);
   await chmod(socketPath, 0o600);
+  // Inside, the relay listens on the gateway's port, unless that is privileged (< 1024).
+  const insidePort = port >= 1024 ? port : RELAY_FALLBACK_PORT;
   const inside = new URL(url.href);
   inside.hostname = "127.0.0.1";
-  inside.port = String(port);
+  inside.port = String(insidePort);
   return {
-    port,
+    insidePort,
     socketPath,
     baseUrl: inside.href,
     close: async () => {
