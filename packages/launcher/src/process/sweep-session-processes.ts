@@ -1,5 +1,5 @@
-import { stat } from "node:fs/promises";
-import { listProcesses, readProcessEnviron } from "./list-processes";
+import { readdir, stat } from "node:fs/promises";
+import { listProcesses, readProcessEntry, readProcessEnviron } from "./list-processes";
 
 /** Which processes belong to a session. */
 export interface SessionProcessMatch {
@@ -95,23 +95,26 @@ function delay(milliseconds: number): Promise<void> {
 export async function killProcessesOfUid(uid: number): Promise<number> {
   const signalled = new Set<number>();
   for (let round = 0; round < 100; round++) {
-    const pids = (await listProcesses())
-      .filter((entry) => entry.state !== "Z" && entry.pid !== process.pid)
-      .map((entry) => entry.pid);
-    const owned: number[] = [];
-    await Promise.all(
-      pids.map(async (pid) => {
-        try {
-          if ((await stat(`/proc/${pid}`)).uid === uid) owned.push(pid);
-        } catch {
-          // gone
-        }
-      }),
+    // Owners first (one stat per pid); the state only for the few that match (zombies cannot be killed).
+    const names = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+    const owned = (
+      await Promise.all(
+        names.map(async (name) => {
+          try {
+            return (await stat(`/proc/${name}`)).uid === uid ? Number(name) : null;
+          } catch {
+            return null; // gone
+          }
+        }),
+      )
+    ).filter((pid): pid is number => pid !== null && pid !== process.pid);
+    const live = (await Promise.all(owned.map((pid) => readProcessEntry(pid)))).filter(
+      (entry) => entry !== null && entry.state !== "Z",
     );
-    if (owned.length === 0) break;
-    for (const pid of owned) {
-      signal(pid, "SIGKILL");
-      signalled.add(pid);
+    if (live.length === 0) break;
+    for (const entry of live) {
+      signal(entry!.pid, "SIGKILL");
+      signalled.add(entry!.pid);
     }
     await delay(10);
   }

@@ -247,6 +247,8 @@ class LocalSandbox implements Sandbox {
   private readonly release: () => void;
   private readonly processes = new Map<SandboxProcess, AgentProcess>();
   private destroyed = false;
+  /** The folder was taken back after the last exit (and nothing was spawned since). */
+  private locked = false;
 
   constructor(options: {
     ioDir: string;
@@ -349,6 +351,7 @@ class LocalSandbox implements Sandbox {
       return exit;
     });
     const handle: SandboxProcess = { pid: agentProcess.pid, exited };
+    this.locked = false;
     this.processes.set(handle, agentProcess);
     void exited.then(() => this.processes.delete(handle));
     return handle;
@@ -374,8 +377,9 @@ class LocalSandbox implements Sandbox {
 
   /** With a uid pool: kills whatever still runs under the agent's uid and takes the folder back. */
   private async lock(): Promise<void> {
-    if (this.identity === undefined) return;
+    if (this.identity === undefined || (this.locked && this.processes.size === 0)) return;
     await killProcessesOfUid(this.identity.uid);
+    this.locked = true;
     await chown(this.ioDir, process.getuid?.() ?? 0, process.getgid?.() ?? 0).catch(() => {});
     await chmod(this.ioDir, 0o700).catch(() => {});
   }
