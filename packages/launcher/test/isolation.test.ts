@@ -251,7 +251,8 @@ describe("bubblewrap backend", () => {
       command: `ready=no; [ -e /tmp/.relax-relay-ready ] && ready=yes; printf '{"metadata":{"base":"%s","ready":"%s"}}' "$RELAX_BASE_URL" "$ready" > "$RELAX_OUTPUT_JSON"`,
       backend,
     });
-    if (outcome.status !== "succeeded" || outcome.output.kind !== "implicit") throw new Error(JSON.stringify(outcome));
+    if (outcome.status !== "succeeded" || outcome.output.kind !== "implicit")
+      throw new Error(JSON.stringify(outcome));
     expect(outcome.output.metadata).toEqual({ base: "http://127.0.0.1:18000/agentic_api/", ready: "yes" });
   });
 
