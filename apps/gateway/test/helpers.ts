@@ -3,7 +3,7 @@ import { mkdtempSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTokenizer } from "@relax/chat";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
@@ -90,8 +90,11 @@ export async function startRecordingEngine(
   };
 }
 
-/** Processes (zombies included) whose environment carries `RELAX_SESSION_ID=<prefix>…`. */
-export function leftoverAgentProcesses(sessionPrefix: string): string[] {
+/**
+ * Processes (zombies included) of sessions whose label starts with `labelPrefix`: their environment's
+ * `RELAX_SESSION_IO_DIR` is a session folder `<label>-XXXXXX` (the credential carries no label).
+ */
+export function leftoverAgentProcesses(labelPrefix: string): string[] {
   const out = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });
   const found: string[] = [];
   for (const line of out.split("\n")) {
@@ -102,12 +105,16 @@ export function leftoverAgentProcesses(sessionPrefix: string): string[] {
         encoding: "latin1",
         stdio: ["ignore", "pipe", "ignore"],
       });
-      if (environ.split("\0").some((entry) => entry.startsWith(`RELAX_SESSION_ID=${sessionPrefix}`)))
-        found.push(line.trim());
+      const ioDir = environ
+        .split("\0")
+        .find((entry) => entry.startsWith("RELAX_SESSION_IO_DIR="))
+        ?.slice("RELAX_SESSION_IO_DIR=".length);
+      if (ioDir !== undefined && basename(ioDir).startsWith(labelPrefix)) found.push(line.trim());
     } catch {
       // gone, or a zombie without environ: zombies are checked by stat below
     }
-    if (/\bZ/.test(line.split(/\s+/)[1] ?? "") && line.includes("echo-agent")) found.push(line.trim());
+    if (/\bZ/.test(line.split(/\s+/)[1] ?? "") && /echo-agent|hostile-agent/.test(line))
+      found.push(line.trim());
   }
   return found;
 }

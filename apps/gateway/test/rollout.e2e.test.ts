@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -65,6 +65,7 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
 
   it("should write rows holding exactly the ids the engine received and produced, with exact masks, logprobs, rewards and GRPO advantages", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-"));
+    chmodSync(dir, 0o777); // the agents write RESULT_DIR; as root, they run under their own uids
     const config = echoAgentConfig(dir, {
       promptData: fixture("data.jsonl"),
       agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${dir}`],

@@ -1,7 +1,7 @@
 /*
  * relax-reaper: a tiny supervisor for one agent process tree (Linux only).
  *
- *   relax-reaper [--grace-ms N] [--status-fd FD] -- PROGRAM [ARGS...]
+ *   relax-reaper [--grace-ms N] [--status-fd FD] [--uid UID --gid GID] [--merge-stderr] -- PROGRAM [ARGS...]
  *
  * It makes itself a child subreaper (prctl PR_SET_CHILD_SUBREAPER), so every orphaned descendant of the
  * agent (double-forked, setsid'd, daemonised) is re-parented to it instead of to PID 1. It forks PROGRAM
@@ -14,9 +14,15 @@
  * does the same as SIGTERM (PR_SET_PDEATHSIG), so agents never outlive the launcher. When the agent
  * exits by itself, leftover descendants get the same SIGTERM / grace / SIGKILL treatment.
  *
+ * With --uid/--gid (the reaper runs as root), the agent drops every supplementary group and switches to
+ * GID and UID before exec, while the reaper itself keeps its privileges: the agent can neither signal nor
+ * trace its supervisor, and the reaper can still signal every descendant.
+ *
+ * With --merge-stderr the agent's stderr is a duplicate of its stdout (one pipe, one order).
+ *
  * Status lines are written to --status-fd (close-on-exec, never inherited by the agent):
  *   started <pid>                 the agent was exec'd
- *   error <stage> <errno>         fork/exec failed (the reaper then exits 127)
+ *   error <stage> <errno>         fork/setgroups/setgid/setuid/exec failed (the reaper then exits 127)
  *   exit <code> <signal>          the agent exited (code -1 when killed by <signal>, signal 0 otherwise)
  *   done <leftover> <reaped>      no descendant remains; <leftover> descendants were alive when the agent
  *                                 exited, <reaped> zombies were reaped in total
@@ -31,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -154,6 +161,9 @@ static void signal_all(const pid_t *pids, size_t count, int signal) {
 
 int main(int argc, char **argv) {
   long grace_ms = 5000;
+  long run_uid = -1;
+  long run_gid = -1;
+  int merge_stderr = 0;
   int arg = 1;
   for (; arg < argc; arg++) {
     if (strcmp(argv[arg], "--") == 0) {
@@ -164,6 +174,12 @@ int main(int argc, char **argv) {
       if (grace_ms < 0) grace_ms = 0;
     } else if (strcmp(argv[arg], "--status-fd") == 0 && arg + 1 < argc) {
       status_fd = (int)strtol(argv[++arg], NULL, 10);
+    } else if (strcmp(argv[arg], "--uid") == 0 && arg + 1 < argc) {
+      run_uid = strtol(argv[++arg], NULL, 10);
+    } else if (strcmp(argv[arg], "--gid") == 0 && arg + 1 < argc) {
+      run_gid = strtol(argv[++arg], NULL, 10);
+    } else if (strcmp(argv[arg], "--merge-stderr") == 0) {
+      merge_stderr = 1;
     } else if (strcmp(argv[arg], "--version") == 0) {
       printf("relax-reaper 1\n");
       return 0;
@@ -173,7 +189,11 @@ int main(int argc, char **argv) {
     }
   }
   if (arg >= argc) {
-    fprintf(stderr, "usage: relax-reaper [--grace-ms N] [--status-fd FD] -- PROGRAM [ARGS...]\n");
+    fprintf(stderr, "usage: relax-reaper [--grace-ms N] [--status-fd FD] [--uid UID --gid GID] [--merge-stderr] -- PROGRAM [ARGS...]\n");
+    return 2;
+  }
+  if ((run_uid < 0) != (run_gid < 0) || run_uid == 0 || run_gid == 0) {
+    fprintf(stderr, "relax-reaper: --uid and --gid go together and must not be 0\n");
     return 2;
   }
   if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) < 0) status_fd = -1;
@@ -217,22 +237,36 @@ int main(int argc, char **argv) {
     sigset_t empty;
     sigemptyset(&empty);
     sigprocmask(SIG_SETMASK, &empty, NULL);
-    execvp(argv[arg], &argv[arg]);
-    int error = errno;
-    ssize_t ignored = write(exec_pipe[1], &error, sizeof error);
+    if (merge_stderr) dup2(STDOUT_FILENO, STDERR_FILENO);
+    int failure[2] = {0, 0}; /* stage (0 exec, 1 setgroups, 2 setgid, 3 setuid), errno */
+    if (run_uid > 0) {
+      if (setgroups(0, NULL) != 0) failure[0] = 1;
+      else if (setgid((gid_t)run_gid) != 0) failure[0] = 2;
+      else if (setuid((uid_t)run_uid) != 0) failure[0] = 3;
+      else if (setuid(0) == 0) { /* privileges must be gone for good */
+        failure[0] = 3;
+        errno = EPERM;
+      }
+    }
+    if (failure[0] == 0) execvp(argv[arg], &argv[arg]);
+    failure[1] = errno;
+    ssize_t ignored = write(exec_pipe[1], failure, sizeof failure);
     (void)ignored;
     _exit(127);
   }
   close(exec_pipe[1]);
-  int exec_error = 0;
+  int failure[2] = {0, 0};
   ssize_t got;
   do {
-    got = read(exec_pipe[0], &exec_error, sizeof exec_error);
+    got = read(exec_pipe[0], failure, sizeof failure);
   } while (got < 0 && errno == EINTR);
   close(exec_pipe[0]);
-  if (got == (ssize_t)sizeof exec_error) {
-    report("error exec %d\n", exec_error);
-    fprintf(stderr, "relax-reaper: cannot exec %s: %s\n", argv[arg], strerror(exec_error));
+  if (got == (ssize_t)sizeof failure) {
+    static const char *const stages[] = {"exec", "setgroups", "setgid", "setuid"};
+    const char *stage = stages[failure[0] >= 0 && failure[0] <= 3 ? failure[0] : 0];
+    int exec_error = failure[1];
+    report("error %s %d\n", stage, exec_error);
+    fprintf(stderr, "relax-reaper: cannot %s %s: %s\n", stage, argv[arg], strerror(exec_error));
     waitpid(agent, NULL, 0);
     return 127;
   }

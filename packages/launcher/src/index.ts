@@ -9,6 +9,13 @@
  */
 
 // Configuration and the process contract
+export {
+  type AgentEnvInheritPolicy,
+  DEFAULT_INHERITED_ENV,
+  findSecretLookingNames,
+  parseAgentEnvInherit,
+  selectInheritedEnv,
+} from "./config/agent-env-policy";
 export { type AgentEnvInput, assertNoReservedEnvKeys, parseAgentEnv } from "./config/parse-agent-env";
 export {
   type AgentProcessConfig,
@@ -57,11 +64,15 @@ export type {
   SessionOutputWarning,
 } from "./output/session-output";
 export type { ProcessExit } from "./process/agent-process";
+export { DEFAULT_AGENT_LOG_MAX_BYTES } from "./process/capped-log";
 // Sandboxes
+export { BwrapBackend, type BwrapBackendOptions, type BwrapNetwork } from "./sandbox/bwrap-backend";
 export {
   LocalProcessBackend,
   type LocalProcessBackendOptions,
+  type LocalSandboxLayout,
   type LocalSupervision,
+  SANDBOX_READ_MAX_BYTES,
 } from "./sandbox/local-process-backend";
 export type {
   Sandbox,
@@ -70,6 +81,15 @@ export type {
   SandboxProcess,
   SandboxSpawnSpec,
 } from "./sandbox/sandbox-backend";
+export { SESSION_ROOT_PREFIX, sweepStaleSessionRoots } from "./sandbox/session-folders";
+export {
+  type AgentIdentity,
+  DEFAULT_AGENT_UID_RANGE,
+  parseUidRange,
+  UidPool,
+  type UidPoolOptions,
+  type UidRange,
+} from "./sandbox/uid-pool";
 // Sessions
 export type { AgentOutcome, AgentOutcomeBase } from "./session/agent-outcome";
 export type { AgentSessionHandle, AgentSessionState } from "./session/agent-session-handle";

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -23,6 +23,7 @@ describe("agent process contract (seen from inside a real agent)", () => {
     const logDir = await tempDir("logs");
     const handle = await launchAgentSession({
       sessionId: "sess-env-1",
+      sessionLabel: "sess-env-1",
       groupId: "group-7",
       rolloutMode: "eval",
       baseUrl: "http://127.0.0.1:9/agentic_api/v1",
@@ -96,8 +97,11 @@ describe("agent process contract (seen from inside a real agent)", () => {
     expect(await handle.terminate("late")).toBe(outcome); // harmless after exit
     expect(await handle.readOutput()).toEqual({ output: { kind: "implicit" }, warnings: [] });
     expect(readFileSync(join(handle.ioDir, "seen.json"), "utf8")).toBe('{"metadata":{"only":"metadata"}}\n');
-    expect(readFileSync(join(handle.ioDir, "command.log"), "utf8")).toBe("ok\n");
-    expect(handle.logPath).toBe(join(handle.ioDir, "command.log"));
+    // The default log lies next to the session folder (outside the agent's reach), named by the label.
+    expect(readFileSync(`${handle.ioDir}.log`, "utf8")).toBe("ok\n");
+    expect(handle.logPath).toBe(`${handle.ioDir}.log`);
+    expect(statSync(handle.logPath).mode & 0o777).toBe(0o600);
+    expect(statSync(handle.ioDir).mode & 0o777).toBe(0o700);
   });
 
   it("should reject RELAX_-prefixed agentEnv at configuration time, before any process starts", async () => {

@@ -109,9 +109,23 @@ export async function createTestBackend(
   const backend = new LocalProcessBackend({
     ioRoot,
     baseEnv: { ...process.env, HOME: home, ...extraEnv },
+    envInherit: "all",
     ...rest,
   });
-  return { backend, ioRoot, home, ioDirs: () => readdir(ioRoot) };
+  return { backend, ioRoot, home, ioDirs: () => sessionEntries(ioRoot) };
+}
+
+/** Session folders and default logs under the backend's session roots (`<ioRoot>/relax-sessions-*`). */
+export async function sessionEntries(ioRoot: string): Promise<string[]> {
+  const entries: string[] = [];
+  for (const root of await readdir(ioRoot)) {
+    if (!root.startsWith("relax-sessions-")) {
+      entries.push(root);
+      continue;
+    }
+    for (const name of await readdir(join(ioRoot, root))) entries.push(`${root}/${name}`);
+  }
+  return entries;
 }
 
 /** Single-quotes a string for bash. */

@@ -1,3 +1,4 @@
+import { readFileSync, statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { AgentExecutionError, runAgentTask } from "../src/index";
@@ -17,9 +18,12 @@ describe("crash with a large combined log", () => {
     let lines = 3000;
     while ((expectedLog(lines)[expectedLog(lines).length - 8192]! & 0xc0) !== 0x80) lines++;
     const full = expectedLog(lines);
-    const { backend } = await createTestBackend();
+    // Uncapped: the agent writes the log file directly, so stdout and stderr keep their exact order even
+    // when a pipe would fill up (see the capped test below).
+    const { backend } = await createTestBackend({ logMaxBytes: 0 });
     const outcome = await runAgentTask({
       sessionId: "sess-crash",
+      sessionLabel: "sess-crash",
       groupId: "g",
       rolloutMode: "train",
       baseUrl: "http://h/v1",
@@ -43,5 +47,34 @@ describe("crash with a large combined log", () => {
     expect(error.message).toBe(
       `Agent session sess-crash exited with code 3.\n--- agent log tail ---\n${error.logTail}`,
     );
+  });
+
+  it("should cap the log at --agent-log-max-bytes, keeping head and tail and saying how much was cut", async () => {
+    const { backend } = await createTestBackend({ logMaxBytes: 1000 });
+    // 20000 lines "line <n>\n" and a last one, all on stdout (Node writes a full pipe asynchronously).
+    const script =
+      'for (let i = 0; i < 20000; i++) process.stdout.write("line " + i + "\\n"); process.stdout.write("last words\\n"); process.exitCode = 4;';
+    const outcome = await runAgentTask({
+      sessionId: "sess-cap",
+      sessionLabel: "sess-cap",
+      groupId: "g",
+      rolloutMode: "train",
+      baseUrl: "http://h/v1",
+      command: `${shellQuote(process.execPath)} -e ${shellQuote(script)}`,
+      backend,
+      keepIoDir: true,
+    });
+    let full = "";
+    for (let i = 0; i < 20000; i++) full += `line ${i}\n`;
+    full += "last words\n";
+    const cut = full.length - 1000;
+    const log = readFileSync(outcome.logPath, "utf8");
+    expect(log).toBe(
+      `${full.slice(0, 500)}\n[relax: ${cut} bytes of agent output cut here (--agent-log-max-bytes 1000)]\n${full.slice(-500)}`,
+    );
+    expect(statSync(outcome.logPath).mode & 0o777).toBe(0o600);
+    expect(outcome.status).toBe("failed");
+    if (outcome.status === "failed")
+      expect(outcome.error.logTail.endsWith("line 19999\nlast words\n")).toBe(true);
   });
 });

@@ -15,6 +15,7 @@ import { createTestBackend, tempDir } from "./helpers";
 
 const identity = (sessionId: string) => ({
   sessionId,
+  sessionLabel: sessionId,
   groupId: "g",
   rolloutMode: "train" as const,
   baseUrl: "http://h/v1",

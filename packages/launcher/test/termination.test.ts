@@ -25,6 +25,7 @@ beforeAll(async () => {
 
 const identity = (sessionId: string) => ({
   sessionId,
+  sessionLabel: sessionId,
   groupId: "g",
   rolloutMode: "train" as const,
   baseUrl: "http://h/v1",

@@ -4,6 +4,7 @@ import { createTestBackend } from "./helpers";
 
 const identity = (sessionId: string) => ({
   sessionId,
+  sessionLabel: sessionId,
   groupId: "g",
   rolloutMode: "train" as const,
   baseUrl: "http://h/v1",

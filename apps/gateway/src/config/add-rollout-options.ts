@@ -105,8 +105,31 @@ export function addRolloutOptions(command: Command): Command {
       "time every session of a Group has to send its first request (default 600)",
       float("--agent-first-request-timeout"),
     )
-    .option("--session-log-dir <dir>", "keep each agent's stdout+stderr as <dir>/<session id>.log")
+    .option("--session-log-dir <dir>", "keep each agent's stdout+stderr as <dir>/<session label>.log")
     .option("--keep-session-dirs", "keep per-session IO directories and logs")
+    .option(
+      "--agent-env-inherit <policy>",
+      "gateway variables agents inherit: all, none, or NAME,PREFIX*,default (default: the safe set, docs/security.md)",
+    )
+    .option(
+      "--agent-uid-range <start-end>",
+      "one uid per running agent from this range, or none (default 61000-61999 when run as root)",
+    )
+    .addOption(
+      new Option("--agent-sandbox <kind>", "where agents run (default local)").choices(["local", "bwrap"]),
+    )
+    .addOption(
+      new Option("--agent-network <network>", "network of --agent-sandbox bwrap (default host)").choices([
+        "host",
+        "gateway-only",
+        "none",
+      ]),
+    )
+    .option(
+      "--agent-log-max-bytes <n>",
+      "cap per session log, head and tail kept; 0 = none (default 4194304)",
+      int("--agent-log-max-bytes"),
+    )
     .option(
       "--sglang-url <url>",
       "SGLang worker or router URL (repeatable); omit to use the built-in stand-in engine",

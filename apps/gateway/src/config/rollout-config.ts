@@ -93,10 +93,30 @@ export const rolloutConfigSchema = z
      * `--agent-timeout`; this bounds a start that hangs). @default 600
      */
     agentFirstRequestTimeout: z.number().positive().default(600),
-    /** Directory for per-session agent logs (`<dir>/<session id>.log`, kept); by default logs live and die with the session's IO directory. */
+    /** Directory for per-session agent logs (`<dir>/<session label>.log`, 0600, kept); by default logs live and die with the session's IO directory. */
     sessionLogDir: z.string().optional(),
     /** Keep per-session IO directories and logs after the session ends. @default false */
     keepSessionDirs: z.boolean().default(false),
+    /**
+     * Which gateway variables agents inherit (`--agent-env-inherit`): `all`, `none`, or names (`PREFIX*`,
+     * `default` = the safe set of docs/security.md#environment). @default "default"
+     */
+    agentEnvInherit: z.string().min(1).default("default"),
+    /**
+     * Uids for agents (`--agent-uid-range START-END`, one per running agent), or `none`. @default 61000-61999
+     * when the gateway runs as root, else none (docs/security.md#uid-pool)
+     */
+    agentUidRange: z.string().min(1).optional(),
+    /** Where agents run (`--agent-sandbox`): plain local processes or bubblewrap. @default "local" */
+    agentSandbox: z.enum(["local", "bwrap"]).default("local"),
+    /** Network of `--agent-sandbox bwrap` (`--agent-network`; `gateway-only`: only the gateway's port). @default "host" */
+    agentNetwork: z.enum(["host", "gateway-only", "none"]).default("host"),
+    /** Cap per session log in bytes, head and tail kept; 0 = none (`--agent-log-max-bytes`). @default 4 MiB */
+    agentLogMaxBytes: z
+      .number()
+      .int()
+      .nonnegative()
+      .default(4 * 1024 * 1024),
 
     /** SGLang workers or a router (`--sglang-url`, repeatable). Absent: the built-in stand-in engine. */
     sglangUrl: z.array(z.string().url()).default([]),

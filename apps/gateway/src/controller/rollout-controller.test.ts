@@ -28,7 +28,7 @@ const agent =
     if (failing.has(id)) return { status: "failed", kind: "exit", message: `exited with code 1 on ${id}` };
     return {
       status: "succeeded",
-      output: { kind: "implicit", reward: context.sessionId.includes(".s0-") ? 1 : 0 },
+      output: { kind: "implicit", reward: context.handle.sessionId.endsWith(".s0") ? 1 : 0 },
     };
   };
 

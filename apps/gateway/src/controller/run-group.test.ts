@@ -51,11 +51,11 @@ describe("runGroup (in process, fake launcher)", () => {
   ) => {
     const launcher = createFakeLauncher({
       fetch: gateway.fetch,
-      agent: (context) => agent(context, Number(/\.s(\d+)-/.exec(context.sessionId)![1])),
+      agent: (context) => agent(context, Number(/\.s(\d+)$/.exec(context.handle.sessionId)![1])),
       ...(options.failLaunchSlot !== undefined
         ? {
             failLaunch: (launch) =>
-              launch.sessionId.includes(`.s${options.failLaunchSlot}-`)
+              launch.sessionLabel?.endsWith(`.s${options.failLaunchSlot}`)
                 ? new Error("spawn bash ENOENT")
                 : undefined,
           }
@@ -102,15 +102,23 @@ describe("runGroup (in process, fake launcher)", () => {
       expect(row.response_length).toBe(5);
       expect(row.loss_mask).toEqual([1, 1, 1, 1, 1]);
     }
-    for (const session of result.sessions) {
-      // The session id is the agent's credential: its secret part is 128 bits (32 hex digits).
-      expect(session.id).toMatch(/^g5-0-[0-9a-f]{6}\.s[01]-[0-9a-f]{32}$/);
+    for (const [slot, session] of result.sessions.entries()) {
+      // The id is a non-secret label; the credential is separate: 128 bits (32 hex digits) that appear
+      // only in the agent's RELAX_SESSION_ID, never in the label, the rows or the launcher's names.
+      expect(session.id).toBe(`${result.groupId}.s${slot}`);
+      expect(result.groupId).toMatch(/^g5-0-[0-9a-f]{6}$/);
+      expect(session.credential).toMatch(/^[0-9a-f]{32}$/);
+      expect(launcher.launched[slot]).toMatchObject({
+        sessionId: session.credential,
+        sessionLabel: session.id,
+      });
+      expect(JSON.stringify(rows)).not.toContain(session.credential);
       expect(session.state).toBe("closed");
-      expect(gateway.registry.get(session.id)).toBeUndefined();
+      expect(gateway.registry.get(session.credential)).toBeUndefined();
       const response = await gateway.fetch(
         new Request(`${"http://gateway.test/agentic_api/"}chat/completions`, {
           method: "POST",
-          headers: { authorization: `Bearer ${session.id}`, "content-type": "application/json" },
+          headers: { authorization: `Bearer ${session.credential}`, "content-type": "application/json" },
           body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "late" }] }),
         }),
       );
@@ -123,7 +131,7 @@ describe("runGroup (in process, fake launcher)", () => {
     const { launcher, result } = run(untilTerminated, { failLaunchSlot: 1 });
     const dropped = (await result) as Extract<GroupResult, { kind: "dropped" }>;
     expect(dropped).toMatchObject({ kind: "dropped", reason: "agent_launch_failed" });
-    expect(dropped.message).toMatch(/^session g5-0-\w+\.s1-\w+: spawn bash ENOENT$/);
+    expect(dropped.message).toMatch(/^session g5-0-\w+\.s1: spawn bash ENOENT$/);
     expect(dropped.outcomes.map((outcome) => outcome.status)).toEqual(["terminated"]);
     expect(launcher.launched).toHaveLength(2);
   });
@@ -158,7 +166,7 @@ describe("runGroup (in process, fake launcher)", () => {
     );
     const dropped = (await result) as Extract<GroupResult, { kind: "dropped" }>;
     expect(dropped.reason).toBe("agent_first_request_timeout");
-    expect(dropped.message).toMatch(/^no first model request within 0\.1s from g5-0-\w+\.s1-\w+$/);
+    expect(dropped.message).toMatch(/^no first model request within 0\.1s from g5-0-\w+\.s1$/);
     expect(dropped.outcomes.map((outcome) => outcome.status)).toEqual(["terminated", "terminated"]);
   });
 
@@ -176,7 +184,7 @@ describe("runGroup (in process, fake launcher)", () => {
       });
       const dropped = (await result) as Extract<GroupResult, { kind: "dropped" }>;
       expect(dropped).toMatchObject({ kind: "dropped", reason });
-      expect(dropped.message).toMatch(/^session g5-0-\w+\.s0-\w+: Agent session \S+ went wrong\.$/);
+      expect(dropped.message).toMatch(/^session g5-0-\w+\.s0: Agent session g5-0-\w+\.s0 went wrong\.$/);
       expect(dropped.outcomes.map((outcome) => outcome.status)).toEqual(["failed", "terminated"]);
       expect(launcher.handles.every((handle) => handle.state === "exited")).toBe(true);
     },

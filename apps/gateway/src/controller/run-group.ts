@@ -8,6 +8,7 @@ import {
   buildSessionInput,
   type LaunchAgentSessionOptions,
   launchAgentSession,
+  type SandboxBackend,
 } from "@relax/launcher";
 import { GatewaySession } from "../service/gateway-session";
 import type { GenerationGate } from "../service/generation-gate";
@@ -54,6 +55,8 @@ export interface GroupContext {
   launchAgent?: LaunchAgent;
   /** The run's generation gate (`relax serve`): while it is closed, the Group's budgets are paused. */
   gate?: GenerationGate;
+  /** Where agents run (`--agent-sandbox`, uid pool, env policy). @default the launcher's local backend */
+  agentBackend?: SandboxBackend;
 }
 
 /** Progress callbacks of {@link runGroup}. */
@@ -133,8 +136,10 @@ export async function runGroup(
   const groupId = `${mode === "eval" ? "eval-" : ""}g${options.rolloutId}-${groupIndex}-${randomBytes(3).toString("hex")}`;
   const sessions: GatewaySession[] = [];
   for (let i = 0; i < size; i++) {
-    // The session id is also the agent's Bearer credential: 128 random bits from the CSPRNG.
-    const id = `${groupId}.s${i}-${randomBytes(16).toString("hex")}`;
+    // The id is a non-secret label (rows, logs, folder and log names); the agent's Bearer credential is
+    // separate: 128 random bits from the CSPRNG, seen only by the agent and the registry's digest.
+    const id = `${groupId}.s${i}`;
+    const credential = randomBytes(16).toString("hex");
     const forest = new SessionForest({
       sessionId: id,
       renderer,
@@ -145,6 +150,7 @@ export async function runGroup(
     });
     const session = new GatewaySession({
       id,
+      credential,
       groupId,
       mode,
       forest,
@@ -183,7 +189,8 @@ export async function runGroup(
       try {
         handles.push(
           await launchAgent({
-            sessionId: session.id,
+            sessionId: session.credential,
+            sessionLabel: session.id,
             groupId,
             rolloutMode: mode,
             baseUrl: context.baseUrl,
@@ -194,6 +201,7 @@ export async function runGroup(
             input,
             keepIoDir: context.keepSessionDirs,
             ...(context.logDir !== undefined ? { logDir: context.logDir } : {}),
+            ...(context.agentBackend !== undefined ? { backend: context.agentBackend } : {}),
             onWarning: () => {},
             ...(signal !== undefined ? { signal: AbortSignal.any([signal]) } : {}),
           }),
@@ -291,7 +299,7 @@ export async function runGroup(
             const refusal = describeRefusal(sessions[i]!);
             fail(
               outcome.error.kind === "timeout" ? "agent_timeout" : `agent_${outcome.error.kind}`,
-              `session ${handle.sessionId}: ${outcome.error.message}${refusal !== undefined ? ` (after ${refusal})` : ""}`,
+              `session ${sessions[i]!.id}: ${outcome.error.message}${refusal !== undefined ? ` (after ${refusal})` : ""}`,
             );
             await Promise.all(handles.map((other) => other.terminate("group dropped")));
           }

@@ -21,6 +21,7 @@ import { createTurnRunner } from "../service/create-turn-runner";
 import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
+import { createAgentBackend } from "./create-agent-backend";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
 import { formatAgentCapacity } from "./plan-agent-capacity";
@@ -276,7 +277,19 @@ async function startRuntime(options: {
     }),
     (item) => item.close(),
   );
+
+  // Where agents run: sandbox, uid pool, inherited environment (docs/security.md). Injected launchers
+  // (tests) bring their own.
+  const agents =
+    io.launchAgent === undefined
+      ? await createAgentBackend(config, { agentCwd: components.group.agentCwd, logger })
+      : undefined;
+  if (agents !== undefined) stack.defer(() => agents.backend.dispose());
+
   const registry = new SessionRegistry();
+  /** A presented credential's session label, for logs (never the credential itself). */
+  const labelOf = (credential: string | undefined) =>
+    credential !== undefined ? (registry.get(credential)?.id ?? "(unknown)") : undefined;
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
   const gate = new GenerationGate({ engine: backend.client });
   const { crossStep } = components;
@@ -321,12 +334,13 @@ async function startRuntime(options: {
     basePath: gateway.basePath,
     heartbeatMs: gateway.heartbeatMs,
     health: () => ({ backend: backend.kind }),
+    // context.sessionId is the presented credential: logs carry the session's label instead.
     onWarning: (warning, context) => {
       // With --honor-response-format the structured-output fields are honoured (json_schema).
       const honoured = components.turns.honorResponseFormat && STRUCTURED_OUTPUT_FIELDS.has(warning.path);
       if (warning.type !== "contract-change" || honoured) {
         logger.debug(
-          { protocol: context.protocol, session: context.sessionId, ...warning },
+          { protocol: context.protocol, session: labelOf(context.sessionId), ...warning },
           "request warning",
         );
         return;
@@ -335,7 +349,7 @@ async function startRuntime(options: {
       if (contractWarned.has(warning.path)) return;
       contractWarned.add(warning.path);
       logger.warn(
-        { protocol: context.protocol, session: context.sessionId, path: warning.path },
+        { protocol: context.protocol, session: labelOf(context.sessionId), path: warning.path },
         `${warning.message} (logged once per run${STRUCTURED_OUTPUT_FIELDS.has(warning.path) ? "; --honor-response-format passes JSON schemas to SGLang" : ""})`,
       );
     },
@@ -363,6 +377,7 @@ async function startRuntime(options: {
       baseUrl,
       gate,
       ...components.group,
+      ...(agents !== undefined ? { agentBackend: agents.backend } : {}),
       ...(io.signal !== undefined ? { signal: io.signal } : {}),
       ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
       events: {

@@ -75,10 +75,12 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
         const session = event.sessionId !== undefined ? registry.get(event.sessionId) : undefined;
         const message = event.message ?? `HTTP ${event.status}`;
         if (session !== undefined) session.lastRefusal = { status: event.status, path: event.path, message };
+        // The event's sessionId is the presented credential: only the session's label leaves here.
+        const { sessionId: _credential, ...rest } = event;
         options.onRefusal?.({
-          ...event,
+          ...rest,
           message,
-          ...(session !== undefined ? { group: session.groupId } : {}),
+          ...(session !== undefined ? { sessionId: session.id, group: session.groupId } : {}),
         });
       }
       options.onRequestEnd?.(event);

@@ -131,7 +131,9 @@ export function createTurnRunner(
     pendingProtection.clear();
   });
 
-  return async ({ sessionId, request, signal: clientSignal, responseFormat }) => {
+  // `credential` is the Bearer token the agent sent; everything after the lookup uses the session's
+  // non-secret id, so that the credential never reaches an event, a log line or an error message.
+  return async ({ sessionId: credential, request, signal: clientSignal, responseFormat }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
       noticed.add("parser");
       options.onNotice?.({
@@ -140,8 +142,9 @@ export function createTurnRunner(
           "agents send tools but no tool-call parser is set: the model's tool calls reach them as plain text; set --agentic-tool-call-parser (e.g. qwen25 for Qwen)",
       });
     }
-    const session = registry.get(sessionId);
-    if (session === undefined) throw new SessionNotFoundError({ sessionId });
+    const session = registry.get(credential);
+    if (session === undefined) throw new SessionNotFoundError({ sessionId: "(unknown)" });
+    const sessionId = session.id;
     const controller = session.beginRequest(clientSignal);
     const signal = controller.signal;
     const started = performance.now();

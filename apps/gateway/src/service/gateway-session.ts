@@ -11,7 +11,15 @@ export type GatewaySessionState = "prepare" | "runtime" | "closed";
  * (their HTTP call stays open) until {@link GatewaySession.lease}.
  */
 export class GatewaySession {
+  /**
+   * Non-secret label of the session (e.g. `g3-1-0a1b2c.s0`): used in rows, logs, folder and log names.
+   */
   readonly id: string;
+  /**
+   * The agent's Bearer credential (`RELAX_SESSION_ID`): 128 random bits in `relax rollout`. Only the
+   * agent's environment and the registry's digest see it (docs/security.md#credentials).
+   */
+  readonly credential: string;
   readonly groupId: string;
   readonly mode: "train" | "eval";
   readonly forest: SessionForest;
@@ -46,12 +54,15 @@ export class GatewaySession {
 
   constructor(options: {
     id: string;
+    /** @default `id` (tests and embedders that use one string for both; the controller never does) */
+    credential?: string;
     groupId: string;
     mode: "train" | "eval";
     forest: SessionForest;
     samplingSeedBase?: number;
   }) {
     this.id = options.id;
+    this.credential = options.credential ?? options.id;
     if (options.samplingSeedBase !== undefined) this.samplingSeedBase = options.samplingSeedBase;
     this.groupId = options.groupId;
     this.mode = options.mode;

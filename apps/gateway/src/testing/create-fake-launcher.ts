@@ -11,6 +11,7 @@ import type { LaunchAgent } from "../controller/run-group";
 
 /** What an in-process fake agent sees: its `RELAX_*` identity, its input, and a fetch to the gateway. */
 export interface FakeAgentContext {
+  /** `RELAX_SESSION_ID`: the session's credential. */
   sessionId: string;
   groupId: string;
   rolloutMode: "train" | "eval";
@@ -71,8 +72,9 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
     const done = new Promise<AgentOutcome>((resolve) => {
       resolveDone = resolve;
     });
+    const label = launchOptions.sessionLabel ?? launchOptions.sessionId;
     const base = () => ({
-      sessionId: launchOptions.sessionId,
+      sessionId: label,
       exitCode: 0,
       signal: null,
       durationMs: Date.now() - started,
@@ -99,7 +101,7 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
     launchOptions.signal?.addEventListener("abort", onRunAbort, { once: true });
     void done.then(() => launchOptions.signal?.removeEventListener("abort", onRunAbort));
     const handle: AgentSessionHandle = {
-      sessionId: launchOptions.sessionId,
+      sessionId: label,
       pid: 0,
       logPath: "",
       ioDir: "",
@@ -161,7 +163,7 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
           });
         } else {
           const error = new AgentExecutionError({
-            sessionId: launchOptions.sessionId,
+            sessionId: label,
             kind: result.kind,
             summary: result.message ?? `failed (${result.kind})`,
             exitCode: result.kind === "exit" ? 1 : null,
@@ -176,7 +178,7 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
           exitCode: 1,
           status: "failed",
           error: new AgentExecutionError({
-            sessionId: launchOptions.sessionId,
+            sessionId: label,
             kind: "exit",
             summary: `threw ${String(error)}`,
             exitCode: 1,

@@ -6,7 +6,10 @@ import type { Sandbox } from "../sandbox/sandbox-backend";
 
 /** Everything a harness or hook knows about the session it serves. */
 export interface HarnessContext {
+  /** `RELAX_SESSION_ID`, the session's API credential: keep it out of file names and logs. */
   readonly sessionId: string;
+  /** Non-secret label of the session, for names and logs. */
+  readonly sessionLabel: string;
   readonly groupId: string;
   readonly rolloutMode: RolloutMode;
   /** `RELAX_BASE_URL`: where the agent's model client must point. */

@@ -30,6 +30,30 @@ export interface SpawnAgentProcessOptions {
   graceMs: number;
   /** Environment entries identifying the session's processes for the `/proc` safety-net sweep. */
   markers: Readonly<Record<string, string>>;
+  /**
+   * Cap on the log file, head and tail kept (see `CappedLog`); stdout and stderr then go through pipes.
+   * `0` or absent: the agent writes the file directly, without a cap.
+   */
+  logMaxBytes?: number;
+  /** Run the agent under this uid and gid (supplementary groups dropped); needs root. */
+  identity?: { uid: number; gid: number };
+  /** Program and arguments put before `<shell> -lc <command>` (e.g. `bwrap … --`). */
+  wrapper?: readonly string[];
+}
+
+/**
+ * `[program, ...args]` of an agent: the wrapper (if any), then `<shell> -lc <command>`. With
+ * `mergeStderr`, a `/bin/sh` trampoline first points stderr at stdout and then execs the rest (same
+ * pid), so that both streams reach one pipe in the order they were written.
+ */
+export function agentArgv({
+  wrapper = [],
+  shell = "/bin/bash",
+  command,
+  mergeStderr = false,
+}: Pick<SpawnAgentProcessOptions, "wrapper" | "shell" | "command"> & { mergeStderr?: boolean }): string[] {
+  const argv = [...wrapper, shell, "-lc", command];
+  return mergeStderr ? ["/bin/sh", "-c", 'exec 2>&1; exec "$0" "$@"', ...argv] : argv;
 }
 
 /** A running agent process on this machine. */

@@ -1,7 +1,13 @@
 import { spawn } from "node:child_process";
 import { open } from "node:fs/promises";
 import { SpawnFailure } from "../errors/spawn-failure";
-import type { AgentProcess, ProcessExit, SpawnAgentProcessOptions } from "./agent-process";
+import {
+  type AgentProcess,
+  agentArgv,
+  type ProcessExit,
+  type SpawnAgentProcessOptions,
+} from "./agent-process";
+import { CappedLog } from "./capped-log";
 import { sweepSessionProcesses } from "./sweep-session-processes";
 
 /**
@@ -21,18 +27,26 @@ export async function spawnProcessGroup({
   logPath,
   graceMs,
   markers,
+  logMaxBytes = 0,
+  identity,
+  wrapper,
 }: SpawnAgentProcessOptions): Promise<AgentProcess> {
-  const log = await open(logPath, "a");
+  const capped = logMaxBytes > 0 ? await CappedLog.open(logPath, logMaxBytes) : null;
+  const log = capped === null ? await open(logPath, "a", 0o600) : null;
+  const output = log === null ? "pipe" : log.fd;
+  const [program, ...args] = agentArgv({ wrapper, shell, command, mergeStderr: capped !== null });
   let child: ReturnType<typeof spawn>;
   let spawned: Promise<Error | null>;
   let exitedRaw: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  let logged: Promise<void> = Promise.resolve();
   try {
-    child = spawn(shell, ["-lc", command], {
+    child = spawn(program!, args, {
       cwd,
       env,
-      stdio: ["ignore", log.fd, log.fd],
+      stdio: ["ignore", output, output],
       detached: true,
       windowsHide: true,
+      ...(identity !== undefined ? { uid: identity.uid, gid: identity.gid } : {}),
     });
     // Listen before any await: "spawn" / "error" / "exit" may fire on the next tick.
     spawned = new Promise<Error | null>((resolve) => {
@@ -42,13 +56,19 @@ export async function spawnProcessGroup({
     exitedRaw = new Promise((resolve) => {
       child.once("exit", (code, signal) => resolve({ code, signal }));
     });
+    if (capped !== null) {
+      logged = Promise.all([capped.drain(child.stdout), capped.drain(child.stderr)]).then(() =>
+        capped.close(),
+      );
+    }
   } finally {
-    await log.close();
+    await log?.close();
   }
   const spawnError = await spawned;
   if (spawnError !== null || child.pid === undefined) {
+    await capped?.close();
     throw new SpawnFailure({
-      message: `cannot start ${shell}: ${spawnError?.message ?? "no pid"}`,
+      message: `cannot start ${program}: ${spawnError?.message ?? "no pid"}`,
       cause: spawnError,
     });
   }
@@ -63,6 +83,7 @@ export async function spawnProcessGroup({
     if (terminating) await terminating;
     else leftover = await sweep(graceMs);
     await sweep(0);
+    await logged;
     return { exitCode: code, signal, leftoverProcesses: leftover, reaped: false };
   });
 

@@ -3,7 +3,13 @@ import { open } from "node:fs/promises";
 import { constants } from "node:os";
 import type { Readable } from "node:stream";
 import { SpawnFailure } from "../errors/spawn-failure";
-import type { AgentProcess, ProcessExit, SpawnAgentProcessOptions } from "./agent-process";
+import {
+  type AgentProcess,
+  agentArgv,
+  type ProcessExit,
+  type SpawnAgentProcessOptions,
+} from "./agent-process";
+import { CappedLog } from "./capped-log";
 import { signalName } from "./signal-name";
 import { sweepSessionProcesses } from "./sweep-session-processes";
 
@@ -28,17 +34,26 @@ export async function spawnSupervisedProcess({
   logPath,
   graceMs,
   markers,
+  logMaxBytes = 0,
+  identity,
+  wrapper,
 }: SpawnAgentProcessOptions & { reaperPath: string }): Promise<AgentProcess> {
-  const log = await open(logPath, "a");
+  const capped = logMaxBytes > 0 ? await CappedLog.open(logPath, logMaxBytes) : null;
+  const log = capped === null ? await open(logPath, "a", 0o600) : null;
+  const output = log === null ? "pipe" : log.fd;
+  const argv = agentArgv({ wrapper, shell, command });
+  const reaperArgs = identity ? ["--uid", String(identity.uid), "--gid", String(identity.gid)] : [];
+  if (capped !== null) reaperArgs.push("--merge-stderr");
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(
       reaperPath,
-      ["--grace-ms", String(Math.round(graceMs)), "--status-fd", "3", "--", shell, "-lc", command],
-      { cwd, env, stdio: ["ignore", log.fd, log.fd, "pipe"], windowsHide: true },
+      ["--grace-ms", String(Math.round(graceMs)), "--status-fd", "3", ...reaperArgs, "--", ...argv],
+      { cwd, env, stdio: ["ignore", output, output, "pipe"], windowsHide: true },
     );
   } catch (error) {
-    await log.close();
+    await log?.close();
+    await capped?.close();
     throw new SpawnFailure({
       message: `cannot start ${reaperPath}: ${(error as Error).message}`,
       cause: error,
@@ -46,12 +61,17 @@ export async function spawnSupervisedProcess({
   }
   // Everything below is wired synchronously, before the first await: a short-lived agent can start,
   // write, exit and close its pipes while we are still closing the log descriptor.
-  const supervisor = new StatusReader(child, shell);
-  await log.close();
+  const supervisor = new StatusReader(child, argv[0]!);
+  const logged =
+    capped === null
+      ? Promise.resolve()
+      : Promise.all([capped.drain(child.stdout), capped.drain(child.stderr)]).then(() => capped.close());
+  await log?.close();
 
   const started = await supervisor.started;
   if (started === null) {
     const end = await supervisor.closed;
+    await logged;
     throw (
       supervisor.startError ??
       new SpawnFailure({
@@ -64,6 +84,11 @@ export async function spawnSupervisedProcess({
   const pid: number = started;
 
   const exited: Promise<ProcessExit> = supervisor.closed.then(async (end) => {
+    const exit = await settle(end);
+    await logged;
+    return exit;
+  });
+  const settle = async (end: Awaited<typeof supervisor.closed>): Promise<ProcessExit> => {
     const { agentExit } = supervisor;
     if (supervisor.done && agentExit !== null) {
       const { code, signal } = agentExit;
@@ -87,7 +112,7 @@ export async function spawnSupervisedProcess({
       leftoverProcesses: swept,
       reaped: false,
     };
-  });
+  };
 
   let requests = 0;
   return {

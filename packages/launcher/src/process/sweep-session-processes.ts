@@ -1,4 +1,5 @@
-import { listProcesses, readProcessEnviron } from "./list-processes";
+import { readdir, stat } from "node:fs/promises";
+import { listProcesses, readProcessEntry, readProcessEnviron } from "./list-processes";
 
 /** Which processes belong to a session. */
 export interface SessionProcessMatch {
@@ -82,4 +83,40 @@ function signal(pid: number, name: NodeJS.Signals): void {
 
 function delay(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}
+
+/**
+ * SIGKILLs every live process owned by `uid` (the owner of `/proc/<pid>`), repeating until none is
+ * left. Only for uids handed out exclusively to one agent (the uid pool): whatever runs under it
+ * belongs to that agent.
+ *
+ * @returns how many distinct processes were signalled.
+ */
+export async function killProcessesOfUid(uid: number): Promise<number> {
+  const signalled = new Set<number>();
+  for (let round = 0; round < 100; round++) {
+    // Owners first (one stat per pid); the state only for the few that match (zombies cannot be killed).
+    const names = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+    const owned = (
+      await Promise.all(
+        names.map(async (name) => {
+          try {
+            return (await stat(`/proc/${name}`)).uid === uid ? Number(name) : null;
+          } catch {
+            return null; // gone
+          }
+        }),
+      )
+    ).filter((pid): pid is number => pid !== null && pid !== process.pid);
+    const live = (await Promise.all(owned.map((pid) => readProcessEntry(pid)))).filter(
+      (entry) => entry !== null && entry.state !== "Z",
+    );
+    if (live.length === 0) break;
+    for (const entry of live) {
+      signal(entry!.pid, "SIGKILL");
+      signalled.add(entry!.pid);
+    }
+    await delay(10);
+  }
+  return signalled.size;
 }

@@ -17,8 +17,11 @@ export interface SandboxBackend {
 
 /** Options of {@link SandboxBackend.create}. */
 export interface SandboxCreateOptions {
-  /** The session the sandbox is for (used in names and labels). */
-  sessionId: string;
+  /**
+   * Non-secret label of the session (`[A-Za-z0-9_.-]{1,64}`), used in folder, container and log names.
+   * The session id is a credential and must never appear in a name (docs/security.md#credentials).
+   */
+  sessionLabel: string;
   /** Aborts a slow creation. */
   signal?: AbortSignal;
 }
@@ -38,7 +41,10 @@ export interface Sandbox {
   readonly logPath: string;
   /** Writes a file inside the sandbox (parent directories are created). */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
-  /** Reads a file inside the sandbox; `null` when it does not exist. */
+  /**
+   * Reads a file inside the sandbox; `null` when it does not exist. The content is the agent's: a
+   * backend must not follow a symbolic link planted in place of the file (local backends refuse it).
+   */
   readFile(path: string): Promise<Uint8Array | null>;
   /**
    * Starts `bash -lc <command>` in a new process group, stdin from /dev/null, stdout+stderr appended to

@@ -3,6 +3,7 @@ import type { SessionOutput, SessionOutputWarning } from "../output/session-outp
 
 /** Fields every {@link AgentOutcome} carries. */
 export interface AgentOutcomeBase {
+  /** The session's label (`sessionLabel`), never its credential. */
   sessionId: string;
   /** Agent exit code, or `null` when a signal killed it. */
   exitCode: number | null;

@@ -10,6 +10,7 @@ export type AgentSessionState = "running" | "terminating" | "exited";
  * `resume()` around partial-rollout holds.
  */
 export interface AgentSessionHandle {
+  /** The session's label (`sessionLabel`), never its credential. */
   readonly sessionId: string;
   /** Pid of the agent (`bash -lc`), also its process group id. */
   readonly pid: number;

@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { type AgentEnvInput, parseAgentEnv } from "../config/parse-agent-env";
 import {
@@ -29,8 +31,17 @@ import type { AgentSessionHandle, AgentSessionState } from "./agent-session-hand
 
 /** Options of {@link launchAgentSession}. */
 export interface LaunchAgentSessionOptions {
-  /** `RELAX_SESSION_ID`: unique per session, also the API credential. */
+  /**
+   * `RELAX_SESSION_ID`: unique per session, also the API credential. It reaches only the agent's
+   * environment (and harnesses): never a file, folder or log name, nor an error message.
+   */
   sessionId: string;
+  /**
+   * Non-secret name of the session (`[A-Za-z0-9_.-]{1,64}`, e.g. `g3-1-0a1b2c.s0`) used for the session
+   * folder, the log file (`<logDir>/<label>.log`), errors, outcomes and warnings.
+   * @default `session-<8 random hex digits>`
+   */
+  sessionLabel?: string;
   /** `RELAX_GROUP_ID`. */
   groupId: string;
   /** `RELAX_ROLLOUT_MODE`. */
@@ -57,7 +68,10 @@ export interface LaunchAgentSessionOptions {
   backend?: SandboxBackend;
   /** Keep the IO directory after the session (debugging). @default false */
   keepIoDir?: boolean;
-  /** Write the log to `<logDir>/<sessionId>.log` (kept) instead of inside the IO directory. */
+  /**
+   * Write the log to `<logDir>/<sessionLabel>.log` (kept, mode 0600; the folder is created 0700) instead
+   * of next to the session folder.
+   */
   logDir?: string;
   /** Start with the budget running (no prelaunch wait). @default false */
   active?: boolean;
@@ -96,6 +110,13 @@ function sharedLocalBackend(): LocalProcessBackend {
  */
 export async function launchAgentSession(options: LaunchAgentSessionOptions): Promise<AgentSessionHandle> {
   const identity = validateIdentity(options);
+  const label = options.sessionLabel ?? `session-${randomBytes(4).toString("hex")}`;
+  if (typeof label !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(label)) {
+    throw new AgentConfigError({
+      path: "sessionLabel",
+      message: "must be 1 to 64 characters of [A-Za-z0-9_.-]",
+    });
+  }
   const agentEnv = parseAgentEnv(options.agentEnv ?? [], { path: "agentEnv" });
   const timeoutMs = checkNumber(options.timeoutMs ?? DEFAULT_AGENT_TIMEOUT_MS, "timeoutMs", {
     positive: true,
@@ -120,10 +141,21 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
   options.signal?.throwIfAborted();
 
   const backend = options.backend ?? sharedLocalBackend();
-  const sandbox = await backend.create({ sessionId: identity.sessionId, signal: options.signal });
+  const sandbox = await backend.create({
+    sessionLabel: label,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
   const paths = sessionIoPaths(sandbox.ioDir);
   const controller = new AbortController();
-  const context: HarnessContext = { ...identity, sandbox, paths, input, agentEnv, signal: controller.signal };
+  const context: HarnessContext = {
+    ...identity,
+    sessionLabel: label,
+    sandbox,
+    paths,
+    input,
+    agentEnv,
+    signal: controller.signal,
+  };
 
   const runOnError = async (error: unknown) => {
     for (const hook of hooks) {
@@ -131,7 +163,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
         await hook.onError?.(context, error);
       } catch (hookError) {
         warn(
-          `@relax/launcher: onError hook ${hook.name ?? "(anonymous)"} failed for session ${identity.sessionId}`,
+          `@relax/launcher: onError hook ${hook.name ?? "(anonymous)"} failed for session ${label}`,
           hookError,
         );
       }
@@ -141,10 +173,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
     try {
       await harness.cleanup?.(context);
     } catch (error) {
-      warn(
-        `@relax/launcher: harness ${harness.name} cleanup failed for session ${identity.sessionId}`,
-        error,
-      );
+      warn(`@relax/launcher: harness ${harness.name} cleanup failed for session ${label}`, error);
     } finally {
       await sandbox.destroy({ keepIoDir: options.keepIoDir ?? false });
     }
@@ -165,8 +194,11 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
       });
     }
     const env = buildAgentEnv({ agentEnv, harnessEnv: agentCommand.env, identity, paths });
-    if (options.logDir !== undefined)
-      logPath = join(resolve(options.logDir), `${safeFileName(identity.sessionId)}.log`);
+    if (options.logDir !== undefined) {
+      const logDir = resolve(options.logDir);
+      await mkdir(logDir, { recursive: true, mode: 0o700 });
+      logPath = join(logDir, `${label}.log`);
+    }
     options.signal?.throwIfAborted();
     startedAt = performance.now();
     agentProcess = await sandbox.spawn({
@@ -179,7 +211,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
   } catch (error) {
     const failure = SpawnFailure.isInstance(error)
       ? new AgentExecutionError({
-          sessionId: identity.sessionId,
+          sessionId: label,
           kind: "launch",
           summary: `could not be started (${error.message})`,
           logTail: await readLogTail(logPath),
@@ -221,7 +253,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
     timer.stop();
     options.signal?.removeEventListener("abort", onAbort);
     const base: AgentOutcomeBase = {
-      sessionId: identity.sessionId,
+      sessionId: label,
       exitCode: exit.exitCode,
       signal: exit.signal,
       durationMs: performance.now() - startedAt,
@@ -238,7 +270,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
       ...base,
       status: "failed",
       error: new AgentExecutionError({
-        sessionId: identity.sessionId,
+        sessionId: label,
         kind,
         summary,
         exitCode: exit.exitCode,
@@ -255,7 +287,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
         ...base,
         status: "failed",
         error: new AgentTimeoutError({
-          sessionId: identity.sessionId,
+          sessionId: label,
           timeoutMs,
           activeMs: base.activeMs,
           exitCode: exit.exitCode,
@@ -297,7 +329,7 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
   done.catch(() => {}); // infrastructure errors surface to whoever awaits `done`; never unhandled
 
   return {
-    sessionId: identity.sessionId,
+    sessionId: label,
     pid: agentProcess.pid,
     logPath,
     ioDir: sandbox.ioDir,
@@ -385,8 +417,4 @@ function checkNumber(value: number, path: string, { positive }: { positive: bool
     });
   }
   return value;
-}
-
-function safeFileName(name: string): string {
-  return name.replace(/[^A-Za-z0-9_.-]/g, "_");
 }

@@ -1,0 +1,88 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BwrapBackend, LocalProcessBackend } from "@relax/launcher";
+import { describe, expect, it } from "vitest";
+import { createAgentBackend } from "./create-agent-backend";
+
+const base = {
+  agentEnvInherit: "default",
+  agentSandbox: "local" as const,
+  agentNetwork: "host" as const,
+  agentLogMaxBytes: 1024,
+  agentEnv: [] as string[],
+};
+const capture = () => {
+  const warnings: Array<{ fields: unknown; message: string | undefined }> = [];
+  const infos: unknown[] = [];
+  const logger = {
+    warn: (fields: unknown, message?: string) => warnings.push({ fields, message }),
+    info: (fields: unknown) => infos.push(fields),
+  };
+  return { warnings, infos, logger: logger as never };
+};
+const env = { PATH: "/usr/bin", HOME: "/root", HF_TOKEN: "hf_secret_value", OPENAI_API_KEY: "sk-value" };
+
+describe("createAgentBackend", () => {
+  it("should use the default uid range as root, no pool otherwise, and warn about nothing with the safe set", async () => {
+    const { warnings, logger } = capture();
+    const ioRoot = mkdtempSync(join(tmpdir(), "relax-agent-backend-"));
+    const asRoot = await createAgentBackend(base, { agentCwd: "/", logger, env, uid: 0, ioRoot });
+    expect(asRoot.uidRange).toEqual({ start: 61000, end: 61999 });
+    expect(asRoot.backend).toBeInstanceOf(LocalProcessBackend);
+    expect(asRoot.secretLookingNames).toEqual([]);
+    const asUser = await createAgentBackend(base, { agentCwd: "/", logger, env, uid: 1000, ioRoot });
+    expect(asUser.uidRange).toBeNull();
+    expect(warnings).toEqual([]);
+  });
+
+  it("should warn with the names (never the values) of secret-looking variables agents would get", async () => {
+    const { warnings, logger } = capture();
+    const setup = await createAgentBackend(
+      { ...base, agentEnvInherit: "all", agentEnv: ["WANDB_API_KEY=abc"] },
+      { agentCwd: "/", logger, env, uid: 1000 },
+    );
+    expect(setup.secretLookingNames).toEqual(["HF_TOKEN", "OPENAI_API_KEY", "WANDB_API_KEY"]);
+    expect(warnings).toEqual([
+      {
+        fields: { variables: ["HF_TOKEN", "OPENAI_API_KEY", "WANDB_API_KEY"] },
+        message:
+          "agents will receive secret-looking variables: HF_TOKEN, OPENAI_API_KEY, WANDB_API_KEY (see --agent-env-inherit)",
+      },
+    ]);
+    expect(JSON.stringify(warnings)).not.toContain("hf_secret_value");
+  });
+
+  it("should reject bad options as configuration errors naming the flag", async () => {
+    const { logger } = capture();
+    const options = { agentCwd: "/", logger, env };
+    await expect(
+      createAgentBackend({ ...base, agentEnvInherit: "PATH,9X" }, { ...options, uid: 0 }),
+    ).rejects.toThrow('--agent-env-inherit[1]: expected a variable name or PREFIX*, got "9X"');
+    await expect(
+      createAgentBackend({ ...base, agentUidRange: "5-1" }, { ...options, uid: 0 }),
+    ).rejects.toThrow(
+      '--agent-uid-range: expected START-END with 1000 <= START <= END < 2147483647, got "5-1"',
+    );
+    await expect(
+      createAgentBackend({ ...base, agentUidRange: "61000-61009" }, { ...options, uid: 1000 }),
+    ).rejects.toThrow(
+      "--agent-uid-range needs the gateway to run as root (it runs as uid 1000); use --agent-uid-range none",
+    );
+    await expect(
+      createAgentBackend({ ...base, agentNetwork: "none" }, { ...options, uid: 0 }),
+    ).rejects.toThrow("--agent-network applies only to --agent-sandbox bwrap");
+    const none = await createAgentBackend({ ...base, agentUidRange: "none" }, { ...options, uid: 0 });
+    expect(none.uidRange).toBeNull();
+  });
+
+  it("should build the bubblewrap backend with its network", async () => {
+    const { logger } = capture();
+    const setup = await createAgentBackend(
+      { ...base, agentSandbox: "bwrap", agentNetwork: "none" },
+      { agentCwd: "/", logger, env, uid: 1000 },
+    );
+    expect(setup.backend).toBeInstanceOf(BwrapBackend);
+    expect((setup.backend as BwrapBackend).network).toBe("none");
+  });
+});

@@ -1,0 +1,135 @@
+import { statSync } from "node:fs";
+import { dirname } from "node:path";
+import {
+  AgentConfigError,
+  BwrapBackend,
+  DEFAULT_AGENT_UID_RANGE,
+  findSecretLookingNames,
+  LocalProcessBackend,
+  type LocalProcessBackendOptions,
+  parseAgentEnv,
+  parseAgentEnvInherit,
+  parseUidRange,
+  selectInheritedEnv,
+  UidPool,
+} from "@relax/launcher";
+import type { Logger } from "pino";
+import { ConfigError } from "../config/load-config";
+import type { RolloutConfig } from "../config/rollout-config";
+
+/** The agent backend of a run, with what start-up decided (for the banner and tests). */
+export interface AgentBackendSetup {
+  backend: LocalProcessBackend;
+  /** The uid range in use, or `null` (agents run as the gateway's uid). */
+  uidRange: { start: number; end: number } | null;
+  /** Secret-looking variable names agents will receive (names only). */
+  secretLookingNames: string[];
+  /** Session roots of earlier, killed runs that were removed. */
+  swept: string[];
+}
+
+/**
+ * Builds the `SandboxBackend` agents run in from `--agent-sandbox`, `--agent-uid-range`,
+ * `--agent-env-inherit`, `--agent-network` and `--agent-log-max-bytes` (docs/security.md), sweeps the
+ * session folders left by killed runs, and warns (names only, never values) about secret-looking
+ * variables agents would receive.
+ *
+ * @param options.env the gateway's environment. @default process.env
+ * @param options.uid the gateway's uid (root gets a uid pool by default). @default process.getuid()
+ * @throws {ConfigError} a malformed option, a uid range without root, or bubblewrap missing.
+ */
+export async function createAgentBackend(
+  config: Pick<
+    RolloutConfig,
+    "agentEnvInherit" | "agentUidRange" | "agentSandbox" | "agentNetwork" | "agentLogMaxBytes" | "agentEnv"
+  >,
+  options: {
+    agentCwd: string;
+    logger: Pick<Logger, "warn" | "info">;
+    env?: Readonly<Record<string, string | undefined>>;
+    uid?: number;
+    ioRoot?: string;
+  },
+): Promise<AgentBackendSetup> {
+  const env = options.env ?? process.env;
+  const uid = options.uid ?? process.getuid?.() ?? -1;
+  const { logger } = options;
+  try {
+    const envInherit = parseAgentEnvInherit(config.agentEnvInherit, { path: "--agent-env-inherit" });
+    let uidRange: { start: number; end: number } | null = null;
+    if (config.agentUidRange === undefined) {
+      if (uid === 0) uidRange = { ...DEFAULT_AGENT_UID_RANGE };
+    } else if (config.agentUidRange.trim() !== "none") {
+      uidRange = parseUidRange(config.agentUidRange, { path: "--agent-uid-range" });
+      if (uid !== 0) {
+        throw new ConfigError({
+          message: `--agent-uid-range needs the gateway to run as root (it runs as uid ${uid}); use --agent-uid-range none`,
+        });
+      }
+    }
+    const backendOptions: LocalProcessBackendOptions = {
+      baseEnv: env,
+      envInherit,
+      logMaxBytes: config.agentLogMaxBytes,
+      onWarning: (message) => logger.warn(message),
+      ...(uidRange !== null ? { uidPool: new UidPool(uidRange) } : {}),
+      ...(options.ioRoot !== undefined ? { ioRoot: options.ioRoot } : {}),
+    };
+    let backend: LocalProcessBackend;
+    if (config.agentSandbox === "bwrap") {
+      const bwrap = new BwrapBackend({ ...backendOptions, network: config.agentNetwork });
+      bwrap.checkAvailable();
+      backend = bwrap;
+    } else {
+      if (config.agentNetwork !== "host") {
+        throw new ConfigError({ message: "--agent-network applies only to --agent-sandbox bwrap" });
+      }
+      backend = new LocalProcessBackend(backendOptions);
+    }
+    if (uidRange !== null) {
+      const blocked = firstClosedAncestor(options.agentCwd);
+      if (blocked !== null) {
+        logger.warn(
+          { path: blocked },
+          "agents run under their own uids but cannot enter this folder of --agent-cwd (it needs o+x; the agent folder o+rx)",
+        );
+      }
+    }
+    const passed = {
+      ...selectInheritedEnv(env, envInherit),
+      ...parseAgentEnv(config.agentEnv, { path: "--agent-env" }),
+    };
+    const secretLookingNames = findSecretLookingNames(passed);
+    if (secretLookingNames.length > 0) {
+      logger.warn(
+        { variables: secretLookingNames },
+        `agents will receive secret-looking variables: ${secretLookingNames.join(", ")} (see --agent-env-inherit)`,
+      );
+    }
+    const swept = await backend.sweepStale();
+    if (swept.length > 0) logger.info({ folders: swept.length }, "removed session folders of earlier runs");
+    return { backend, uidRange, secretLookingNames, swept };
+  } catch (error) {
+    if (AgentConfigError.isInstance(error)) throw new ConfigError({ message: error.message, cause: error });
+    throw error;
+  }
+}
+
+/** The first folder on the way to `path` (itself included) that other users cannot enter or read. */
+function firstClosedAncestor(path: string): string | null {
+  const chain: string[] = [];
+  for (let current = path; ; current = dirname(current)) {
+    chain.unshift(current);
+    if (dirname(current) === current) break;
+  }
+  for (const folder of chain) {
+    try {
+      const { mode } = statSync(folder);
+      const needed = folder === path ? 0o005 : 0o001;
+      if ((mode & needed) !== needed) return folder;
+    } catch {
+      return folder;
+    }
+  }
+  return null;
+}

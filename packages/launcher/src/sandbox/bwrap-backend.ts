@@ -1,0 +1,221 @@
+import { execFileSync } from "node:child_process";
+import { chmod, chown, rm } from "node:fs/promises";
+import { connect, createServer, type Socket } from "node:net";
+import { join } from "node:path";
+import { RELAX_ENV } from "../contract/agent-process-contract";
+import { AgentConfigError } from "../errors/agent-config-error";
+import { locatePackageRoot } from "../process/locate-package-root";
+import {
+  LocalProcessBackend,
+  type LocalProcessBackendOptions,
+  type LocalSandboxLayout,
+  type PreparedSpawn,
+} from "./local-process-backend";
+
+/**
+ * Network of a bubblewrap sandbox (`--agent-network`):
+ * - `"host"`: the host's network namespace (the gateway and everything else reachable);
+ * - `"gateway-only"`: a new network namespace with only a loopback interface, where a relay listening
+ *   on `127.0.0.1:<gateway port>` forwards to the gateway through a Unix socket bound into the sandbox;
+ *   `RELAX_BASE_URL` points at that relay. Nothing else outside is reachable;
+ * - `"none"`: a new network namespace with only a loopback interface (nothing outside reachable, the
+ *   gateway included).
+ */
+export type BwrapNetwork = "host" | "gateway-only" | "none";
+
+/** Options of {@link BwrapBackend}. */
+export interface BwrapBackendOptions extends LocalProcessBackendOptions {
+  /** Network of the sandbox. @default "host" */
+  network?: BwrapNetwork;
+  /** Path of the `bwrap` binary. @default "bwrap" (looked up in PATH) */
+  bwrapPath?: string;
+}
+
+/**
+ * Runs each session in a bubblewrap sandbox (Debian package `bubblewrap`) on top of the local backend
+ * (same supervision, uid pool, log handling): new user, pid, IPC, UTS and cgroup namespaces (the agent
+ * sees only its own processes in `/proc`), the host's root file system read-only, a private `/tmp` and
+ * `/dev`, this backend's session root hidden behind an empty read-only tmpfs, and only the session folder and
+ * the working directory (`--agent-cwd`) bound writable. `HOME` is the session folder. See
+ * {@link BwrapNetwork} for the network. What it does not
+ * isolate is listed in docs/security.md#bubblewrap.
+ */
+export class BwrapBackend extends LocalProcessBackend {
+  override readonly name: string = "bwrap";
+  readonly network: BwrapNetwork;
+  readonly bwrapPath: string;
+
+  constructor(options: BwrapBackendOptions = {}) {
+    super(options);
+    const network = options.network ?? "host";
+    if (network !== "host" && network !== "none" && network !== "gateway-only") {
+      throw new AgentConfigError({
+        path: "network",
+        message: `must be "host", "gateway-only" or "none", got ${JSON.stringify(network)}`,
+      });
+    }
+    this.network = network;
+    this.bwrapPath = options.bwrapPath ?? "bwrap";
+  }
+
+  /**
+   * Checks that bubblewrap runs here (as the agents will: unprivileged, in a user namespace).
+   * @throws {AgentConfigError} (`path: "sandbox"`) naming the problem, e.g. bwrap not installed.
+   */
+  checkAvailable(): void {
+    try {
+      execFileSync(this.bwrapPath, ["--unshare-user", "--ro-bind", "/", "/", "--", "/bin/true"], {
+        stdio: ["ignore", "ignore", "pipe"],
+        timeout: 10_000,
+      });
+    } catch (error) {
+      const detail =
+        (error as NodeJS.ErrnoException).code === "ENOENT"
+          ? `${this.bwrapPath} not found (apt-get install bubblewrap)`
+          : String((error as { stderr?: Buffer }).stderr ?? (error as Error).message).trim();
+      throw new AgentConfigError({
+        path: "sandbox",
+        message: `bubblewrap cannot run: ${detail}`,
+        cause: error,
+      });
+    }
+  }
+
+  protected override async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
+    const { ioDir, sessionRoot, cwd } = layout;
+    const env = { HOME: ioDir, TMPDIR: "/tmp" };
+    const namespaces = [
+      "--die-with-parent",
+      "--new-session",
+      "--unshare-user",
+      "--unshare-pid",
+      "--unshare-ipc",
+      "--unshare-uts",
+      "--unshare-cgroup-try",
+      ...(this.network === "host" ? [] : ["--unshare-net"]),
+    ];
+    const mounts = [
+      "--ro-bind",
+      "/",
+      "/",
+      "--dev",
+      "/dev",
+      "--proc",
+      "/proc",
+      "--tmpfs",
+      "/tmp",
+      "--bind",
+      cwd,
+      cwd,
+      // Bound after the working directory, so a cwd above the session root does not expose siblings.
+      "--tmpfs",
+      sessionRoot,
+      "--bind",
+      ioDir,
+      ioDir,
+      "--remount-ro",
+      sessionRoot,
+    ];
+    if (this.network !== "gateway-only") {
+      return { env, wrapper: [this.bwrapPath, ...namespaces, ...mounts, "--chdir", cwd, "--"] };
+    }
+    const relay = await startGatewayRelay(layout);
+    return {
+      env,
+      override: { [RELAX_ENV.baseUrl]: relay.baseUrl },
+      wrapper: [
+        this.bwrapPath,
+        ...namespaces,
+        ...mounts,
+        "--bind",
+        relay.socketPath,
+        RELAY_SOCKET,
+        "--chdir",
+        cwd,
+        "--",
+        "/bin/sh",
+        "-c",
+        // Start the loopback relay, wait (at most 10 s, or until it died) until it listens, then become
+        // the agent.
+        `${shellQuote(process.execPath)} ${shellQuote(RELAY_SCRIPT)} ${relay.insidePort} ${RELAY_SOCKET} /tmp/.relax-relay-ready & ` +
+          "relay=$!; i=0; while [ ! -e /tmp/.relax-relay-ready ] && kill -0 $relay 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
+          'exec "$@"',
+        "sh",
+      ],
+      release: relay.close,
+    };
+  }
+}
+
+/** Port of the relay inside the sandbox when the gateway's port is privileged (below 1024). */
+const RELAY_FALLBACK_PORT = 18000;
+/** Where the relay's Unix socket appears inside the sandbox (the private `/tmp`). */
+const RELAY_SOCKET = "/tmp/.relax-gateway.sock";
+/** The relay script shipped with the package (`native/loopback-relay.mjs`). */
+const RELAY_SCRIPT = join(locatePackageRoot() ?? ".", "native", "loopback-relay.mjs");
+
+/**
+ * The launcher side of `gateway-only`: a Unix socket next to the session folder (owned by the agent's
+ * uid, 0600) whose every connection is piped to the gateway's TCP address from `RELAX_BASE_URL`. Inside,
+ * the relay listens on `127.0.0.1:<port>`, and the agent's `RELAX_BASE_URL` points there.
+ */
+async function startGatewayRelay(layout: LocalSandboxLayout) {
+  const raw = layout.env[RELAX_ENV.baseUrl];
+  let url: URL;
+  try {
+    url = new URL(raw ?? "");
+  } catch (error) {
+    throw new AgentConfigError({
+      path: "baseUrl",
+      message: `not a URL: ${JSON.stringify(raw)}`,
+      cause: error,
+    });
+  }
+  if (url.protocol !== "http:") {
+    throw new AgentConfigError({ path: "baseUrl", message: "gateway-only networking relays http:// only" });
+  }
+  const port = Number(url.port || "80");
+  const host =
+    url.hostname === "0.0.0.0" || url.hostname === "" ? "127.0.0.1" : url.hostname.replace(/^\[|\]$/g, "");
+  const socketPath = `${layout.ioDir}.sock`;
+  await rm(socketPath, { force: true });
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect({ host, port });
+    sockets.add(client).add(upstream);
+    const close = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.pipe(upstream).pipe(client);
+    client.on("error", close).on("close", close);
+    upstream.on("error", close).on("close", close);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => resolve());
+  });
+  if (layout.identity !== undefined) await chown(socketPath, layout.identity.uid, layout.identity.gid);
+  await chmod(socketPath, 0o600);
+  // Inside, the relay listens on the gateway's port, unless that is privileged (< 1024).
+  const insidePort = port >= 1024 ? port : RELAY_FALLBACK_PORT;
+  const inside = new URL(url.href);
+  inside.hostname = "127.0.0.1";
+  inside.port = String(insidePort);
+  return {
+    insidePort,
+    socketPath,
+    baseUrl: inside.href,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await rm(socketPath, { force: true });
+    },
+  };
+}
+
+function shellQuote(value: string): string {
+  return `'${value.replace(/'/g, `'\\''`)}'`;
+}
