@@ -175,14 +175,14 @@ describe("RolloutController with EngineHealth (in process, fake launcher)", () =
       const id = (context.input.metadata as { id: string }).id;
       started.push(id);
       if (outage.has(id)) {
-        health.noteTurnError(context.sessionId, new SglangConnectionError({ url }));
+        health.noteTurnError(context.sessionLabel, new SglangConnectionError({ url }));
         return { status: "failed", kind: "exit", message: "exited with code 1: 503 from the gateway" };
       }
       const response = await context.chat({ model: "m", messages: context.input.messages });
       await response.text();
       return {
         status: "succeeded",
-        output: { kind: "implicit", reward: context.sessionId.includes(".s0-") ? 1 : 0 },
+        output: { kind: "implicit", reward: context.sessionLabel.endsWith(".s0") ? 1 : 0 },
       };
     };
 

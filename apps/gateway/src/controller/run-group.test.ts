@@ -153,7 +153,7 @@ describe("runGroup (in process, fake launcher)", () => {
     const dropped = (await result) as Extract<GroupResult, { kind: "dropped" }>;
     expect(dropped.reason).toBe("request_refused");
     expect(dropped.message).toMatch(
-      /^session g5-0-\w+\.s1-\w+: request refused: 400 messages\[0\]\.role: unsupported role "robot"; expected "system", "user", "assistant", "tool" or "developer" \(\/agentic_api\/chat\/completions\); the agent then exited \(Agent session \S+ exit code 1\.\)$/,
+      /^session g5-0-\w+\.s1: request refused: 400 messages\[0\]\.role: unsupported role "robot"; expected "system", "user", "assistant", "tool" or "developer" \(\/agentic_api\/chat\/completions\); the agent then exited \(Agent session \S+ exit code 1\.\)$/,
     );
   });
 

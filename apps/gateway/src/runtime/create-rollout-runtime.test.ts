@@ -311,7 +311,7 @@ describe("createRolloutRuntime", () => {
         status: 400,
         path: "/agentic_api/chat/completions",
         group: expect.stringMatching(/^g0-0-/),
-        session: expect.stringMatching(/^g0-0-\w+\.s\d-/),
+        session: expect.stringMatching(/^g0-0-\w+\.s\d$/),
         msg: 'request refused: 400 messages[0].role: unsupported role "robot"; expected "system", "user", "assistant", "tool" or "developer"',
       });
     } finally {

@@ -13,6 +13,8 @@ import type { LaunchAgent } from "../controller/run-group";
 export interface FakeAgentContext {
   /** `RELAX_SESSION_ID`: the session's credential. */
   sessionId: string;
+  /** The session's non-secret label (its id in rows, logs and turn events). */
+  sessionLabel: string;
   groupId: string;
   rolloutMode: "train" | "eval";
   /** `RELAX_BASE_URL` (ends with `/`). */
@@ -133,6 +135,7 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
     handles.push(handle);
     const context: FakeAgentContext = {
       sessionId: launchOptions.sessionId,
+      sessionLabel: label,
       groupId: launchOptions.groupId,
       rolloutMode: launchOptions.rolloutMode,
       baseUrl: launchOptions.baseUrl,
