@@ -1,3 +1,4 @@
+import { createRequestClassifier, type RequestClassifier } from "../service/request-class/classify-request";
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
@@ -67,6 +68,7 @@ export interface RolloutComponents {
     defaultTemplateKwargs: Record<string, unknown>;
     toolCallParser?: string;
     reasoningParser?: string;
+    classifier: RequestClassifier;
   };
   /** The gateway HTTP server. */
   gateway: { host: string; port: number; basePath: string; heartbeatMs: number };
@@ -170,6 +172,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       defaultTemplateKwargs: config.applyChatTemplateKwargs,
       ...optional("toolCallParser", config.agenticToolCallParser),
       ...optional("reasoningParser", config.agenticReasoningParser),
+      classifier: createRequestClassifier(config.requestClasses),
     },
     gateway: {
       host: config.host,

@@ -6,12 +6,18 @@ import {
   type TokenLogprob,
 } from "@relax/chat";
 import { mergeTemplateKwargs } from "@relax/chat/internal";
-import type { TurnPlan } from "@relax/forest";
+import { SessionContextLengthError, SessionForest, type TurnPlan } from "@relax/forest";
 import type { GenerateContext } from "@relax/protocol";
 import type { SglangClient } from "@relax/sglang";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
+import {
+  createRequestClassifier,
+  leadingSystemText,
+  type RequestClassification,
+  type RequestClassifier,
+} from "./request-class/classify-request";
 import type { SessionRegistry } from "./session-registry";
 
 /**
@@ -50,6 +56,12 @@ export interface TurnRunnerOptions {
    * pause aborted continues from its partial output on resume. Without it, one engine call per turn.
    */
   gate?: GenerationGate;
+  /**
+   * Classifies each request (main loop, sub-agent, compaction, title, summary, probe) and picks its policy:
+   * `train` → the session's forest; `record` → the session's side forest of that class (debug dump only);
+   * `passthrough` → generated, not recorded. @default the built-in rules and default policies
+   */
+  classifier?: RequestClassifier;
 }
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
@@ -63,6 +75,8 @@ export interface TurnEvent {
   cachedTokens?: number;
   /** Milliseconds the request spent held at the first-request barrier or a paused generation gate. */
   heldMs: number;
+  /** The request's class and the rule that chose it. */
+  classification?: RequestClassification;
   /** Milliseconds in the engine call. */
   engineMs: number;
   /** Milliseconds of gateway work: matching, rendering, parsing, committing. */
@@ -90,8 +104,9 @@ export function createTurnRunner(
   const stopTokenIds = [...tokenizer.stopTokenIds];
 
   const noticed = new Set<string>();
+  const classifier = options.classifier ?? createRequestClassifier();
 
-  return async ({ sessionId, request, signal: clientSignal }) => {
+  return async ({ sessionId, request, signal: clientSignal, http }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
       noticed.add("parser");
       options.onNotice?.({
@@ -102,6 +117,34 @@ export function createTurnRunner(
     }
     const session = registry.get(sessionId);
     if (session === undefined) throw new SessionNotFoundError({ sessionId });
+    const classification = classifier.classify(
+      { path: http?.path ?? "", headers: http?.headers ?? {}, request },
+      session.mainSystemPrompt !== undefined ? { mainSystemPrompt: session.mainSystemPrompt } : {},
+    );
+    const { requestClass } = classification;
+    const classPolicy = classifier.policyOf(requestClass);
+    session.requestClasses.set(requestClass, (session.requestClasses.get(requestClass) ?? 0) + 1);
+    if (classPolicy === "train" && session.mainSystemPrompt === undefined && request.tools.length > 0) {
+      session.mainSystemPrompt = leadingSystemText(request.messages);
+    }
+    let forest: SessionForest | undefined;
+    if (classPolicy === "train") forest = session.forest;
+    else if (classPolicy === "record") {
+      forest = session.sideForests.get(requestClass);
+      if (forest === undefined) {
+        forest = new SessionForest({
+          sessionId,
+          renderer,
+          policy: session.forest.policy,
+          rolloutId: session.forest.rolloutId,
+          ...(session.forest.maxContextTokens !== undefined
+            ? { maxContextTokens: session.forest.maxContextTokens }
+            : {}),
+          metadata: { requestClass },
+        });
+        session.sideForests.set(requestClass, forest);
+      }
+    }
     const controller = session.beginRequest(clientSignal);
     const signal = controller.signal;
     const started = performance.now();
@@ -115,7 +158,26 @@ export function createTurnRunner(
         chatTemplateKwargs: mergeTemplateKwargs(defaultTemplateKwargs, request.chatTemplateKwargs),
       };
       const requestedMax = Math.min(request.maxTokens ?? sampling.maxResponseLen, sampling.maxResponseLen);
-      plan = session.forest.beginTurn(state, { maxNewTokens: requestedMax });
+      let inputIds: readonly number[];
+      let maxNewTokens = requestedMax;
+      if (forest !== undefined) {
+        plan = forest.beginTurn(state, { maxNewTokens: requestedMax });
+        inputIds = plan.inputIds;
+        maxNewTokens = plan.maxNewTokens ?? requestedMax;
+      } else {
+        // passthrough: rendered, generated and answered; nothing is recorded.
+        inputIds = renderer.renderPrompt(state);
+        const room = (session.forest.maxContextTokens ?? Number.POSITIVE_INFINITY) - inputIds.length;
+        if (room < 1) {
+          throw new SessionContextLengthError({
+            maxContextLength: session.forest.maxContextTokens!,
+            promptTokens: inputIds.length,
+            stage: "observation",
+            sessionId,
+          });
+        }
+        maxNewTokens = Math.min(requestedMax, room);
+      }
 
       const heldFrom = performance.now();
       await session.waitForLease(signal);
@@ -124,14 +186,14 @@ export function createTurnRunner(
       const generation = await generateWithContinuation({
         generate: (request) => engine.generate(request),
         ...(gate !== undefined ? { gate } : {}),
-        inputIds: plan.inputIds,
+        inputIds: [...inputIds],
         signal,
         routingKey: sessionId,
         onEngineStart: () => session.generationStarted(),
         onEngineEnd: () => session.generationEnded(),
         decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
         sampling: {
-          maxNewTokens: plan.maxNewTokens ?? requestedMax,
+          maxNewTokens,
           temperature: sampling.temperature,
           topP: sampling.topP,
           topK: sampling.topK,
@@ -142,7 +204,7 @@ export function createTurnRunner(
           ...(request.seed !== undefined
             ? { seed: request.seed }
             : session.samplingSeedBase !== undefined
-              ? { seed: session.samplingSeedBase + plan.turnId }
+              ? { seed: session.samplingSeedBase + (plan?.turnId ?? 0) }
               : {}),
         },
       });
@@ -164,10 +226,10 @@ export function createTurnRunner(
         toolParser: options.toolCallParser,
         reasoningParser: options.reasoningParser,
         forceReasoning:
-          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(plan.inputIds),
-        callIdSeed: plan.observationStateHash,
+          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink([...inputIds]),
+        callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
       });
-      session.forest.commitResponse(plan, {
+      forest?.commitResponse(plan!, {
         outputIds: result.outputIds,
         logprobs: result.outputLogprobs,
         finishReason,
@@ -180,6 +242,7 @@ export function createTurnRunner(
         },
         metadata: {
           requestId: rid,
+          requestClass,
           ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}),
           // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
           ...(generation.abortCount > 0
@@ -194,8 +257,9 @@ export function createTurnRunner(
       session.stats.gatewayMs += gatewayMs;
       onTurn?.({
         sessionId,
-        turnId: plan.turnId,
-        transition: plan.transition,
+        turnId: plan?.turnId ?? -1,
+        transition: plan?.transition ?? "passthrough",
+        classification,
         finishReason,
         promptTokens: result.promptTokens,
         completionTokens: result.completionTokens,
@@ -220,7 +284,7 @@ export function createTurnRunner(
     } catch (error) {
       if (plan !== undefined) {
         try {
-          session.forest.failTurn(plan, { reason: error instanceof Error ? error.message : String(error) });
+          forest?.failTurn(plan, { reason: error instanceof Error ? error.message : String(error) });
         } catch {
           // The turn may already be settled; the original error matters more.
         }
@@ -229,6 +293,7 @@ export function createTurnRunner(
         sessionId,
         turnId: plan?.turnId ?? -1,
         transition: plan?.transition ?? "none",
+        classification,
         promptTokens: plan?.promptTokens ?? 0,
         completionTokens: 0,
         heldMs,

@@ -29,6 +29,15 @@ export class GatewaySession {
   readonly #firstRequestListeners: Array<() => void> = [];
   /** Engine time and token counts, for metrics. */
   readonly stats = { turns: 0, generatedTokens: 0, engineMs: 0, gatewayMs: 0 };
+  /**
+   * Forests of the request classes with policy `record` (title, compaction, …), by class: kept for the
+   * debug dump, never exported. Created on a class's first request.
+   */
+  readonly sideForests = new Map<string, SessionForest>();
+  /** Requests per request class (`main`, `title`, …), whatever their policy. */
+  readonly requestClasses = new Map<string, number>();
+  /** System prompt of the first trained request that declared tools (the classifier's main-loop reference). */
+  mainSystemPrompt?: string;
 
   constructor(options: {
     id: string;

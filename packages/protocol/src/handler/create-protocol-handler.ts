@@ -21,6 +21,11 @@ export interface GenerateContext {
   request: CanonicalRequest;
   /** Aborts when the client disconnects; pass it on to the engine call. */
   signal: AbortSignal;
+  /**
+   * The HTTP request's URL path (query string dropped) and headers (names lower-case), for request
+   * classification (title, compaction, sub-agent requests of known harnesses).
+   */
+  http?: { path: string; headers: Record<string, string> };
 }
 
 /** Reported once per generation request when its reply is complete (or the client went away). */
@@ -124,10 +129,14 @@ export function createProtocolHandler(
       response.headers.set("allow", "POST");
       return response;
     }
-    return handleGeneration(httpRequest, adapter);
+    return handleGeneration(httpRequest, adapter, url.pathname);
   };
 
-  async function handleGeneration(httpRequest: Request, adapter: ProtocolAdapter): Promise<Response> {
+  async function handleGeneration(
+    httpRequest: Request,
+    adapter: ProtocolAdapter,
+    path: string,
+  ): Promise<Response> {
     const { protocol } = adapter;
     let sessionId: string | undefined;
     let stream = false;
@@ -179,7 +188,8 @@ export function createProtocolHandler(
       created: Math.floor(now() / 1000),
       createId,
     };
-    const generation = invoke(() => generate({ protocol, sessionId, request, signal: abort.signal }));
+    const http = { path, headers: Object.fromEntries(httpRequest.headers) };
+    const generation = invoke(() => generate({ protocol, sessionId, request, signal: abort.signal, http }));
 
     if (!request.stream) {
       try {
