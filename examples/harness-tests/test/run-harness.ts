@@ -132,6 +132,7 @@ export async function runHarness(options: {
         agentTimeout: 240,
         output: join(dir, "rows.jsonl"),
         sessionLogDir: join(dir, "logs"),
+        keepSessionDirs: true,
         progress: false,
         logLevel: "debug",
         ...options.flags,
@@ -229,4 +230,15 @@ export function expectRowMatchesEngine(
   }
   expect(row.loss_mask).toEqual(mask);
   expect(row.rollout_log_probs).toEqual(logprobs);
+}
+
+/** The generation exchanges of each session, decoded (for failure messages). */
+export async function decodeGenerates(generates: readonly RecordedGenerate[]): Promise<string> {
+  const tokenizer = await loadTokenizer(tokenizerDir());
+  return generates
+    .map(
+      (call, i) =>
+        `#${i} ${call.routingKey}\n...${tokenizer.decode(call.request.input_ids, { skipSpecialTokens: false }).slice(-1200)}\n>>> ${tokenizer.decode(call.response.output_ids, { skipSpecialTokens: false })}`,
+    )
+    .join("\n");
 }
