@@ -124,6 +124,7 @@ export function createTurnRunner(
     const { requestClass } = classification;
     const classPolicy = classifier.policyOf(requestClass);
     session.requestClasses.set(requestClass, (session.requestClasses.get(requestClass) ?? 0) + 1);
+    if (requestClass === "compaction") session.compactedSinceTrain = true;
     if (classPolicy === "train" && session.mainSystemPrompt === undefined && request.tools.length > 0) {
       session.mainSystemPrompt = leadingSystemText(request.messages);
     }
@@ -161,7 +162,12 @@ export function createTurnRunner(
       let inputIds: readonly number[];
       let maxNewTokens = requestedMax;
       if (forest !== undefined) {
-        plan = forest.beginTurn(state, { maxNewTokens: requestedMax });
+        const segmentStart = forest === session.forest && session.compactedSinceTrain;
+        plan = forest.beginTurn(state, {
+          maxNewTokens: requestedMax,
+          ...(segmentStart ? { segment: "compaction" as const } : {}),
+        });
+        if (segmentStart) session.compactedSinceTrain = false;
         inputIds = plan.inputIds;
         maxNewTokens = plan.maxNewTokens ?? requestedMax;
       } else {

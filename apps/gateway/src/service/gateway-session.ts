@@ -38,6 +38,11 @@ export class GatewaySession {
   readonly requestClasses = new Map<string, number>();
   /** System prompt of the first trained request that declared tools (the classifier's main-loop reference). */
   mainSystemPrompt?: string;
+  /**
+   * A `compaction` request was answered since the last trained turn: the next trained request that resets
+   * the context starts a compaction segment (see `BeginTurnOptions.segment` of `@relax/forest`).
+   */
+  compactedSinceTrain = false;
 
   constructor(options: {
     id: string;
