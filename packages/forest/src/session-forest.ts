@@ -221,6 +221,9 @@ export class SessionForest {
       budget = Math.min(maxNewTokens ?? Number.POSITIVE_INFINITY, this.maxContextTokens - promptTokens);
     }
 
+    // A new subtree after the session had responses: a new segment (compaction, reset, re-rendered fork).
+    const startsSegment =
+      target === undefined && attachTo!.kind === "root" && !linear && this.#latestResponse !== undefined;
     // Everything below commits; nothing after this point can throw on valid state.
     const turnId = this.#turns.length;
     if (target === undefined) {
@@ -242,7 +245,7 @@ export class SessionForest {
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
         // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
         // session was. The first request and a retry that supersedes an unanswered first observation are not.
-        if (!linear && this.#latestResponse !== undefined) node.resetFrom = this.#latestResponse;
+        if (startsSegment) node.resetFrom = this.#latestResponse;
       }
       this.#nodes.set(node.stateHash, node);
       parent.children.push(node.stateHash);
@@ -259,7 +262,7 @@ export class SessionForest {
       matchedMessages: match.depth,
       transition,
       linear,
-      ...(segment === "compaction" && transition === "reset" && { segment }),
+      ...(segment === "compaction" && startsSegment && { segment }),
       toleratedEdits: match.toleratedEdits.map(formatHistoryEdit),
       edits,
       promptTokens,

@@ -257,7 +257,14 @@ async function startRuntime(options: {
         const { requestClass, harness, rule } = event.classification;
         const policy = components.turns.classifier.policyOf(requestClass);
         logger.debug(
-          { session: event.sessionId, request_class: requestClass, harness, rule, policy, turn: event.turnId },
+          {
+            session: event.sessionId,
+            request_class: requestClass,
+            harness,
+            rule,
+            policy,
+            turn: event.turnId,
+          },
           "request classified",
         );
       }

@@ -41,7 +41,7 @@ export interface TurnRecord {
   /** Whether the turn kept the session's history one context (implicit export requires it of every turn). */
   readonly linear: boolean;
   /**
-   * `"compaction"` when this `reset` turn restarted the context after a compaction (see
+   * `"compaction"` when this turn started a new subtree after a compaction (see
    * `BeginTurnOptions.segment`): the start of a new segment that implicit export trains as a sibling context.
    */
   readonly segment?: "compaction";
