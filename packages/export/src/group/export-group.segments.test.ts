@@ -3,6 +3,7 @@ import { SessionForest } from "@relax/forest";
 import { createCharRenderer } from "@relax/forest/testing";
 import { describe, expect, it } from "vitest";
 import { assertExportConfig } from "../config/validate-export-config";
+import { buildDebugDump } from "../debug/build-debug-dump";
 import { planSessionExport } from "../plan/plan-session-export";
 import { exportGroup } from "./export-group";
 import type { SessionExportInput } from "./group-export-outcome";
@@ -110,5 +111,51 @@ describe("compaction segments in export", () => {
     if (outcome.kind !== "exported") throw new Error(outcome.message);
     expect(seen).toEqual([`s0:${compacted.leaves[1]!.slice(0, 8)}`, expect.stringMatching(/^s1:/)]);
     expect(outcome.rows.map((row) => row.reward)).toEqual([1, 1, 0]);
+  });
+});
+
+describe("debug dump of a compacted session with recorded side requests", () => {
+  it("should dump the segment marker and the side forests by class, none of them exported", async () => {
+    const compacted = compactedSession("s0", 1);
+    const title = new SessionForest({ sessionId: "s0", renderer, metadata: { requestClass: "title" } });
+    commit(
+      title,
+      [
+        { role: "system", content: "Title it." },
+        { role: "user", content: "task s0" },
+      ],
+      say("Task"),
+    );
+    const outcome = await exportGroup({
+      group: { groupIndex: 0, sessions: [compacted.input, plainSession("s1", 0)] },
+      config: assertExportConfig({ nSamplesPerPrompt: 2, agentWritesReward: true }),
+    });
+    const dump = buildDebugDump({
+      rolloutStep: 3,
+      outcomes: [outcome],
+      decode: (ids) => renderer.decode(ids),
+      sessions: new Map([
+        [
+          0,
+          [
+            {
+              sessionId: "s0",
+              forest: compacted.input.forest as SessionForest,
+              sideForests: new Map([["title", title]]),
+            },
+            { sessionId: "s1", forest: plainSession("s1").forest as SessionForest },
+          ],
+        ],
+      ]),
+    });
+    const [s0, s1] = dump.groups[0]!.sessions!;
+    expect(s0!.forest.turns.map((turn) => turn.segment)).toEqual([undefined, "compaction"]);
+    expect(Object.keys(s0!.side_forests!)).toEqual(["title"]);
+    expect(s0!.side_forests!.title!.turns).toHaveLength(1);
+    expect(s0!.side_forests!.title!.nodes.every((node) => node.exported_as.length === 0)).toBe(true);
+    expect(
+      s0!.forest.nodes.filter((node) => node.exported_as.length > 0).map((node) => node.state_hash),
+    ).toEqual(compacted.leaves);
+    expect(s1!.side_forests).toBeUndefined();
   });
 });
