@@ -42,5 +42,28 @@ export type { ModelInfo } from "./handler/list-models";
 // Responses
 export { convertResponsesRequest } from "./responses/convert-responses-request";
 export { type ResponsesResponse, responsesRequestSchema } from "./responses/responses-api";
+// Server-side state and harness normalisers
+export {
+  type ConversationHistory,
+  type ConversationHistoryOptions,
+  createConversationHistory,
+  type StoredReply,
+} from "./shared/conversation-history";
+export {
+  DEFAULT_HARNESS_NORMALIZERS,
+  HARNESS_NORMALIZER_NAMES,
+  type HarnessNormalizerName,
+  type HarnessNormalizers,
+  normalizeMessages,
+  resolveHarnessNormalizers,
+  stripBillingHeader,
+} from "./shared/harness-normalizers";
 // Shared types
-export type { ConvertedRequest, Protocol, ProtocolWarning } from "./shared/protocol";
+export type {
+  ConvertedRequest,
+  ConvertOptions,
+  Protocol,
+  ProtocolWarning,
+  ReplyOptions,
+} from "./shared/protocol";
+export type { ResponseFormatConstraint } from "./shared/read-response-format";

@@ -288,7 +288,7 @@ export const REJECTED_CASES: RejectedCase[] = [
     }),
     status: 400,
     message:
-      'input[1].type: unsupported item type "web_search_call"; expected one of "message", "reasoning", "function_call", "function_call_output"',
+      'input[1].type: unsupported item type "web_search_call"; expected one of "message", "reasoning", "function_call", "function_call_output", "item_reference"',
     param: "input",
   },
   {
@@ -306,7 +306,7 @@ export const REJECTED_CASES: RejectedCase[] = [
     body: resp({ input: [{ content: "hi" }] }),
     status: 400,
     message:
-      'input[0].type: is required (one of "message", "reasoning", "function_call", "function_call_output")',
+      'input[0].type: is required (one of "message", "reasoning", "function_call", "function_call_output", "item_reference")',
     param: "input",
   },
   {
@@ -388,11 +388,30 @@ export const REJECTED_CASES: RejectedCase[] = [
     anthropicType: "invalid_request_error",
   },
   {
-    name: "messages system role",
+    name: "messages OpenAI tool role",
     path: MSG,
-    body: msg({ messages: [{ role: "system", content: "x" }] }),
+    body: msg({ messages: [user, { role: "tool", tool_call_id: "call_1", content: "42" }] }),
     status: 400,
-    message: 'messages[0].role: must be one of "user", "assistant", got "system"',
+    message:
+      'messages[1].role: must be "user", "assistant" or "system", got "tool"; an Anthropic tool result is a {"type": "tool_result", "tool_use_id": …, "content": …} block in a "user" message (the "tool" role is OpenAI Chat Completions)',
+    anthropicType: "invalid_request_error",
+  },
+  {
+    name: "messages OpenAI tool_calls",
+    path: MSG,
+    body: msg({
+      messages: [
+        user,
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
+      ],
+    }),
+    status: 400,
+    message:
+      'messages[1].tool_calls: is not part of Anthropic Messages; an assistant tool call is a {"type": "tool_use", "id": …, "name": …, "input": {…}} block in `content`',
     anthropicType: "invalid_request_error",
   },
   {

@@ -104,6 +104,15 @@ export function addRolloutOptions(command: Command): Command {
       "SGLang tool-call parser name (qwen25, hermes, qwen3_coder, …)",
     )
     .option("--agentic-reasoning-parser <name>", "SGLang reasoning parser name (qwen3, deepseek-r1, …)")
+    .option(
+      "--disable-normalizer <name>",
+      "switch off one harness normaliser (repeatable): stripBillingHeader, systemInMessages, mergeLeadingSystem, emptyToolArguments, parametersAlias",
+      collect,
+    )
+    .option(
+      "--honor-response-format",
+      "pass a request's JSON schema (response_format, text.format) to SGLang as json_schema (constrained decoding changes the logprobs)",
+    )
     .addOption(
       new Option("--agentic-matching-policy <policy>", "how edits of committed history are treated").choices([
         "tolerant",

@@ -1,3 +1,4 @@
+import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
 import { z } from "zod";
 import { requestClassConfigSchema } from "../service/request-class/classify-request";
 import { evalPromptDataSchema } from "./eval-prompt-data";
@@ -90,6 +91,16 @@ export const rolloutConfigSchema = z
     agenticToolCallParser: z.string().optional(),
     /** SGLang reasoning parser name (`--agentic-reasoning-parser`). */
     agenticReasoningParser: z.string().optional(),
+    /**
+     * Harness normalisers switched off (`--disable-normalizer`, repeatable); see
+     * docs/contract.md#harness-normalisers. @default [] (all on)
+     */
+    disableNormalizer: z.array(z.enum(HARNESS_NORMALIZER_NAMES)).default([]),
+    /**
+     * Pass structured-output schemas to SGLang's `json_schema` (`--honor-response-format`). Constrained
+     * decoding changes the logprobs the trainer sees. @default false
+     */
+    honorResponseFormat: z.boolean().default(false),
     /** How edits of committed history are treated: `tolerant` maps benign edits back, `exact` forks. */
     agenticMatchingPolicy: z.enum(["tolerant", "exact"]).default("tolerant"),
 

@@ -135,6 +135,20 @@ describe("runGroup (in process, fake launcher)", () => {
     expect(await result).toMatchObject({ kind: "dropped", reason: "agent_exited_before_first_request" });
   });
 
+  it("should name the refused request when an agent exits after a 400 on its first request", async () => {
+    const { result } = run(async (context, slot) => {
+      if (slot === 0) return succeed(1)(context);
+      const response = await context.chat({ model: "m", messages: [{ role: "robot", content: "hi" }] });
+      await response.text();
+      return { status: "failed", kind: "exit", message: "exit code 1" };
+    });
+    const dropped = (await result) as Extract<GroupResult, { kind: "dropped" }>;
+    expect(dropped.reason).toBe("request_refused");
+    expect(dropped.message).toMatch(
+      /^session g5-0-\w+\.s1-\w+: request refused: 400 messages\[0\]\.role: unsupported role "robot"; expected "system", "user", "assistant", "tool" or "developer" \(\/agentic_api\/chat\/completions\); the agent then exited \(Agent session \S+ exit code 1\.\)$/,
+    );
+  });
+
   it("should drop the Group when a session sends no first request in time", async () => {
     const { result } = run(
       async (context, slot) => (slot === 0 ? succeed(1)(context) : untilTerminated(context)),

@@ -208,9 +208,12 @@ export async function runGroup(
           `no first model request within ${(context.firstRequestTimeoutMs ?? context.agentTimeoutMs) / 1000}s from ${waiting.join(", ")}`,
         );
       } else if (first !== undefined && sessions[first.i]!.requests === 0) {
+        const refusal = describeRefusal(sessions[first.i]!);
         fail(
-          "agent_exited_before_first_request",
-          `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)}`,
+          refusal !== undefined ? "request_refused" : "agent_exited_before_first_request",
+          refusal !== undefined
+            ? `session ${sessions[first.i]!.id}: ${refusal}; the agent then exited (${describeOutcome(first.outcome)}`
+            : `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)}`,
         );
       } else {
         for (const session of sessions) session.lease();
@@ -227,9 +230,10 @@ export async function runGroup(
           const outcome = await handle.done;
           events?.sessionFinished?.(sessions[i]!.id, outcome);
           if (outcome.status === "failed" && failure === undefined) {
+            const refusal = describeRefusal(sessions[i]!);
             fail(
               outcome.error.kind === "timeout" ? "agent_timeout" : `agent_${outcome.error.kind}`,
-              `session ${handle.sessionId}: ${outcome.error.message}`,
+              `session ${handle.sessionId}: ${outcome.error.message}${refusal !== undefined ? ` (after ${refusal})` : ""}`,
             );
             await Promise.all(handles.map((other) => other.terminate("group dropped")));
           }
@@ -276,6 +280,14 @@ export async function runGroup(
     };
   }
   return { kind: "exported", groupId, prompt, export: exported, sessions, outcomes };
+}
+
+/** `request refused: 400 <message> (POST path)` for the session's last non-2xx answer, if any. */
+function describeRefusal(session: GatewaySession): string | undefined {
+  const refusal = session.lastRefusal;
+  return refusal === undefined
+    ? undefined
+    : `request refused: ${refusal.status} ${refusal.message} (${refusal.path})`;
 }
 
 /** `<what happened>)` plus, on following lines, the last lines of the agent's log. */

@@ -31,6 +31,10 @@ export interface RunSummary {
   turnsPerSecond: number;
   gatewayLatencyMs: { p50: number; p99: number } | null;
   wallSeconds: number;
+  /** Non-2xx answers to agents by status; requests with an unhonoured contract field by field; parser issues by kind. */
+  refusals: Record<string, number>;
+  contractChanges: Record<string, number>;
+  parseIssues: Record<string, number>;
 }
 
 /** One eval dataset in {@link RunSummary.eval}: how often it ran, and its latest run. */
@@ -130,7 +134,16 @@ export function summarizeRun(options: {
         ? { p50: percentile(counters.gatewayMs, 50), p99: percentile(counters.gatewayMs, 99) }
         : null,
     wallSeconds,
+    refusals: Object.fromEntries(counters.refusals ?? []),
+    contractChanges: Object.fromEntries(counters.contractChanges ?? []),
+    parseIssues: Object.fromEntries(counters.parseIssues ?? []),
   };
+}
+
+/** `a: 1, b: 2`, or `undefined` when empty. */
+function tally(counts: Record<string, number> | undefined): string | undefined {
+  const entries = Object.entries(counts ?? {});
+  return entries.length === 0 ? undefined : entries.map(([key, count]) => `${key}: ${count}`).join(", ");
 }
 
 const fixed = (value: number, digits = 3) => (Number.isFinite(value) ? value.toFixed(digits) : "n/a");
@@ -177,6 +190,11 @@ export function formatSummary(summary: RunSummary, extra: Array<[string, string]
         : "n/a",
     ],
     ["wall time", `${fixed(summary.wallSeconds, 2)} s`],
+    ...([
+      ["requests refused", tally(summary.refusals)],
+      ["contract fields not honoured", tally(summary.contractChanges)],
+      ["parser issues", tally(summary.parseIssues)],
+    ].filter((row): row is [string, string] => row[1] !== undefined) as Array<[string, string]>),
     ...(summary.eval === null
       ? []
       : ([

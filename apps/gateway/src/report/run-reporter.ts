@@ -19,6 +19,12 @@ export interface RunCounters {
   /** Gateway-added latency per turn in ms (gateway time minus engine time), for percentiles. */
   gatewayMs: number[];
   engineMs: number[];
+  /** Non-2xx answers to agents, by status (`"400"`, `"404"`, …). */
+  refusals: Map<string, number>;
+  /** Requests with a field whose contract Relax does not honour, by field (`response_format`, …). */
+  contractChanges: Map<string, number>;
+  /** Parser issues in committed turns, by kind (`malformed_tool_call`, …). */
+  parseIssues: Map<string, number>;
 }
 
 /**
@@ -41,6 +47,9 @@ export class RunReporter {
     generatedTokens: 0,
     gatewayMs: [],
     engineMs: [],
+    refusals: new Map(),
+    contractChanges: new Map(),
+    parseIssues: new Map(),
   };
   readonly #bar: SingleBar | undefined;
   readonly #stream: NodeJS.WriteStream;
@@ -129,6 +138,21 @@ export class RunReporter {
     this.counters.engineMs.push(event.engineMs);
   }
 
+  /** Counts one non-2xx answer to an agent. */
+  requestRefused(status: number): void {
+    increment(this.counters.refusals, String(status));
+  }
+
+  /** Counts one request carrying a field whose contract is not honoured (see `contract-change`). */
+  contractChanged(field: string): void {
+    increment(this.counters.contractChanges, field);
+  }
+
+  /** Counts the parser issues of a committed turn. */
+  parseIssues(kinds: readonly string[]): void {
+    for (const kind of kinds) increment(this.counters.parseIssues, kind);
+  }
+
   endStep(): void {
     this.#bar?.stop();
   }
@@ -145,4 +169,8 @@ export class RunReporter {
   #update(): void {
     this.#bar?.update(this.#stepScored, this.#payload());
   }
+}
+
+function increment(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
 }

@@ -1,4 +1,5 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
+import { Writable } from "node:stream";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -260,6 +261,55 @@ describe("createRolloutRuntime", () => {
       expect(runtime.evalPrompts).toEqual([]);
       expect(runtime.evalDue(0)).toBe(false);
       expect(await runtime.runEvals({ rolloutId: 0 })).toEqual([]);
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it("should WARN once per run for an unhonoured contract field, and log and count every refusal", async () => {
+    const records: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        for (const line of chunk.toString("utf8").split("\n")) if (line !== "") records.push(JSON.parse(line));
+        callback();
+      },
+    });
+    const warnLogger = createLogger({ level: "warn", format: "json", destination });
+    const launcher = createFakeLauncher({
+      agent: async (context) => {
+        const refused = await context.chat({ model: "m", messages: [{ role: "robot", content: "x" }] });
+        await refused.text();
+        const response = await context.chat({
+          model: "m",
+          messages: context.input.messages,
+          response_format: { type: "json_object" },
+        });
+        await response.text();
+        return { status: "succeeded", output: { kind: "implicit", reward: 1 } };
+      },
+    });
+    const runtime = await createRolloutRuntime(config(), { logger: warnLogger, launchAgent: launcher.launch });
+    try {
+      await runtime.runStep({ rolloutId: 0, mode: "train", groups: 1 });
+      expect(runtime.reporter.counters.contractChanges).toEqual(new Map([["response_format", 2]]));
+      expect(runtime.reporter.counters.refusals).toEqual(new Map([["400", 2]]));
+      const contract = records.filter((record) => record.path === "response_format");
+      expect(contract.map((record) => [record.level, record.msg])).toEqual([
+        [
+          40,
+          'response_format is not honoured: the reply is not constrained to "json_object" (logged once per run; --honor-response-format passes JSON schemas to SGLang)',
+        ],
+      ]);
+      const refusals = records.filter((record) => String(record.msg).startsWith("request refused"));
+      expect(refusals).toHaveLength(2);
+      expect(refusals[0]).toMatchObject({
+        level: 40,
+        status: 400,
+        path: "/agentic_api/chat/completions",
+        group: expect.stringMatching(/^g0-0-/),
+        session: expect.stringMatching(/^g0-0-\w+\.s\d-/),
+        msg: 'request refused: 400 messages[0].role: unsupported role "robot"; expected "system", "user", "assistant", "tool" or "developer"',
+      });
     } finally {
       await runtime.close();
     }

@@ -15,6 +15,7 @@ import { type Backend, startBackend } from "../engine/start-backend";
 import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
 import { createGatewayApp } from "../service/create-gateway-app";
+import { createTokenCounter } from "../service/create-token-counter";
 import { createTurnRunner } from "../service/create-turn-runner";
 import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
@@ -271,8 +272,16 @@ async function startRuntime(options: {
       if (event.error !== undefined) {
         logger.debug({ session: event.sessionId, err: String(event.error) }, "turn failed");
       }
+      if (event.issues !== undefined) {
+        reporter.parseIssues(event.issues.map((issue) => issue.kind));
+        for (const issue of event.issues) {
+          logger.warn({ session: event.sessionId, turn: event.turnId, kind: issue.kind }, issue.message);
+        }
+      }
     },
   });
+  // Fields whose contract Relax does not honour: WARN once per field and run, counted every time.
+  const contractWarned = new Set<string>();
   const { gateway } = components;
   const app = createGatewayApp({
     registry,
@@ -280,8 +289,31 @@ async function startRuntime(options: {
     basePath: gateway.basePath,
     heartbeatMs: gateway.heartbeatMs,
     health: () => ({ backend: backend.kind }),
-    onWarning: (warning, context) =>
-      logger.debug({ protocol: context.protocol, session: context.sessionId, ...warning }, "request warning"),
+    onWarning: (warning, context) => {
+      if (warning.type !== "contract-change") {
+        logger.debug(
+          { protocol: context.protocol, session: context.sessionId, ...warning },
+          "request warning",
+        );
+        return;
+      }
+      reporter.contractChanged(warning.path);
+      if (contractWarned.has(warning.path)) return;
+      contractWarned.add(warning.path);
+      logger.warn(
+        { protocol: context.protocol, session: context.sessionId, path: warning.path },
+        `${warning.message}${components.turns.honorResponseFormat ? "" : " (logged once per run; --honor-response-format passes JSON schemas to SGLang)"}`,
+      );
+    },
+    onRefusal: (event) => {
+      reporter.requestRefused(event.status);
+      logger.warn(
+        { session: event.sessionId, group: event.group, path: event.path, status: event.status },
+        `request refused: ${event.status} ${event.message}`,
+      );
+    },
+    normalizers: components.normalizers,
+    countTokens: createTokenCounter(renderer, components.turns.defaultTemplateKwargs),
     ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
   });
   if (io.routes !== undefined) app.route("/", io.routes);

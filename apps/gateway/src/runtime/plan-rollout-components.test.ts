@@ -77,7 +77,10 @@ describe("planRolloutComponents", () => {
     expect(plan.turns).toEqual({
       sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 1024 },
       defaultTemplateKwargs: {},
+      honorResponseFormat: false,
+      parametersAlias: true,
     });
+    expect(plan.normalizers).toEqual({});
     expect(plan.export).toMatchObject({
       nSamplesPerPrompt: 4,
       nSamplesPerEvalPrompt: 2,

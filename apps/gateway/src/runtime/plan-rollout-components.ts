@@ -2,6 +2,7 @@ import { createRequestClassifier, type RequestClassifier } from "../service/requ
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
+import type { HarnessNormalizers } from "@relax/protocol";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
 import type { RolloutSampling } from "../service/create-turn-runner";
@@ -69,7 +70,13 @@ export interface RolloutComponents {
     toolCallParser?: string;
     reasoningParser?: string;
     classifier: RequestClassifier;
+    /** `--honor-response-format`. */
+    honorResponseFormat: boolean;
+    /** Whether the `parametersAlias` normaliser is on. */
+    parametersAlias: boolean;
   };
+  /** Harness normalisers switched off by `--disable-normalizer` (the request-side ones). */
+  normalizers: Partial<HarnessNormalizers>;
   /** The gateway HTTP server. */
   gateway: { host: string; port: number; basePath: string; heartbeatMs: number };
   /** Settings shared by every Group (the rest of `GroupContext` is built at start). */
@@ -173,7 +180,10 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       ...optional("toolCallParser", config.agenticToolCallParser),
       ...optional("reasoningParser", config.agenticReasoningParser),
       classifier: createRequestClassifier(config.requestClasses),
+      honorResponseFormat: config.honorResponseFormat,
+      parametersAlias: !config.disableNormalizer.includes("parametersAlias"),
     },
+    normalizers: Object.fromEntries(config.disableNormalizer.map((name) => [name, false])),
     gateway: {
       host: config.host,
       port: config.port,

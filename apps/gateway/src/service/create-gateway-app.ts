@@ -1,9 +1,11 @@
-import type { AssistantTurn } from "@relax/chat";
+import type { AssistantTurn, CanonicalRequest } from "@relax/chat";
 import {
   createProtocolHandler,
   type GenerateContext,
+  type HarnessNormalizers,
   ProtocolError,
   type ProtocolHandlerOptions,
+  type RequestEndEvent,
   toErrorResponse,
 } from "@relax/protocol";
 import { Hono } from "hono";
@@ -24,6 +26,15 @@ export interface GatewayAppOptions {
   health?: () => Record<string, unknown>;
   onWarning?: ProtocolHandlerOptions["onWarning"];
   onRequestEnd?: ProtocolHandlerOptions["onRequestEnd"];
+  /**
+   * Called for every non-2xx answer to an agent (after it is recorded as the session's
+   * `lastRefusal`), with the session's Group label when the session is known: for WARN logs and metrics.
+   */
+  onRefusal?: (event: RequestEndEvent & { message: string; group?: string }) => void;
+  /** Harness normalisers switched off (`--disable-normalizer`); unset ones are on. */
+  normalizers?: Partial<HarnessNormalizers>;
+  /** Prompt token count of a request under the chat template, for `/v1/messages/count_tokens`. */
+  countTokens?: (request: CanonicalRequest) => number;
   /**
    * The trainer's control token (`relax serve`): presented as a session credential it is refused with
    * 401 `authentication_error` in the agent protocol's format (compared in constant time).
@@ -59,7 +70,22 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
     defaultModel: modelName,
     models: () => [{ id: modelName, ownedBy: "relax" }],
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
-    ...(options.onRequestEnd ? { onRequestEnd: options.onRequestEnd } : {}),
+    onRequestEnd: (event) => {
+      if (event.status >= 400 && event.status !== 499) {
+        const session = event.sessionId !== undefined ? registry.get(event.sessionId) : undefined;
+        const message = event.message ?? `HTTP ${event.status}`;
+        if (session !== undefined) session.lastRefusal = { status: event.status, path: event.path, message };
+        options.onRefusal?.({
+          ...event,
+          message,
+          ...(session !== undefined ? { group: session.groupId } : {}),
+        });
+      }
+      options.onRequestEnd?.(event);
+    },
+    history: (sessionId) => registry.get(sessionId)?.history,
+    ...(options.normalizers !== undefined ? { normalizers: options.normalizers } : {}),
+    ...(options.countTokens !== undefined ? { countTokens: options.countTokens } : {}),
   });
   const app = new Hono();
   const health = (c: { json: (body: unknown) => Response }) =>

@@ -1,6 +1,7 @@
 import {
   type AssistantTurn,
   type ChatRenderer,
+  type ParseIssue,
   parseAssistantOutput,
   type TextTokenizer,
   type TokenLogprob,
@@ -43,6 +44,18 @@ export interface TurnRunnerOptions {
   defaultTemplateKwargs: Record<string, unknown>;
   toolCallParser?: string;
   reasoningParser?: string;
+  /**
+   * Whether the tool-call parser reads `{"name": …, "parameters": {…}}` as `arguments` (the
+   * `parametersAlias` harness normaliser). @default true
+   */
+  parametersAlias?: boolean;
+  /**
+   * `--honor-response-format`: pass a request's structured-output schema (`response_format`,
+   * `text.format`, `output_config.format`) to SGLang as the `json_schema` sampling parameter. Constrained
+   * decoding masks the logits, so the logprobs the trainer sees are those of the constrained
+   * distribution, not of the policy alone. @default false (the format is ignored, with a WARN)
+   */
+  honorResponseFormat?: boolean;
   /** Called after every committed or failed turn, for logs and metrics. */
   onTurn?: (event: TurnEvent) => void;
   /**
@@ -81,6 +94,8 @@ export interface TurnEvent {
   engineMs: number;
   /** Milliseconds of gateway work: matching, rendering, parsing, committing. */
   gatewayMs: number;
+  /** What the parsers reported for a committed turn (malformed or cut-off tool calls, unknown tools). */
+  issues?: ParseIssue[];
   error?: unknown;
 }
 
@@ -106,7 +121,7 @@ export function createTurnRunner(
   const noticed = new Set<string>();
   const classifier = options.classifier ?? createRequestClassifier();
 
-  return async ({ sessionId, request, signal: clientSignal, http }) => {
+  return async ({ sessionId, request, signal: clientSignal, http, responseFormat }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
       noticed.add("parser");
       options.onNotice?.({
@@ -205,6 +220,9 @@ export function createTurnRunner(
           topK: sampling.topK,
           stopTokenIds,
           ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
+          ...(options.honorResponseFormat === true && responseFormat !== undefined
+            ? { extra: { json_schema: responseFormat.jsonSchema } }
+            : {}),
           // The agent's own seed wins; otherwise the session's deterministic seed for this turn, if any.
           // A continuation after a pause keeps the seed (see generateWithContinuation).
           ...(request.seed !== undefined
@@ -234,6 +252,7 @@ export function createTurnRunner(
         forceReasoning:
           options.reasoningParser !== undefined && renderer.promptEndsInOpenThink([...inputIds]),
         callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
+        ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
       });
       forest?.commitResponse(plan!, {
         outputIds: result.outputIds,
@@ -273,6 +292,7 @@ export function createTurnRunner(
         heldMs,
         engineMs,
         gatewayMs,
+        ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
       });
       return {
         message: parsed.message,

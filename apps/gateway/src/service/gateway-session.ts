@@ -1,4 +1,5 @@
 import type { SessionForest } from "@relax/forest";
+import { type ConversationHistory, createConversationHistory } from "@relax/protocol";
 import { SessionNotFoundError } from "./gateway-errors";
 
 /** Where a session is in its lifecycle (see docs/contract.md#session-lifecycle). */
@@ -29,6 +30,16 @@ export class GatewaySession {
   readonly #firstRequestListeners: Array<() => void> = [];
   /** Engine time and token counts, for metrics. */
   readonly stats = { turns: 0, generatedTokens: 0, engineMs: 0, gatewayMs: 0 };
+  /**
+   * This session's committed replies, by reply id: what `previous_response_id`, `item_reference` and an
+   * Anthropic `thread` continuation resolve against (the recent 64).
+   */
+  readonly history: ConversationHistory = createConversationHistory();
+  /**
+   * The last non-2xx answer the agent got (status and message), so that a Group dropped after it can
+   * say "request refused: 400 …" instead of only that the agent exited.
+   */
+  lastRefusal?: { status: number; path: string; message: string };
   /**
    * Forests of the request classes with policy `record` (title, compaction, …), by class: kept for the
    * debug dump, never exported. Created on a class's first request.

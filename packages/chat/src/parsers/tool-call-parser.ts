@@ -13,6 +13,12 @@ export interface ToolCallParseInput {
   /** The request's function tools; schema-typed formats (`qwen3_coder`, `glm*`) read parameter types here. */
   tools: readonly FunctionTool[];
   finishReason: GenerationFinishReason;
+  /**
+   * Whether JSON call objects may name their argument member `parameters` instead of `arguments` (SGLang
+   * accepts both in every JSON detector). Only the JSON formats (`qwen25`/`hermes`, `mistral`) read it;
+   * `llama3` always accepts both. @default true
+   */
+  parametersAlias?: boolean;
 }
 
 /** A well-formed tool call found in the text. */

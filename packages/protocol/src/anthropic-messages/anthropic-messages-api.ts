@@ -19,6 +19,16 @@ export const anthropicMessagesRequestSchema = z.object({
   thinking: z.object({ type: z.enum(["enabled", "disabled", "adaptive"]) }).nullish(),
   tools: z.array(z.unknown()).nullish(),
   stream: z.boolean().nullish(),
+  /**
+   * Message threads (`anthropic-beta: message-threads-…`): `create` starts one, `continue` sends only the
+   * new messages after `previous_message_id`, a committed reply of this session.
+   */
+  thread: z
+    .discriminatedUnion("type", [
+      z.object({ type: z.literal("create") }),
+      z.object({ type: z.literal("continue"), previous_message_id: z.string().min(1) }),
+    ])
+    .nullish(),
 });
 
 /** Fields read from a Messages body; any other key produces an `ignored-field` warning. */
@@ -30,6 +40,15 @@ export const ANTHROPIC_MESSAGES_READ_FIELDS: ReadonlySet<string> = new Set(
 export const anthropicMessageSchema = z.object({
   role: z.enum(["user", "assistant"]),
   content: z.union([z.string(), z.array(z.unknown())]),
+});
+
+/**
+ * A `system` entry inside `messages` (Claude Code's `mid-conversation-system` beta): a string or text
+ * blocks, kept in place as a system message (normaliser `systemInMessages`).
+ */
+export const anthropicSystemMessageSchema = z.object({
+  role: z.literal("system"),
+  content: z.union([z.string(), z.array(z.object({ type: z.literal("text"), text: z.string() }))]),
 });
 
 const textBlockSchema = z.object({ type: z.literal("text"), text: z.string() });

@@ -7,15 +7,20 @@ import {
   type ProjectedPart,
 } from "../shared/canonicalize-projected-messages";
 import { collectIgnoredFields } from "../shared/collect-ignored-fields";
+import { contractChangeWarnings } from "../shared/contract-change-warnings";
+import type { ConversationHistory, StoredReply } from "../shared/conversation-history";
+import { normalizeMessages, resolveHarnessNormalizers } from "../shared/harness-normalizers";
 import { NOT_SUPPORTED, SAMPLING_FROM_ROLLOUT } from "../shared/ignored-fields";
 import { parseWire } from "../shared/parse-wire";
-import type { ConvertedRequest, ProtocolWarning } from "../shared/protocol";
+import type { ConvertedRequest, ConvertOptions, ProtocolWarning } from "../shared/protocol";
+import { readResponseFormat } from "../shared/read-response-format";
 import { isPlainObject, typeName } from "../shared/type-name";
 import {
   ANTHROPIC_MESSAGES_READ_FIELDS,
   anthropicAssistantBlockSchema,
   anthropicMessageSchema,
   anthropicMessagesRequestSchema,
+  anthropicSystemMessageSchema,
   anthropicToolSchema,
   anthropicUserBlockSchema,
 } from "./anthropic-messages-api";
@@ -45,45 +50,100 @@ export const ANTHROPIC_MESSAGES_IGNORED_FIELDS: Readonly<Record<string, string>>
  * - assistant `text` becomes content, `thinking` becomes `reasoning_content` (joined with `"\n\n"`, empty
  *   dropped), `tool_use` becomes a tool call keeping its id, with `input` as canonical JSON arguments;
  * - client tools (`input_schema`, `type` absent or `custom`); required `max_tokens`; `stop_sequences`;
- *   `thinking.type` → `{enable_thinking: type !== "disabled"}`.
+ *   `thinking.type` → `{enable_thinking: type !== "disabled"}`;
+ * - `{"role": "system"}` entries inside `messages` stay in place as system messages (normaliser
+ *   `systemInMessages`); a `"tool"` or other role is a 400 naming `messages[i].role` and saying where
+ *   tool results go;
+ * - `thread: {type: "continue", previous_message_id}` continues a committed reply of this session
+ *   (`options.history`): its conversation comes first, and its system text and tools are used when the
+ *   request has none; an unknown id (or no history) is a 400 naming `thread.previous_message_id`;
+ * - the harness normalisers: billing-header lines stripped from system text, the leading run of system
+ *   messages merged.
  *
  * @param body - the parsed JSON body.
+ * @param options - normalisers and history; `countTokens` makes `max_tokens` optional
+ *   (`/v1/messages/count_tokens`).
  * @throws CanonicalizationError naming the field path (`messages[1].content[2].source.media_type`).
  */
-export function convertAnthropicMessagesRequest(body: unknown): ConvertedRequest {
+export function convertAnthropicMessagesRequest(
+  body: unknown,
+  options: ConvertOptions & { countTokens?: boolean } = {},
+): ConvertedRequest {
   if (!isPlainObject(body)) {
     throw new CanonicalizationError({ path: "body", reason: `must be a JSON object, got ${typeName(body)}` });
   }
-  const wire = parseWire(anthropicMessagesRequestSchema, body, "");
-  const warnings: ProtocolWarning[] = collectIgnoredFields({
+  const normalizers = resolveHarnessNormalizers(options.normalizers);
+  const wire = parseWire(
+    anthropicMessagesRequestSchema,
+    options.countTokens === true && body.max_tokens == null ? { ...body, max_tokens: 1 } : body,
+    "",
+  );
+  const warnings: ProtocolWarning[] = contractChangeWarnings(
     body,
-    read: ANTHROPIC_MESSAGES_READ_FIELDS,
-    known: ANTHROPIC_MESSAGES_IGNORED_FIELDS,
-  });
+    collectIgnoredFields({
+      body,
+      read: ANTHROPIC_MESSAGES_READ_FIELDS,
+      known: ANTHROPIC_MESSAGES_IGNORED_FIELDS,
+    }),
+  );
+  const previous =
+    wire.thread?.type === "continue"
+      ? resolveThread(wire.thread.previous_message_id, options.history)
+      : undefined;
   const messages: ProjectedMessage[] = [];
   const origins: MessageOrigin[] = [];
-  const system =
+  const ownSystem =
     typeof wire.system === "string"
       ? wire.system
       : (wire.system ?? []).map((block) => block.text).join("\n\n");
+  const system = ownSystem === "" && previous?.system !== undefined ? previous.system : ownSystem;
   if (system !== "") {
     messages.push({ role: "system", content: system });
     origins.push({ path: "system", contentPath: "system" });
+  }
+  for (const message of previous?.messages ?? []) {
+    messages.push(message as ProjectedMessage);
+    origins.push({ path: "thread.previous_message_id" });
   }
   if (wire.messages.length === 0) {
     throw new CanonicalizationError({ path: "messages", reason: "must contain at least one message" });
   }
   wire.messages.forEach((raw, i) => {
     const path = `messages[${i}]`;
+    if (isPlainObject(raw) && raw.role !== "user" && raw.role !== "assistant") {
+      projectOtherRole(raw, path, normalizers.systemInMessages, messages, origins);
+      return;
+    }
+    if (isPlainObject(raw) && raw.tool_calls != null) {
+      throw new CanonicalizationError({
+        path: `${path}.tool_calls`,
+        reason:
+          'is not part of Anthropic Messages; an assistant tool call is a {"type": "tool_use", "id": …, "name": …, "input": {…}} block in `content`',
+      });
+    }
     const message = parseWire(anthropicMessageSchema, raw, path);
     if (message.role === "user") projectUser(message.content, path, messages, origins);
     else projectAssistant(message.content, path, messages, origins, warnings);
   });
   const stop = wire.stop_sequences ?? [];
+  const canonical = canonicalizeProjectedMessages({ messages, origins, emptyPath: "messages" });
+  const ownTools = convertTools(wire.tools, warnings);
+  const tools = ownTools.length === 0 && previous !== undefined ? previous.tools : ownTools;
+  const responseFormat =
+    readResponseFormat(body.output_format, "output_format") ??
+    readResponseFormat(
+      isPlainObject(body.output_config) ? body.output_config.format : undefined,
+      "output_config.format",
+    );
   return {
+    continuation: {
+      messages: system !== "" ? canonical.slice(1) : canonical,
+      ...(system !== "" ? { system } : {}),
+    },
+    ...(responseFormat !== undefined ? { responseFormat } : {}),
     request: {
-      messages: canonicalizeProjectedMessages({ messages, origins, emptyPath: "messages" }),
-      tools: convertTools(wire.tools, warnings),
+      messages: normalizeMessages(canonical, normalizers),
+      tools,
       chatTemplateKwargs: canonicalizeTemplateKwargs(
         wire.thinking != null ? { enable_thinking: wire.thinking.type !== "disabled" } : {},
       ),
@@ -94,6 +154,62 @@ export function convertAnthropicMessagesRequest(body: unknown): ConvertedRequest
     },
     warnings,
   };
+}
+
+function resolveThread(id: string, history: ConversationHistory | undefined): StoredReply {
+  const path = "thread.previous_message_id";
+  if (history === undefined) {
+    throw new CanonicalizationError({
+      path,
+      reason:
+        "is not supported: this server keeps no messages for the session; send the full conversation in `messages`",
+    });
+  }
+  const previous = history.reply(id);
+  if (previous === undefined) {
+    throw new CanonicalizationError({
+      path,
+      reason: `unknown message id ${JSON.stringify(id)}: not a recent committed reply of this session`,
+    });
+  }
+  return previous;
+}
+
+/** A `messages` entry whose role is neither `user` nor `assistant`. */
+function projectOtherRole(
+  raw: Record<string, unknown>,
+  path: string,
+  systemInMessages: boolean,
+  messages: ProjectedMessage[],
+  origins: MessageOrigin[],
+): void {
+  const role = raw.role;
+  if (role === "system" && systemInMessages) {
+    const entry = parseWire(anthropicSystemMessageSchema, raw, path);
+    const content =
+      typeof entry.content === "string"
+        ? entry.content
+        : entry.content.map((block) => block.text).join("\n\n");
+    messages.push({ role: "system", content });
+    origins.push({ path, contentPath: `${path}.content` });
+    return;
+  }
+  const expected = systemInMessages ? '"user", "assistant" or "system"' : '"user" or "assistant"';
+  const hint =
+    role === "tool"
+      ? '; an Anthropic tool result is a {"type": "tool_result", "tool_use_id": …, "content": …} block in a "user" message (the "tool" role is OpenAI Chat Completions)'
+      : role === undefined
+        ? ""
+        : role === "system"
+          ? "; put system text in the top-level `system` field"
+          : "";
+  throw new CanonicalizationError({
+    path: `${path}.role`,
+    reason:
+      role === undefined
+        ? `is required (${expected})`
+        : `must be ${expected}, got ${JSON.stringify(role) ?? typeName(role)}${hint}`,
+  });
 }
 
 function projectUser(

@@ -5,9 +5,12 @@ import {
   canonicalizeTools,
 } from "@relax/chat";
 import { collectIgnoredFields } from "../shared/collect-ignored-fields";
+import { contractChangeWarnings } from "../shared/contract-change-warnings";
+import { normalizeMessages, resolveHarnessNormalizers } from "../shared/harness-normalizers";
 import { NOT_SUPPORTED, SAMPLING_FROM_ROLLOUT, USAGE_ALWAYS } from "../shared/ignored-fields";
 import { parseWire } from "../shared/parse-wire";
-import type { ConvertedRequest, ProtocolWarning } from "../shared/protocol";
+import type { ConvertedRequest, ConvertOptions, ProtocolWarning } from "../shared/protocol";
+import { readResponseFormat } from "../shared/read-response-format";
 import { isPlainObject, typeName } from "../shared/type-name";
 import { CHAT_COMPLETIONS_READ_FIELDS, chatCompletionsRequestSchema } from "./chat-completions-api";
 
@@ -51,25 +54,39 @@ export const CHAT_COMPLETIONS_IGNORED_FIELDS: Readonly<Record<string, string>> =
  * `messages` canonicalised (`developer` → `system`, an assistant `reasoning`
  * field accepted as `reasoning_content` since `@openai/agents` sends it back under that name), function
  * tools, `chat_template_kwargs` (reserved keys rejected), `max_completion_tokens` over `max_tokens`,
- * `stop`, `seed`, `logprobs`, `stream`. Sampling fields and other keys are ignored with a warning.
+ * `stop`, `seed`, `logprobs`, `stream`. Sampling fields and other keys are ignored with a warning
+ * (`response_format`, `tool_choice` other than `auto`, `parallel_tool_calls: false` as `contract-change`).
+ * The harness normalisers (`options.normalizers`, all on by default) then apply: blank echoed
+ * `arguments` → `{}`, billing-header lines stripped from system messages, a leading run of
+ * system/developer messages merged. System messages later in the list stay where they are.
  *
  * @param body - the parsed JSON body.
  * @throws CanonicalizationError naming the field path, e.g. `messages[3].tool_calls[0].id`.
  */
-export function convertChatCompletionsRequest(body: unknown): ConvertedRequest {
+export function convertChatCompletionsRequest(body: unknown, options: ConvertOptions = {}): ConvertedRequest {
+  const normalizers = resolveHarnessNormalizers(options.normalizers);
   if (!isPlainObject(body)) {
     throw new CanonicalizationError({ path: "body", reason: `must be a JSON object, got ${typeName(body)}` });
   }
   const wire = parseWire(chatCompletionsRequestSchema, body, "");
-  const warnings: ProtocolWarning[] = collectIgnoredFields({
+  const warnings: ProtocolWarning[] = contractChangeWarnings(
     body,
-    read: CHAT_COMPLETIONS_READ_FIELDS,
-    known: CHAT_COMPLETIONS_IGNORED_FIELDS,
-  });
+    collectIgnoredFields({
+      body,
+      read: CHAT_COMPLETIONS_READ_FIELDS,
+      known: CHAT_COMPLETIONS_IGNORED_FIELDS,
+    }),
+  );
   if (wire.messages === undefined) {
     throw new CanonicalizationError({ path: "messages", reason: "is required" });
   }
-  const messages = canonicalizeMessages(aliasReasoning(wire.messages), { path: "messages" });
+  const messages = normalizeMessages(
+    canonicalizeMessages(aliasReasoning(wire.messages), {
+      path: "messages",
+      emptyArgumentsAsObject: normalizers.emptyToolArguments,
+    }),
+    normalizers,
+  );
   const tools = canonicalizeTools(wire.tools, {
     onDropped: ({ path, type }) =>
       warnings.push({
@@ -81,7 +98,9 @@ export function convertChatCompletionsRequest(body: unknown): ConvertedRequest {
   const chatTemplateKwargs = canonicalizeTemplateKwargs(wire.chat_template_kwargs);
   const maxTokens = wire.max_completion_tokens ?? wire.max_tokens ?? undefined;
   const stop = wire.stop == null ? undefined : typeof wire.stop === "string" ? [wire.stop] : wire.stop;
+  const responseFormat = readResponseFormat(body.response_format, "response_format");
   return {
+    ...(responseFormat !== undefined ? { responseFormat } : {}),
     request: {
       messages,
       tools,

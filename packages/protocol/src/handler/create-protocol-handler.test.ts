@@ -183,7 +183,15 @@ describe("createProtocolHandler: generation", () => {
         { protocol: "chat-completions", sessionId: "s-1" },
       ],
     ]);
-    expect(ends).toEqual([{ protocol: "chat-completions", sessionId: "s-1", stream: false, status: 200 }]);
+    expect(ends).toEqual([
+      {
+        path: "/v1/chat/completions",
+        protocol: "chat-completions",
+        sessionId: "s-1",
+        stream: false,
+        status: 200,
+      },
+    ]);
   });
 
   it("should render a throwing generate through the error table", async () => {

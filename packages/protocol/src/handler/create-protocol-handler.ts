@@ -1,9 +1,13 @@
 import { type AssistantTurn, CanonicalizationError, type CanonicalRequest } from "@relax/chat";
+import { convertAnthropicMessagesRequest } from "../anthropic-messages/convert-anthropic-messages-request";
 import { clientDisconnect, describeError, type ErrorDescriptor } from "../errors/describe-error";
 import { ProtocolError } from "../errors/protocol-error";
 import { errorDescriptorToResponse } from "../errors/to-error-response";
+import type { ConversationHistory } from "../shared/conversation-history";
 import { createDefaultId } from "../shared/create-default-id";
-import type { Protocol, ProtocolWarning } from "../shared/protocol";
+import type { HarnessNormalizers } from "../shared/harness-normalizers";
+import type { ConvertedRequest, Protocol, ProtocolWarning } from "../shared/protocol";
+import type { ResponseFormatConstraint } from "../shared/read-response-format";
 import type { ResponseContext } from "../shared/response-context";
 import { createBufferedSseBody } from "../sse/create-buffered-sse-body";
 import { formatSseEvents } from "../sse/format-sse-frame";
@@ -21,6 +25,8 @@ export interface GenerateContext {
   request: CanonicalRequest;
   /** Aborts when the client disconnects; pass it on to the engine call. */
   signal: AbortSignal;
+  /** The structured-output format the request asked for, if any (honoured only if the engine is told to). */
+  responseFormat?: ResponseFormatConstraint;
   /**
    * The HTTP request's URL path (query string dropped) and headers (names lower-case), for request
    * classification (title, compaction, sub-agent requests of known harnesses).
@@ -35,6 +41,10 @@ export interface RequestEndEvent {
   stream: boolean;
   /** The HTTP status, or for a stream the status its terminal sequence stands for (499 when the client left). */
   status: number;
+  /** The request path (query string removed), e.g. `/agentic_api/v1/messages`. */
+  path: string;
+  /** For a status ≥ 400, the error message sent to the client. */
+  message?: string;
   error?: unknown;
 }
 
@@ -63,6 +73,19 @@ export interface ProtocolHandlerOptions {
   now?: () => number;
   /** Model name echoed when the request has none. @default "relax" */
   defaultModel?: string;
+  /** Harness normalisers to switch off (see {@link HarnessNormalizers}); unset ones are on. */
+  normalizers?: Partial<HarnessNormalizers>;
+  /**
+   * The session's committed replies, for `previous_response_id`, `item_reference` and Anthropic
+   * `thread` (resolved against it) and for recording each reply sent. Without it (or `undefined` for a
+   * session) those fields are a 400.
+   */
+  history?: (sessionId: string) => ConversationHistory | undefined;
+  /**
+   * Counts the prompt tokens of a request under the chat template, for `POST /v1/messages/count_tokens`
+   * (answered `{input_tokens}`); without it that path is 404.
+   */
+  countTokens?: (request: CanonicalRequest) => number | Promise<number>;
 }
 
 /**
@@ -94,6 +117,9 @@ export function createProtocolHandler(
     createId = createDefaultId,
     now = Date.now,
     defaultModel = "relax",
+    normalizers,
+    history,
+    countTokens,
   } = options;
 
   return async (httpRequest) => {
@@ -104,6 +130,40 @@ export function createProtocolHandler(
         notFound(`no route for ${httpRequest.method} ${url.pathname}`),
         guessProtocol(url.pathname),
       );
+    }
+    if (route.kind === "root") {
+      if (httpRequest.method === "GET" || httpRequest.method === "HEAD") {
+        return new Response(httpRequest.method === "HEAD" ? null : JSON.stringify({ status: "ok" }), {
+          headers: { "content-type": "application/json" },
+        });
+      }
+      return errorDescriptorToResponse(
+        notFound(`no route for ${httpRequest.method} ${url.pathname}`),
+        "chat-completions",
+      );
+    }
+    if (route.kind === "compact") {
+      return errorDescriptorToResponse(
+        {
+          status: 501,
+          type: "invalid_request_error",
+          code: "unsupported_endpoint",
+          param: null,
+          message:
+            "/responses/compact is not supported: Relax trains on the conversation the agent sends, so it cannot replace history by an opaque compacted item; let the agent compact locally (a summarising /responses request)",
+          retryable: false,
+        },
+        "responses",
+      );
+    }
+    if (route.kind === "count-tokens") {
+      if (httpRequest.method !== "POST" || countTokens === undefined) {
+        return errorDescriptorToResponse(
+          notFound(`no route for ${httpRequest.method} ${url.pathname}`),
+          "anthropic-messages",
+        );
+      }
+      return handleCountTokens(httpRequest, countTokens);
     }
     if (route.kind === "models") {
       if (httpRequest.method !== "GET" || models === undefined) {
@@ -129,15 +189,69 @@ export function createProtocolHandler(
       response.headers.set("allow", "POST");
       return response;
     }
-    return handleGeneration(httpRequest, adapter, url.pathname);
+    return handleGeneration(httpRequest, adapter);
   };
 
-  async function handleGeneration(
+  async function authenticateRequest(
     httpRequest: Request,
-    adapter: ProtocolAdapter,
-    path: string,
+  ): Promise<{ sessionId: string; history: ConversationHistory | undefined }> {
+    const credential = readCredential(httpRequest.headers);
+    if ("problem" in credential) {
+      throw new ProtocolError({ status: 401, code: "authentication_error", message: credential.problem });
+    }
+    return { sessionId: credential.sessionId, history: history?.(credential.sessionId) };
+  }
+
+  async function requireLiveSession(sessionId: string): Promise<void> {
+    if (authenticate !== undefined && !(await authenticate(sessionId))) {
+      throw new ProtocolError({
+        status: 404,
+        type: "not_found_error",
+        code: "session_discarded",
+        message: "session not found or already closed",
+      });
+    }
+  }
+
+  async function handleCountTokens(
+    httpRequest: Request,
+    count: (request: CanonicalRequest) => number | Promise<number>,
   ): Promise<Response> {
+    const protocol = "anthropic-messages";
+    const path = new URL(httpRequest.url).pathname;
+    let sessionId: string | undefined;
+    try {
+      const auth = await authenticateRequest(httpRequest);
+      sessionId = auth.sessionId;
+      const converted = convertAnthropicMessagesRequest(await readJsonBody(httpRequest), {
+        countTokens: true,
+        ...(normalizers !== undefined ? { normalizers } : {}),
+        ...(auth.history !== undefined ? { history: auth.history } : {}),
+      });
+      await requireLiveSession(sessionId);
+      const inputTokens = await count(converted.request);
+      onRequestEnd?.({ protocol, sessionId, stream: false, status: 200, path });
+      return new Response(JSON.stringify({ input_tokens: inputTokens }), {
+        headers: { "content-type": "application/json" },
+      });
+    } catch (error) {
+      const descriptor = describeError(error, protocol);
+      onRequestEnd?.({
+        protocol,
+        sessionId,
+        stream: false,
+        status: descriptor.status,
+        path,
+        message: descriptor.message,
+        error,
+      });
+      return errorDescriptorToResponse(descriptor, protocol);
+    }
+  }
+
+  async function handleGeneration(httpRequest: Request, adapter: ProtocolAdapter): Promise<Response> {
     const { protocol } = adapter;
+    const path = new URL(httpRequest.url).pathname;
     let sessionId: string | undefined;
     let stream = false;
     const end = (descriptor: ErrorDescriptor | undefined, error?: unknown): void => {
@@ -146,6 +260,8 @@ export function createProtocolHandler(
         sessionId,
         stream,
         status: descriptor?.status ?? 200,
+        path,
+        ...(descriptor !== undefined ? { message: descriptor.message } : {}),
         ...(error !== undefined ? { error } : {}),
       });
     };
@@ -156,27 +272,37 @@ export function createProtocolHandler(
     };
 
     let request: CanonicalRequest;
+    let converted: ConvertedRequest;
+    let sessionHistory: ConversationHistory | undefined;
     try {
-      const credential = readCredential(httpRequest.headers);
-      if ("problem" in credential) {
-        throw new ProtocolError({ status: 401, code: "authentication_error", message: credential.problem });
-      }
-      sessionId = credential.sessionId;
-      const converted = adapter.convertRequest(await readJsonBody(httpRequest));
+      const auth = await authenticateRequest(httpRequest);
+      sessionId = auth.sessionId;
+      sessionHistory = auth.history;
+      converted = adapter.convertRequest(await readJsonBody(httpRequest), {
+        ...(normalizers !== undefined ? { normalizers } : {}),
+        ...(sessionHistory !== undefined ? { history: sessionHistory } : {}),
+      });
       request = converted.request;
       stream = request.stream;
       for (const warning of converted.warnings) onWarning?.(warning, { protocol, sessionId });
-      if (authenticate !== undefined && !(await authenticate(sessionId))) {
-        throw new ProtocolError({
-          status: 404,
-          type: "not_found_error",
-          code: "session_discarded",
-          message: "session not found or already closed",
-        });
-      }
+      await requireLiveSession(sessionId);
     } catch (error) {
       return fail(error);
     }
+    const { reply } = converted;
+    const remember = (turn: AssistantTurn, json: unknown): void => {
+      if (sessionHistory === undefined || converted.continuation === undefined) return;
+      const { continuation } = converted;
+      sessionHistory.record(
+        {
+          id: context.id,
+          messages: [...continuation.messages, turn.message],
+          ...(continuation.system !== undefined ? { system: continuation.system } : {}),
+          tools: request.tools,
+        },
+        protocol === "responses" ? (json as { output: { id: string }[] }).output : [],
+      );
+    };
 
     const abort = new AbortController();
     const onClientAbort = () => abort.abort(httpRequest.signal.reason);
@@ -189,13 +315,23 @@ export function createProtocolHandler(
       createId,
     };
     const http = { path, headers: Object.fromEntries(httpRequest.headers) };
-    const generation = invoke(() => generate({ protocol, sessionId, request, signal: abort.signal, http }));
+    const generation = invoke(() =>
+      generate({
+        protocol,
+        sessionId,
+        request,
+        signal: abort.signal,
+        http,
+        ...(converted.responseFormat !== undefined ? { responseFormat: converted.responseFormat } : {}),
+      }),
+    );
 
     if (!request.stream) {
       try {
         const turn = await generation;
         if (httpRequest.signal.aborted) return fail(undefined);
-        const { json } = adapter.buildReply({ turn, request, context });
+        const { json } = adapter.buildReply({ turn, request, context, ...(reply ? { reply } : {}) });
+        remember(turn, json);
         end(undefined);
         return new Response(JSON.stringify(json), { headers: { "content-type": "application/json" } });
       } catch (error) {
@@ -208,7 +344,9 @@ export function createProtocolHandler(
     let cancelled = false;
     const terminal = generation
       .then((turn) => {
-        const text = formatSseEvents(adapter.buildReply({ turn, request, context }).events());
+        const built = adapter.buildReply({ turn, request, context, ...(reply ? { reply } : {}) });
+        const text = formatSseEvents(built.events());
+        if (!cancelled) remember(turn, built.json);
         end(cancelled ? clientDisconnect() : undefined);
         return text;
       })
@@ -216,7 +354,9 @@ export function createProtocolHandler(
         const descriptor =
           cancelled || httpRequest.signal.aborted ? clientDisconnect() : describeError(error, protocol);
         end(descriptor, error);
-        return formatSseEvents(adapter.buildErrorEvents({ descriptor, request, context }));
+        return formatSseEvents(
+          adapter.buildErrorEvents({ descriptor, request, context, ...(reply ? { reply } : {}) }),
+        );
       })
       .finally(() => httpRequest.signal.removeEventListener("abort", onClientAbort));
     const body = createBufferedSseBody({

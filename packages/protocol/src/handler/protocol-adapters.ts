@@ -24,7 +24,7 @@ import {
   RESPONSES_CONNECTED_FRAME,
   RESPONSES_HEARTBEAT_FRAME,
 } from "../responses/responses-sse";
-import type { ConvertedRequest, Protocol } from "../shared/protocol";
+import type { ConvertedRequest, ConvertOptions, Protocol, ReplyOptions } from "../shared/protocol";
 import type { ResponseContext } from "../shared/response-context";
 import type { SseEvent } from "../sse/format-sse-frame";
 
@@ -33,9 +33,14 @@ export interface ProtocolAdapter {
   protocol: Protocol;
   /** Prefix of the reply id (`chatcmpl`, `resp`, `msg`). */
   idPrefix: string;
-  convertRequest(body: unknown): ConvertedRequest;
+  convertRequest(body: unknown, options?: ConvertOptions): ConvertedRequest;
   /** Renders the JSON reply; the SSE events are derived from the same object. */
-  buildReply(input: { turn: AssistantTurn; request: CanonicalRequest; context: ResponseContext }): {
+  buildReply(input: {
+    turn: AssistantTurn;
+    request: CanonicalRequest;
+    context: ResponseContext;
+    reply?: ReplyOptions;
+  }): {
     json: unknown;
     events: () => SseEvent[];
   };
@@ -43,6 +48,7 @@ export interface ProtocolAdapter {
     descriptor: ErrorDescriptor;
     request: CanonicalRequest;
     context: ResponseContext;
+    reply?: ReplyOptions;
   }): SseEvent[];
   connectedFrame: string;
   heartbeatFrame: string;
@@ -70,8 +76,11 @@ export const PROTOCOL_ADAPTERS: Readonly<Record<Protocol, ProtocolAdapter>> = {
       const json = buildResponsesResponse(input);
       return { json, events: () => buildResponsesSseEvents(json) };
     },
-    buildErrorEvents: ({ descriptor, request, context }) =>
-      buildResponsesSseErrorEvents({ descriptor, shell: createResponsesShell({ request, context }) }),
+    buildErrorEvents: ({ descriptor, request, context, reply }) =>
+      buildResponsesSseErrorEvents({
+        descriptor,
+        shell: createResponsesShell({ request, context, ...(reply !== undefined ? { reply } : {}) }),
+      }),
     connectedFrame: RESPONSES_CONNECTED_FRAME,
     heartbeatFrame: RESPONSES_HEARTBEAT_FRAME,
   },

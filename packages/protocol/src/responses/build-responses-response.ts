@@ -1,4 +1,5 @@
 import type { AssistantTurn, CanonicalRequest, TurnUsage } from "@relax/chat";
+import type { ReplyOptions } from "../shared/protocol";
 import { assistantText, type ResponseContext } from "../shared/response-context";
 import { mapResponsesFinishReason } from "./map-responses-finish-reason";
 import type { ResponsesOutputItem, ResponsesResponse, ResponsesUsage } from "./responses-api";
@@ -10,9 +11,11 @@ import type { ResponsesOutputItem, ResponsesResponse, ResponsesUsage } from "./r
 export function createResponsesShell({
   request,
   context,
+  reply = {},
 }: {
   request: CanonicalRequest;
   context: ResponseContext;
+  reply?: ReplyOptions;
 }): ResponsesResponse {
   return {
     id: context.id,
@@ -24,7 +27,7 @@ export function createResponsesShell({
     max_output_tokens: request.maxTokens ?? null,
     model: context.model,
     output: [],
-    previous_response_id: null,
+    previous_response_id: reply.previousResponseId ?? null,
     store: false,
     usage: null,
   };
@@ -35,7 +38,8 @@ export function createResponsesShell({
  * `reasoning` item (text in `content[0].reasoning_text`), one assistant `message` with an `output_text`
  * part (omitted when the text is empty and other items exist), one `function_call` item per tool call
  * (`call_id` is the canonical tool-call id). A length cut gives `status: "incomplete"` with
- * `incomplete_details.reason = "max_output_tokens"`.
+ * `incomplete_details.reason = "max_output_tokens"`. With `reply.reasoningSummary` (the request set
+ * `reasoning.summary`) the reasoning text is also the item's one `summary_text` part.
  *
  * @see https://platform.openai.com/docs/api-reference/responses/object
  */
@@ -43,10 +47,12 @@ export function buildResponsesResponse({
   turn,
   request,
   context,
+  reply = {},
 }: {
   turn: AssistantTurn;
   request: CanonicalRequest;
   context: ResponseContext;
+  reply?: ReplyOptions;
 }): ResponsesResponse {
   const { status, incomplete_details } = mapResponsesFinishReason(turn.finishReason);
   const output: ResponsesOutputItem[] = [];
@@ -56,7 +62,7 @@ export function buildResponsesResponse({
       type: "reasoning",
       id: context.createId("rs"),
       status: "completed",
-      summary: [],
+      summary: reply.reasoningSummary === true ? [{ type: "summary_text", text: reasoning }] : [],
       content: [{ type: "reasoning_text", text: reasoning }],
     });
   }
@@ -82,7 +88,7 @@ export function buildResponsesResponse({
     });
   }
   return {
-    ...createResponsesShell({ request, context }),
+    ...createResponsesShell({ request, context, reply }),
     status,
     incomplete_details,
     output,

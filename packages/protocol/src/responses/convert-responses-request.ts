@@ -7,9 +7,13 @@ import {
   type ProjectedPart,
 } from "../shared/canonicalize-projected-messages";
 import { collectIgnoredFields } from "../shared/collect-ignored-fields";
+import { contractChangeWarnings } from "../shared/contract-change-warnings";
+import type { ConversationHistory } from "../shared/conversation-history";
+import { normalizeMessages, resolveHarnessNormalizers } from "../shared/harness-normalizers";
 import { NOT_SUPPORTED, SAMPLING_FROM_ROLLOUT } from "../shared/ignored-fields";
 import { parseWire } from "../shared/parse-wire";
-import type { ConvertedRequest, ProtocolWarning } from "../shared/protocol";
+import type { ConvertedRequest, ConvertOptions, ProtocolWarning } from "../shared/protocol";
+import { readResponseFormat } from "../shared/read-response-format";
 import { isPlainObject, typeName } from "../shared/type-name";
 import {
   RESPONSES_ITEM_TYPES,
@@ -69,30 +73,45 @@ interface PendingAssistant {
  * - consecutive assistant, reasoning and function_call items are coalesced into one assistant message;
  * - flat function tools; `max_output_tokens`; `reasoning.effort` → `{enable_thinking: effort !== "none"}`.
  *
+ * - server-side state, resolved against `options.history` (this session's committed responses):
+ *   `previous_response_id` continues that response's conversation (its `instructions` are not carried
+ *   over, as OpenAI documents), an `item_reference` item stands for the output item it names; an unknown
+ *   id (or no history) is a 400 naming the field;
+ * - the harness normalisers (`options.normalizers`): blank `function_call.arguments` → `{}`, billing-header
+ *   lines stripped, the leading run of system/developer messages merged into one;
+ * - `reasoning.summary` set → the reply's reasoning items carry their text in `summary` too.
+ *
  * @param body - the parsed JSON body.
- * @throws CanonicalizationError naming the field path (`input[0].call_id`); `previous_response_id` and
- *   `conversation` are rejected because the full history is required.
+ * @throws CanonicalizationError naming the field path (`input[0].call_id`, `previous_response_id`);
+ *   `conversation` is rejected because the full history is required.
  */
-export function convertResponsesRequest(body: unknown): ConvertedRequest {
+export function convertResponsesRequest(body: unknown, options: ConvertOptions = {}): ConvertedRequest {
   if (!isPlainObject(body)) {
     throw new CanonicalizationError({ path: "body", reason: `must be a JSON object, got ${typeName(body)}` });
   }
-  for (const key of ["previous_response_id", "conversation"] as const) {
-    if (body[key] != null) {
-      throw new CanonicalizationError({ path: key, reason: `is not supported: ${FULL_HISTORY}` });
-    }
+  if (body.conversation != null) {
+    throw new CanonicalizationError({ path: "conversation", reason: `is not supported: ${FULL_HISTORY}` });
   }
+  const normalizers = resolveHarnessNormalizers(options.normalizers);
+  const { history } = options;
   const wire = parseWire(responsesRequestSchema, body, "");
-  const warnings: ProtocolWarning[] = collectIgnoredFields({
+  const warnings: ProtocolWarning[] = contractChangeWarnings(
     body,
-    read: RESPONSES_READ_FIELDS,
-    known: RESPONSES_IGNORED_FIELDS,
-  });
+    collectIgnoredFields({ body, read: RESPONSES_READ_FIELDS, known: RESPONSES_IGNORED_FIELDS }),
+  );
   const messages: ProjectedMessage[] = [];
   const origins: MessageOrigin[] = [];
-  if (wire.instructions != null && wire.instructions !== "") {
-    messages.push({ role: "system", content: wire.instructions });
+  const hasInstructions = wire.instructions != null && wire.instructions !== "";
+  if (hasInstructions) {
+    messages.push({ role: "system", content: wire.instructions! });
     origins.push({ path: "instructions", contentPath: "instructions" });
+  }
+  if (wire.previous_response_id != null) {
+    const previous = resolvePrevious(wire.previous_response_id, history);
+    for (const message of previous.messages) {
+      messages.push(message as ProjectedMessage);
+      origins.push({ path: "previous_response_id" });
+    }
   }
   if (typeof wire.input === "string") {
     messages.push({ role: "user", content: wire.input });
@@ -101,12 +120,26 @@ export function convertResponsesRequest(body: unknown): ConvertedRequest {
     if (wire.input.length === 0) {
       throw new CanonicalizationError({ path: "input", reason: "must contain at least one item" });
     }
-    projectItems(wire.input, messages, origins);
+    projectItems(wire.input, messages, origins, {
+      history,
+      emptyArgumentsAsObject: normalizers.emptyToolArguments,
+    });
   }
   const effort = wire.reasoning?.effort;
+  const canonical = canonicalizeProjectedMessages({ messages, origins, emptyPath: "input" });
+  const responseFormat = readResponseFormat(
+    isPlainObject(body.text) ? body.text.format : undefined,
+    "text.format",
+  );
   return {
+    continuation: { messages: hasInstructions ? canonical.slice(1) : canonical },
+    reply: {
+      ...(wire.reasoning?.summary != null ? { reasoningSummary: true } : {}),
+      ...(wire.previous_response_id != null ? { previousResponseId: wire.previous_response_id } : {}),
+    },
+    ...(responseFormat !== undefined ? { responseFormat } : {}),
     request: {
-      messages: canonicalizeProjectedMessages({ messages, origins, emptyPath: "input" }),
+      messages: normalizeMessages(canonical, normalizers),
       tools: convertTools(wire.tools, warnings),
       chatTemplateKwargs: canonicalizeTemplateKwargs(
         effort != null ? { enable_thinking: effort !== "none" } : {},
@@ -119,7 +152,29 @@ export function convertResponsesRequest(body: unknown): ConvertedRequest {
   };
 }
 
-function projectItems(items: unknown[], messages: ProjectedMessage[], origins: MessageOrigin[]): void {
+function resolvePrevious(id: string, history: ConversationHistory | undefined) {
+  if (history === undefined) {
+    throw new CanonicalizationError({
+      path: "previous_response_id",
+      reason: `is not supported: ${FULL_HISTORY}`,
+    });
+  }
+  const previous = history.reply(id);
+  if (previous === undefined) {
+    throw new CanonicalizationError({
+      path: "previous_response_id",
+      reason: `unknown response id ${JSON.stringify(id)}: not a recent committed response of this session`,
+    });
+  }
+  return previous;
+}
+
+function projectItems(
+  items: unknown[],
+  messages: ProjectedMessage[],
+  origins: MessageOrigin[],
+  options: { history: ConversationHistory | undefined; emptyArgumentsAsObject: boolean },
+): void {
   let pending: PendingAssistant | undefined;
   const assistant = (path: string): PendingAssistant => {
     pending ??= { path, parts: [], reasoning: [], toolCalls: [], toolCallPaths: [] };
@@ -140,11 +195,12 @@ function projectItems(items: unknown[], messages: ProjectedMessage[], origins: M
     });
     pending = undefined;
   };
-  items.forEach((item, i) => {
+  items.forEach((raw, i) => {
     const path = `input[${i}]`;
-    if (!isPlainObject(item)) {
-      throw new CanonicalizationError({ path, reason: `must be an item object, got ${typeName(item)}` });
+    if (!isPlainObject(raw)) {
+      throw new CanonicalizationError({ path, reason: `must be an item object, got ${typeName(raw)}` });
     }
+    const item = raw.type === "item_reference" ? resolveItem(raw, path, options.history) : raw;
     const type = item.type ?? (item.role !== undefined ? "message" : undefined);
     switch (type) {
       case "message": {
@@ -179,7 +235,10 @@ function projectItems(items: unknown[], messages: ProjectedMessage[], origins: M
           type: "function",
           function: {
             name: call.name,
-            arguments: canonicalToolArguments(call.arguments, `${path}.arguments`),
+            arguments:
+              options.emptyArgumentsAsObject && /^[ \t\n\r]*$/.test(call.arguments)
+                ? "{}"
+                : canonicalToolArguments(call.arguments, `${path}.arguments`),
           },
         });
         target.toolCallPaths.push(path);
@@ -199,11 +258,6 @@ function projectItems(items: unknown[], messages: ProjectedMessage[], origins: M
         origins.push({ path, contentPath: `${path}.output` });
         return;
       }
-      case "item_reference":
-        throw new CanonicalizationError({
-          path: `${path}.type`,
-          reason: `item references are not supported: ${FULL_HISTORY}`,
-        });
       case undefined:
         throw new CanonicalizationError({
           path: `${path}.type`,
@@ -217,6 +271,31 @@ function projectItems(items: unknown[], messages: ProjectedMessage[], origins: M
     }
   });
   flush();
+}
+
+/** The stored output item an `item_reference` names. @throws CanonicalizationError (`input[i].id`). */
+function resolveItem(
+  raw: Record<string, unknown>,
+  path: string,
+  history: ConversationHistory | undefined,
+): Record<string, unknown> {
+  if (typeof raw.id !== "string" || raw.id === "") {
+    throw new CanonicalizationError({ path: `${path}.id`, reason: "must be a non-empty string" });
+  }
+  if (history === undefined) {
+    throw new CanonicalizationError({
+      path: `${path}.type`,
+      reason: `item references are not supported: ${FULL_HISTORY}`,
+    });
+  }
+  const item = history.item(raw.id);
+  if (item === undefined) {
+    throw new CanonicalizationError({
+      path: `${path}.id`,
+      reason: `unknown item id ${JSON.stringify(raw.id)}: not an output item of a recent committed response of this session`,
+    });
+  }
+  return item;
 }
 
 function projectContent(

@@ -30,10 +30,16 @@ export const responsesRequestSchema = z.object({
   /** Turn limit in tokens. */
   max_output_tokens: z.number().int().positive().nullish(),
   /** `effort` sets `chat_template_kwargs.enable_thinking` (`effort !== "none"`). */
-  reasoning: z.object({ effort: z.enum(RESPONSES_REASONING_EFFORTS).nullish() }).nullish(),
+  reasoning: z
+    .object({
+      effort: z.enum(RESPONSES_REASONING_EFFORTS).nullish(),
+      /** When set, reasoning text is also written to the reply's `summary` (readers such as the AI SDK only read it). */
+      summary: z.enum(["auto", "concise", "detailed"]).nullish(),
+    })
+    .nullish(),
   stream: z.boolean().nullish(),
-  /** Rejected when set: Relax needs the full history in `input`. */
-  previous_response_id: z.unknown().optional(),
+  /** A committed response of this session whose conversation `input` continues. */
+  previous_response_id: z.string().min(1).nullish(),
   /** Rejected when set, for the same reason. */
   conversation: z.unknown().optional(),
 });
@@ -100,6 +106,7 @@ export const RESPONSES_ITEM_TYPES = [
   "reasoning",
   "function_call",
   "function_call_output",
+  "item_reference",
 ] as const;
 
 /** `usage` of a Response, in tokens. */
@@ -110,12 +117,15 @@ export interface ResponsesUsage {
   total_tokens: number;
 }
 
-/** A `reasoning` output item (text in `content`, `summary` left empty). */
+/**
+ * A `reasoning` output item: text in `content`; `summary` holds the same text as one `summary_text` part
+ * when the request set `reasoning.summary`, else it is empty.
+ */
 export interface ResponsesReasoningItem {
   type: "reasoning";
   id: string;
   status: "in_progress" | "completed";
-  summary: [];
+  summary: { type: "summary_text"; text: string }[];
   content: { type: "reasoning_text"; text: string }[];
 }
 
@@ -168,7 +178,7 @@ export interface ResponsesResponse {
   model: string;
   output: ResponsesOutputItem[];
   max_output_tokens: number | null;
-  previous_response_id: null;
+  previous_response_id: string | null;
   store: false;
   usage: ResponsesUsage | null;
 }

@@ -50,7 +50,7 @@ export class CallCollector {
    * an array, the well-formed items are kept and the others are reported with their own raw text (which
    * stays in the content); an array with no well-formed item stays in the content whole.
    */
-  jsonCalls(node: JsonNode, start: number, end: number, argumentKeys: readonly string[]): void {
+  jsonCalls(node: JsonNode, start: number, end: number, argumentKeys?: readonly string[]): void {
     if (node.kind !== "array") {
       const read = readJsonCall(this.text, node, argumentKeys);
       if (read.ok) this.success(start, end, [{ name: read.name, arguments: read.arguments }]);

@@ -6,16 +6,36 @@ import type { JsonNode } from "./scan-json";
 export type CallReadResult = { ok: true; name: string; arguments: string } | { ok: false; reason: string };
 
 /**
+ * The accepted names of the argument member of a JSON call object: `arguments`, and `parameters` as SGLang
+ * accepts it for every JSON detector (Llama 3 writes it; Qwen models sometimes do).
+ */
+export const JSON_CALL_ARGUMENT_KEYS: readonly string[] = Object.freeze(["arguments", "parameters"]);
+
+/**
+ * The argument keys for a parser input: {@link JSON_CALL_ARGUMENT_KEYS}, or only `arguments` when the
+ * `parameters` alias is switched off (`ToolCallParseInput.parametersAlias: false`).
+ */
+export function callArgumentKeys(parametersAlias: boolean | undefined): readonly string[] {
+  return parametersAlias === false ? ARGUMENTS_ONLY : JSON_CALL_ARGUMENT_KEYS;
+}
+
+const ARGUMENTS_ONLY: readonly string[] = Object.freeze(["arguments"]);
+
+/** Members a call object may carry besides `name` and its arguments (Mistral writes an `id`). */
+const CALL_METADATA_KEYS: ReadonlySet<string> = new Set(["id", "type", "index", "call_id"]);
+
+/**
  * Reads `{"name": "f", "arguments": {...}}` (the Qwen/Hermes/Mistral/Llama call object). `argumentKeys`
- * lists the accepted names of the argument member (Llama 3 also writes `parameters`); a missing argument
- * member means `{}`, any other non-object value is malformed. Duplicate `name`/argument members are
- * malformed too, and the arguments go through `canonicalToolArguments` (strict JSON: no duplicate keys,
- * no lone surrogates).
+ * lists the accepted names of the argument member (default {@link JSON_CALL_ARGUMENT_KEYS}); an object
+ * with only `name` (and metadata such as `id`) means `{}` arguments, but one whose arguments sit under any
+ * other key (`"args"`, `"input"`, …) is malformed — never read as `{}`. Any non-object argument value is
+ * malformed, duplicate `name`/argument members are too, and the arguments go through
+ * `canonicalToolArguments` (strict JSON: no duplicate keys, no lone surrogates).
  */
 export function readJsonCall(
   text: string,
   node: JsonNode,
-  argumentKeys: readonly string[] = ["arguments"],
+  argumentKeys: readonly string[] = JSON_CALL_ARGUMENT_KEYS,
 ): CallReadResult {
   if (node.kind !== "object") return { ok: false, reason: `a call must be a JSON object, got ${node.kind}` };
   const names = node.members.filter((member) => member.key === "name");
@@ -30,7 +50,16 @@ export function readJsonCall(
     return { ok: false, reason: `more than one of ${argumentKeys.map((k) => `"${k}"`).join(", ")}` };
   }
   const argumentNode = argumentMembers[0]?.value;
-  if (argumentNode === undefined) return { ok: true, name: nameNode.value, arguments: "{}" };
+  if (argumentNode === undefined) {
+    const other = node.members.find((member) => member.key !== "name" && !CALL_METADATA_KEYS.has(member.key));
+    if (other !== undefined) {
+      return {
+        ok: false,
+        reason: `the call object has no ${argumentKeys.map((k) => `"${k}"`).join(" or ")} member (found ${JSON.stringify(other.key)})`,
+      };
+    }
+    return { ok: true, name: nameNode.value, arguments: "{}" };
+  }
   const read = readJsonArguments(text, argumentNode);
   return read.ok ? { ok: true, name: nameNode.value, arguments: read.arguments } : read;
 }

@@ -1,11 +1,12 @@
 import { CallCollector, skipWhitespace } from "../internal/call-collector";
 import { MarkerFinder } from "../internal/marker-finder";
 import { jsonFailureReason } from "../internal/read-json-body";
+import { JSON_CALL_ARGUMENT_KEYS } from "../internal/read-json-call";
 import { type JsonNode, scanJsonValue } from "../internal/scan-json";
 import type { ToolCallParseInput, ToolCallParseResult, ToolCallParser } from "../tool-call-parser";
 
 const TAG = "<|python_tag|>";
-const ARGUMENT_KEYS = ["parameters", "arguments"] as const;
+const ARGUMENT_KEYS = JSON_CALL_ARGUMENT_KEYS;
 const CALL_START = /\{\s*"name"\s*:/y;
 
 /** True for `{"name": ..., "parameters"|"arguments": ...}` — what an untagged call must look like. */
@@ -13,7 +14,7 @@ function isCallShaped(node: JsonNode): boolean {
   const isCall = (item: JsonNode) =>
     item.kind === "object" &&
     item.members.some((member) => member.key === "name") &&
-    item.members.some((member) => (ARGUMENT_KEYS as readonly string[]).includes(member.key));
+    item.members.some((member) => ARGUMENT_KEYS.includes(member.key));
   return node.kind === "array" ? node.items.length > 0 && node.items.every(isCall) : isCall(node);
 }
 

@@ -1,7 +1,7 @@
 import { CallCollector, skipWhitespace } from "../internal/call-collector";
 import { MarkerFinder } from "../internal/marker-finder";
 import { jsonFailureReason } from "../internal/read-json-body";
-import { readJsonArguments } from "../internal/read-json-call";
+import { callArgumentKeys, readJsonArguments } from "../internal/read-json-call";
 import { scanJsonValue } from "../internal/scan-json";
 import type {
   GenerationFinishReason,
@@ -22,7 +22,12 @@ const CALL_ID = "[CALL_ID]";
  *   `[TOOL_CALLS]f[CALL_ID]abc123xyz[ARGS]{...}`.
  * A call ends where its JSON ends; what follows is content.
  */
-function parseMistralToolCalls({ text, finishReason }: ToolCallParseInput): ToolCallParseResult {
+function parseMistralToolCalls({
+  text,
+  finishReason,
+  parametersAlias,
+}: ToolCallParseInput): ToolCallParseResult {
+  const argumentKeys = callArgumentKeys(parametersAlias);
   const collector = new CallCollector(text);
   const finder = new MarkerFinder(text);
   let pos = 0;
@@ -35,7 +40,7 @@ function parseMistralToolCalls({ text, finishReason }: ToolCallParseInput): Tool
     const char = text[jsonStart];
     pos =
       char === "[" || char === "{"
-        ? readJsonForm(text, finishReason, collector, start, jsonStart, blockLimit)
+        ? readJsonForm(text, finishReason, collector, start, jsonStart, blockLimit, argumentKeys)
         : readCompactForm(text, finishReason, collector, finder, start, blockLimit);
   }
   return collector.finish();
@@ -48,6 +53,7 @@ function readJsonForm(
   start: number,
   jsonStart: number,
   blockLimit: number,
+  argumentKeys: readonly string[],
 ): number {
   const scan = scanJsonValue(text, jsonStart);
   if (!scan.ok) {
@@ -60,7 +66,7 @@ function readJsonForm(
     );
     return scan.atEnd ? text.length : blockLimit;
   }
-  collector.jsonCalls(scan.node, start, scan.end, ["arguments"]);
+  collector.jsonCalls(scan.node, start, scan.end, argumentKeys);
   return scan.end;
 }
 

@@ -1,7 +1,7 @@
 import { ContentBuilder } from "../internal/content-builder";
 import { MarkerFinder } from "../internal/marker-finder";
 import { jsonFailureReason } from "../internal/read-json-body";
-import { readJsonCall } from "../internal/read-json-call";
+import { callArgumentKeys, readJsonCall } from "../internal/read-json-call";
 import { scanJsonValue } from "../internal/scan-json";
 import type {
   ParsedToolCall,
@@ -15,13 +15,18 @@ const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";
 
 /**
- * Parses Qwen2.5 / Qwen3 / Hermes calls: `<tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>`,
- * one block per call, any whitespace around the JSON. The JSON is read string-aware (like Python's
+ * Parses Qwen2.5 / Qwen3 / Hermes calls: `<tool_call>\n{"name": "f", "arguments": {...}}\n</tool_call>`
+ * (`parameters` accepted for `arguments`, as SGLang does), one block per call, any whitespace around the JSON. The JSON is read string-aware (like Python's
  * `raw_decode` in SGLang's `hermes` detector), so `</tool_call>` inside an argument string does not end
  * the call. A block whose JSON is complete but lacks `</tool_call>` at the very end of a stopped turn is
  * accepted; in a cut-off turn it is truncated.
  */
-function parseQwen25ToolCalls({ text, finishReason }: ToolCallParseInput): ToolCallParseResult {
+function parseQwen25ToolCalls({
+  text,
+  finishReason,
+  parametersAlias,
+}: ToolCallParseInput): ToolCallParseResult {
+  const argumentKeys = callArgumentKeys(parametersAlias);
   const finder = new MarkerFinder(text);
   const builder = new ContentBuilder();
   const calls: ParsedToolCall[] = [];
@@ -61,7 +66,7 @@ function parseQwen25ToolCalls({ text, finishReason }: ToolCallParseInput): ToolC
           failure = { kind: "truncated_tool_call", reason: cutOffReason(finishReason) };
       }
       if (failure === undefined) {
-        const read = readJsonCall(text, scan.node);
+        const read = readJsonCall(text, scan.node, argumentKeys);
         if (read.ok) call = { callIndex, name: read.name, arguments: read.arguments };
         else failure = { kind: "malformed_tool_call", reason: read.reason };
       }

@@ -1,0 +1,292 @@
+import { describe, expect, it } from "vitest";
+import {
+  type ConversationHistory,
+  createConversationHistory,
+  createProtocolHandler,
+  type RequestEndEvent,
+} from "../src/index";
+import { counterIds, scriptedGenerate, TEXT_TURN, TOOL_TURN } from "./support/scripted-generate";
+
+const TOOLS = [{ type: "function", name: "get_weather", parameters: { type: "object" } }];
+
+function post(path: string, body: unknown, session = "s-1"): Request {
+  return new Request(`http://relax.test${path}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${session}`, "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+}
+
+function setup(turns = [TOOL_TURN, TEXT_TURN]) {
+  const histories = new Map<string, ConversationHistory>([["s-1", createConversationHistory()]]);
+  const scripted = scriptedGenerate(turns);
+  const ends: RequestEndEvent[] = [];
+  const handler = createProtocolHandler({
+    generate: scripted.generate,
+    history: (sessionId) => histories.get(sessionId),
+    createId: counterIds(),
+    now: () => 1_700_000_000_000,
+    countTokens: (request) => request.messages.length * 100 + request.tools.length,
+    onRequestEnd: (event) => ends.push(event),
+  });
+  return { handler, calls: scripted.calls, ends, histories };
+}
+
+describe("Responses previous_response_id and item_reference", () => {
+  it("should continue a committed response: its conversation, then the new input, without its instructions", async () => {
+    const { handler, calls } = setup();
+    const first = await handler(
+      post("/v1/responses", { instructions: "Be brief.", input: "Weather in Paris?", tools: TOOLS }),
+    );
+    expect(first.status).toBe(200);
+    const reply = (await first.json()) as { id: string; output: { id: string; type: string }[] };
+    expect(reply.id).toBe("resp_0001");
+    const second = await handler(
+      post("/v1/responses", {
+        instructions: "Be very brief.",
+        previous_response_id: "resp_0001",
+        input: [{ type: "function_call_output", call_id: "call_7f3a9c", output: "18 C, sunny" }],
+        tools: TOOLS,
+      }),
+    );
+    expect(second.status).toBe(200);
+    expect(((await second.json()) as { previous_response_id: string }).previous_response_id).toBe(
+      "resp_0001",
+    );
+    expect(calls[1]!.request.messages).toEqual([
+      { role: "system", content: "Be very brief." },
+      { role: "user", content: "Weather in Paris?" },
+      TOOL_TURN.message,
+      { role: "tool", content: "18 C, sunny", tool_call_id: "call_7f3a9c" },
+    ]);
+  });
+
+  it("should resolve item_reference items to the output items they name", async () => {
+    const { handler, calls } = setup();
+    const first = await handler(post("/v1/responses", { input: "Weather in Paris?", tools: TOOLS }));
+    const output = ((await first.json()) as { output: { id: string; type: string }[] }).output;
+    expect(output.map((item) => [item.type, item.id])).toEqual([
+      ["reasoning", "rs_0002"],
+      ["message", "msg_0003"],
+      ["function_call", "fc_0004"],
+    ]);
+    await handler(
+      post("/v1/responses", {
+        input: [
+          { role: "user", content: "Weather in Paris?" },
+          { type: "item_reference", id: "rs_0002" },
+          { type: "item_reference", id: "msg_0003" },
+          { type: "item_reference", id: "fc_0004" },
+          { type: "function_call_output", call_id: "call_7f3a9c", output: "18 C" },
+        ],
+        tools: TOOLS,
+      }),
+    );
+    expect(calls[1]!.request.messages).toEqual([
+      { role: "user", content: "Weather in Paris?" },
+      TOOL_TURN.message,
+      { role: "tool", content: "18 C", tool_call_id: "call_7f3a9c" },
+    ]);
+  });
+
+  it.each([
+    [
+      { previous_response_id: "resp_9999", input: "hi" },
+      'previous_response_id: unknown response id "resp_9999": not a recent committed response of this session',
+    ],
+    [
+      { input: [{ type: "item_reference", id: "rs_9999" }] },
+      'input[0].id: unknown item id "rs_9999": not an output item of a recent committed response of this session',
+    ],
+  ])("should answer 400 naming the field for an unknown id (%j)", async (body, message) => {
+    const { handler, calls } = setup();
+    const response = await handler(post("/v1/responses", body));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: {
+        message,
+        type: "invalid_request_error",
+        param: message.split(/[:[]/)[0],
+        code: "invalid_request_error",
+      },
+    });
+    expect(calls).toEqual([]);
+  });
+
+  it("should not resolve another session's responses", async () => {
+    const { handler, histories } = setup();
+    histories.set("s-2", createConversationHistory());
+    await handler(post("/v1/responses", { input: "hi" }));
+    const response = await handler(
+      post("/v1/responses", { previous_response_id: "resp_0001", input: "x" }, "s-2"),
+    );
+    expect(response.status).toBe(400);
+  });
+
+  it("should write reasoning into summary when reasoning.summary is set", async () => {
+    const { handler } = setup([TEXT_TURN]);
+    const response = await handler(
+      post("/v1/responses", { input: "hi", reasoning: { effort: "low", summary: "auto" } }),
+    );
+    const reply = (await response.json()) as { output: unknown[] };
+    expect(reply.output[0]).toEqual({
+      type: "reasoning",
+      id: "rs_0002",
+      status: "completed",
+      summary: [{ type: "summary_text", text: "The tool said 18 and sunny." }],
+      content: [{ type: "reasoning_text", text: "The tool said 18 and sunny." }],
+    });
+  });
+});
+
+describe("Anthropic thread", () => {
+  const tools = [{ name: "get_weather", input_schema: { type: "object" } }];
+
+  it("should continue a committed reply with its system and tools when the request has none", async () => {
+    const { handler, calls } = setup();
+    const first = await handler(
+      post("/v1/messages", {
+        max_tokens: 100,
+        system: "Weather bot.",
+        tools,
+        thread: { type: "create" },
+        messages: [{ role: "user", content: "Weather in Paris?" }],
+      }),
+    );
+    expect(first.status).toBe(200);
+    const id = ((await first.json()) as { id: string }).id;
+    expect(id).toBe("msg_0001");
+    const second = await handler(
+      post("/v1/messages", {
+        max_tokens: 100,
+        thread: { type: "continue", previous_message_id: id },
+        messages: [
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "call_7f3a9c", content: "18 C" }] },
+        ],
+      }),
+    );
+    expect(second.status).toBe(200);
+    expect(calls[1]!.request.messages).toEqual([
+      { role: "system", content: "Weather bot." },
+      { role: "user", content: "Weather in Paris?" },
+      TOOL_TURN.message,
+      { role: "tool", content: "18 C", tool_call_id: "call_7f3a9c" },
+    ]);
+    expect(calls[1]!.request.tools).toEqual(calls[0]!.request.tools);
+    expect(calls[1]!.request.tools.map((tool) => tool.function.name)).toEqual(["get_weather"]);
+  });
+
+  it("should answer 400 naming thread.previous_message_id for an unknown id", async () => {
+    const { handler } = setup();
+    const response = await handler(
+      post("/v1/messages", {
+        max_tokens: 100,
+        thread: { type: "continue", previous_message_id: "msg_nope" },
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      type: "error",
+      error: {
+        type: "invalid_request_error",
+        message:
+          'thread.previous_message_id: unknown message id "msg_nope": not a recent committed reply of this session',
+      },
+    });
+  });
+
+  it("should answer 400 without a history instead of ignoring the thread", async () => {
+    const handler = createProtocolHandler({ generate: scriptedGenerate([TEXT_TURN]).generate });
+    const response = await handler(
+      post("/v1/messages", {
+        max_tokens: 100,
+        thread: { type: "continue", previous_message_id: "msg_1" },
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    );
+    expect(response.status).toBe(400);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(
+      /^thread\.previous_message_id: is not supported/,
+    );
+  });
+});
+
+describe("count_tokens, the base URL and /responses/compact", () => {
+  it("should answer count_tokens with the counter's figure, without max_tokens", async () => {
+    const { handler, calls, ends } = setup();
+    const response = await handler(
+      post("/v1/messages/count_tokens", {
+        model: "m",
+        system: "S",
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ name: "t", input_schema: { type: "object" } }],
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ input_tokens: 201 });
+    expect(calls).toEqual([]);
+    expect(ends).toEqual([
+      {
+        protocol: "anthropic-messages",
+        sessionId: "s-1",
+        stream: false,
+        status: 200,
+        path: "/v1/messages/count_tokens",
+      },
+    ]);
+  });
+
+  it("should answer count_tokens errors in Anthropic's format", async () => {
+    const { handler } = setup();
+    const response = await handler(post("/v1/messages/count_tokens", { messages: [] }));
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      type: "error",
+      error: { type: "invalid_request_error", message: "messages: must contain at least one message" },
+    });
+  });
+
+  it.each([
+    ["HEAD", "/", ""],
+    ["GET", "/", '{"status":"ok"}'],
+    ["HEAD", "/v1", ""],
+  ])("should answer %s %s with 200 and no credential", async (method, path, text) => {
+    const { handler } = setup();
+    const response = await handler(new Request(`http://relax.test${path}`, { method }));
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(text);
+  });
+
+  it("should answer /v1/responses/compact with 501 and a clear message", async () => {
+    const { handler } = setup();
+    const response = await handler(post("/v1/responses/compact", { input: "x" }));
+    expect(response.status).toBe(501);
+    expect(await response.json()).toEqual({
+      error: {
+        message:
+          "/responses/compact is not supported: Relax trains on the conversation the agent sends, so it cannot replace history by an opaque compacted item; let the agent compact locally (a summarising /responses request)",
+        type: "invalid_request_error",
+        param: null,
+        code: "unsupported_endpoint",
+      },
+    });
+  });
+
+  it("should report a refused request's path and message to onRequestEnd", async () => {
+    const { handler, ends } = setup();
+    await handler(
+      post("/v1/messages?beta=true", { max_tokens: 5, messages: [{ role: "tool", content: "x" }] }),
+    );
+    expect(ends).toEqual([
+      expect.objectContaining({
+        status: 400,
+        path: "/v1/messages",
+        sessionId: "s-1",
+        message: expect.stringMatching(
+          /^messages\[0\]\.role: must be "user", "assistant" or "system", got "tool"/,
+        ),
+      }),
+    ]);
+  });
+});
