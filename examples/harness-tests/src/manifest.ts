@@ -18,9 +18,21 @@ export interface CliHarnessEntry {
   notes: string;
 }
 
+/** One SDK framework the harness tests drive through `sdk-agent.mjs` (each case a `SDK_CASE`). */
+export interface SdkFrameworkEntry {
+  id: string;
+  name: string;
+  /** npm packages (pinned in this package's package.json). */
+  packages: string[];
+  api: string;
+  /** `SDK_CASE` values of `sdk-agent.mjs`: the framework's documented ways to run a tool loop. */
+  cases: string[];
+}
+
 /** `harnesses.json`. */
 export interface HarnessManifest {
   clis: CliHarnessEntry[];
+  sdks: SdkFrameworkEntry[];
 }
 
 /** The gateway's default policy per request class (`DEFAULT_CLASS_POLICIES` in apps/gateway). */
