@@ -164,7 +164,85 @@ const cases = {
     });
     return message.content.filter((b) => b.type === "text").map((b) => b.text).join("");
   },
+  async "agents-chat"() {
+    return await runAgents({ useResponses: false });
+  },
+  async "agents-responses"() {
+    return await runAgents({ useResponses: true });
+  },
+  async "agents-output-type"() {
+    const { z } = await import("zod");
+    return await runAgents({ useResponses: true, outputType: z.object({ answer: z.string() }) });
+  },
+  async "ai-chat"() {
+    const { createOpenAI } = await import("@ai-sdk/openai");
+    return await runAiSdk(createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey }).chat(model));
+  },
+  async "ai-responses"() {
+    const { createOpenAI } = await import("@ai-sdk/openai");
+    // The provider's default model factory: the Responses API.
+    return await runAiSdk(createOpenAI({ baseURL: `${baseUrl}/v1`, apiKey })(model));
+  },
+  async "ai-anthropic"() {
+    const { createAnthropic } = await import("@ai-sdk/anthropic");
+    return await runAiSdk(createAnthropic({ baseURL: `${baseUrl}/v1`, apiKey })(model));
+  },
+  async langgraph() {
+    const { ChatOpenAI } = await import("@langchain/openai");
+    const { tool } = await import("@langchain/core/tools");
+    const { createReactAgent } = await import("@langchain/langgraph/prebuilt");
+    const { z } = await import("zod");
+    const llm = new ChatOpenAI({ model, apiKey, configuration: { baseURL: `${baseUrl}/v1` }, maxRetries: 0 });
+    const writeTool = tool(async (args) => writeFile(args), {
+      name: "write_file",
+      description,
+      schema: z.object({ file_path: z.string(), content: z.string() }),
+    });
+    const agent = createReactAgent({ llm, tools: [writeTool], prompt: system });
+    const result = await agent.invoke({ messages: [{ role: "user", content: task }] });
+    const last = result.messages.at(-1);
+    return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
+  },
 };
+
+/** @openai/agents: one Agent with the write_file tool, run by a Runner on a provider for the session. */
+async function runAgents({ useResponses, outputType }) {
+  const { Agent, Runner, tool, setTracingDisabled, OpenAIProvider } = await import("@openai/agents");
+  const { z } = await import("zod");
+  setTracingDisabled(true);
+  const writeTool = tool({
+    name: "write_file",
+    description,
+    parameters: z.object({ file_path: z.string(), content: z.string() }),
+    execute: writeFile,
+  });
+  const agent = new Agent({
+    name: "file agent",
+    instructions: system,
+    model,
+    tools: [writeTool],
+    ...(outputType !== undefined ? { outputType } : {}),
+  });
+  const runner = new Runner({ modelProvider: new OpenAIProvider({ apiKey, baseURL: `${baseUrl}/v1`, useResponses }) });
+  const result = await runner.run(agent, task);
+  return typeof result.finalOutput === "string" ? result.finalOutput : result.finalOutput.answer;
+}
+
+/** Vercel AI SDK: generateText with the write_file tool until the model answers. */
+async function runAiSdk(languageModel) {
+  const { generateText, tool, stepCountIs } = await import("ai");
+  const { z } = await import("zod");
+  const result = await generateText({
+    model: languageModel,
+    system,
+    prompt: task,
+    tools: {
+      write_file: tool({ description, inputSchema: z.object({ file_path: z.string(), content: z.string() }), execute: writeFile }),
+    },
+    stopWhen: stepCountIs(5),
+  });
+  return result.text;
+}
 
 const run = cases[env.SDK_CASE];
 if (run === undefined) {

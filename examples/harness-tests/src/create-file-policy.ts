@@ -80,7 +80,10 @@ export function createFileCall(tools: readonly string[], cwd: string | undefined
  * - with tools and no tool result since the last user query: the create-file tool call;
  * - after a tool result: the final answer.
  */
-export function decideCreateFileStep(promptText: string): { step: CreateFilePolicyStep; text: string } {
+export function decideCreateFileStep(
+  promptText: string,
+  jsonSchema?: string,
+): { step: CreateFilePolicyStep; text: string } {
   const prompt = parseQwen3Prompt(promptText);
   const system = systemText(prompt);
   const tools = promptToolNames(system);
@@ -90,7 +93,8 @@ export function decideCreateFileStep(promptText: string): { step: CreateFilePoli
   }
   const query = lastUserQueryIndex(prompt);
   if (toolResponsesAfter(prompt, query).length > 0) {
-    return { step: "answer", text: `Created ${TARGET_FILE}.` };
+    const answer = `Created ${TARGET_FILE}.`;
+    return { step: "answer", text: jsonSchema === undefined ? answer : jsonAnswer(jsonSchema, answer) };
   }
   const call = createFileCall(tools, promptWorkingDirectory(promptText));
   if (call === undefined) return { step: "answer", text: "I have no tool to write files." };
@@ -98,11 +102,25 @@ export function decideCreateFileStep(promptText: string): { step: CreateFilePoli
 }
 
 /**
+ * The answer as a JSON object for a structured-output request (SGLang's `json_schema` sampling parameter,
+ * sent with `--honor-response-format`): every string property of the schema holds the answer.
+ */
+export function jsonAnswer(jsonSchema: string, answer: string): string {
+  const schema = JSON.parse(jsonSchema) as { properties?: Record<string, { type?: unknown }> };
+  const value: Record<string, string> = {};
+  for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    if (property.type === "string") value[key] = answer;
+  }
+  return JSON.stringify(value);
+}
+
+/**
  * The stand-in policy of the harness tests: a script, not a model. It makes any supported harness create
  * {@link TARGET_FILE} with its own tool, then answer (see {@link decideCreateFileStep}).
  */
-export function createFilePolicy(request: Pick<StandinPolicyRequest, "promptText">): string {
-  return decideCreateFileStep(request.promptText).text;
+export function createFilePolicy(request: Pick<StandinPolicyRequest, "promptText" | "sampling">): string {
+  const jsonSchema = request.sampling?.json_schema;
+  return decideCreateFileStep(request.promptText, typeof jsonSchema === "string" ? jsonSchema : undefined).text;
 }
 
 export default createFilePolicy;

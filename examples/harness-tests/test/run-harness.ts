@@ -14,7 +14,7 @@ import { createFilePolicy, TARGET_CONTENT, TARGET_FILE } from "../src/create-fil
 
 /** One `/generate` exchange as it crossed the wire between the gateway and the stand-in engine. */
 export interface RecordedGenerate {
-  request: { input_ids: number[]; rid: string };
+  request: { input_ids: number[]; rid: string; sampling_params: Record<string, unknown> };
   response: {
     output_ids: number[];
     meta_info: { output_token_logprobs: Array<[number, number, string | null]> };

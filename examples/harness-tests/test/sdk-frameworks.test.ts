@@ -15,7 +15,11 @@ describe("SDK frameworks under relax rollout (stand-in engine with a scripted po
       it(`${sdk.name} — ${sdkCase}: write_file tool call, answer, one exact trained context`, async () => {
         const run = await runHarness({
           agentCommand: `${JSON.stringify(process.execPath)} ${JSON.stringify(agent)}`,
-          flags: { agentEnv: [`SDK_CASE=${sdkCase}`] },
+          flags: {
+            agentEnv: [`SDK_CASE=${sdkCase}`],
+            // Structured output is a contract the reply must keep: pass the schema to the engine.
+            ...(sdkCase.includes("output-type") ? { honorResponseFormat: true } : {}),
+          },
         });
         if (run.groupsDropped !== 0 || run.sessions.some((s) => !s.fileWritten)) {
           throw new Error(
@@ -30,6 +34,15 @@ describe("SDK frameworks under relax rollout (stand-in engine with a scripted po
         expectRowMatchesEngine(expect, row, run.generates);
         expect(row.num_turns).toBe(2);
         expect(run.generates).toHaveLength(2);
+        if (sdkCase.includes("output-type")) {
+          // Every turn carried the agent's output schema to the engine (--honor-response-format).
+          for (const call of run.generates) {
+            expect(JSON.parse(String(call.request.sampling_params.json_schema))).toMatchObject({
+              type: "object",
+              properties: { answer: { type: "string" } },
+            });
+          }
+        }
         expect(run.classified.map((line) => [line.request_class, line.policy])).toEqual([
           ["main", "train"],
           ["main", "train"],
