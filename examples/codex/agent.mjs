@@ -9,14 +9,17 @@ import { dirname, join } from "node:path";
 const env = process.env;
 const need = (name) => {
   const value = env[name];
-  if (value === undefined || value === "") throw new Error(`${name} is not set (run this under relax rollout)`);
+  if (value === undefined || value === "")
+    throw new Error(`${name} is not set (run this under relax rollout)`);
   return value;
 };
 need("RELAX_SESSION_ID");
 const ioDir = need("RELAX_SESSION_IO_DIR");
 const input = JSON.parse(readFileSync(need("RELAX_INPUT_JSON"), "utf8"));
 const text = (content) =>
-  typeof content === "string" ? content : content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+  typeof content === "string"
+    ? content
+    : content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
 const prompt = input.messages
   .filter((m) => m.role === "user" || m.role === "system")
   .map((m) => text(m.content))
@@ -30,7 +33,8 @@ mkdirSync(codexHome, { recursive: true });
 const lastMessage = join(ioDir, "codex-last-message.txt");
 
 const bin =
-  env.CODEX_BIN ?? join(dirname(createRequire(import.meta.url).resolve("@openai/codex/package.json")), "bin/codex.js");
+  env.CODEX_BIN ??
+  join(dirname(createRequire(import.meta.url).resolve("@openai/codex/package.json")), "bin/codex.js");
 const baseUrl = `${need("RELAX_BASE_URL").replace(/\/+$/, "")}/v1`;
 const model = env.HARNESS_MODEL ?? "relax-policy";
 const provider = `{ name = "relax", base_url = ${JSON.stringify(baseUrl)}, env_key = "RELAX_SESSION_ID", wire_api = "responses", supports_websockets = false }`;
@@ -58,17 +62,30 @@ const args = [
   "otel.exporter=none",
   prompt,
 ];
-const result = spawnSync(bin.endsWith(".js") ? process.execPath : bin, bin.endsWith(".js") ? [bin, ...args] : args, {
-  cwd: workDir,
-  stdio: ["ignore", "inherit", "inherit"],
-  timeout: Number(env.HARNESS_TIMEOUT_MS ?? 600_000),
-  env: { ...env, CODEX_HOME: codexHome, HOME: join(ioDir, "home"), NO_COLOR: "1", RUST_LOG: env.RUST_LOG ?? "error" },
-});
+const result = spawnSync(
+  bin.endsWith(".js") ? process.execPath : bin,
+  bin.endsWith(".js") ? [bin, ...args] : args,
+  {
+    cwd: workDir,
+    stdio: ["ignore", "inherit", "inherit"],
+    timeout: Number(env.HARNESS_TIMEOUT_MS ?? 600_000),
+    env: {
+      ...env,
+      CODEX_HOME: codexHome,
+      HOME: join(ioDir, "home"),
+      NO_COLOR: "1",
+      RUST_LOG: env.RUST_LOG ?? "error",
+    },
+  },
+);
 const exitCode = result.status ?? (result.signal ? 128 : 1);
 const answer = existsSync(lastMessage) ? readFileSync(lastMessage, "utf8").trim() : null;
 writeFileSync(
   need("RELAX_OUTPUT_JSON"),
-  JSON.stringify({ kind: "implicit", metadata: { harness: "codex", exit_code: exitCode, answer, work_dir: workDir } }),
+  JSON.stringify({
+    kind: "implicit",
+    metadata: { harness: "codex", exit_code: exitCode, answer, work_dir: workDir },
+  }),
 );
 if (result.error) console.error(`codex: ${result.error.message}`);
 process.exit(exitCode);

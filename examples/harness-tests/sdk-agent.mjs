@@ -12,7 +12,10 @@ const baseUrl = env.RELAX_BASE_URL.replace(/\/+$/, "");
 const apiKey = env.RELAX_SESSION_ID;
 const workDir = join(ioDir, "work");
 mkdirSync(workDir, { recursive: true });
-const task = input.messages.filter((m) => m.role === "user").map((m) => m.content).join("\n\n");
+const task = input.messages
+  .filter((m) => m.role === "user")
+  .map((m) => m.content)
+  .join("\n\n");
 const system = `You are a file agent. Working directory: ${workDir}`;
 const model = "relax-policy";
 
@@ -47,7 +50,11 @@ const cases = {
       messages.push(message);
       if (!message.tool_calls?.length) return message.content;
       for (const call of message.tool_calls) {
-        messages.push({ role: "tool", tool_call_id: call.id, content: writeFile(JSON.parse(call.function.arguments)) });
+        messages.push({
+          role: "tool",
+          tool_call_id: call.id,
+          content: writeFile(JSON.parse(call.function.arguments)),
+        });
       }
     }
   },
@@ -63,10 +70,18 @@ const cases = {
       const stream = client.chat.completions.stream({ model, messages, tools });
       const completion = await stream.finalChatCompletion();
       const message = completion.choices[0].message;
-      messages.push({ role: "assistant", content: message.content ?? "", ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}) });
+      messages.push({
+        role: "assistant",
+        content: message.content ?? "",
+        ...(message.tool_calls?.length ? { tool_calls: message.tool_calls } : {}),
+      });
       if (!message.tool_calls?.length) return message.content;
       for (const call of message.tool_calls) {
-        messages.push({ role: "tool", tool_call_id: call.id, content: writeFile(JSON.parse(call.function.arguments)) });
+        messages.push({
+          role: "tool",
+          tool_call_id: call.id,
+          content: writeFile(JSON.parse(call.function.arguments)),
+        });
       }
     }
   },
@@ -82,7 +97,13 @@ const cases = {
       tools: [
         {
           type: "function",
-          function: { name: "write_file", description, parameters: schema, function: writeFile, parse: JSON.parse },
+          function: {
+            name: "write_file",
+            description,
+            parameters: schema,
+            function: writeFile,
+            parse: JSON.parse,
+          },
         },
       ],
     });
@@ -99,7 +120,11 @@ const cases = {
       const calls = response.output.filter((item) => item.type === "function_call");
       if (calls.length === 0) return response.output_text;
       for (const call of calls) {
-        items.push({ type: "function_call_output", call_id: call.call_id, output: writeFile(JSON.parse(call.arguments)) });
+        items.push({
+          type: "function_call_output",
+          call_id: call.call_id,
+          output: writeFile(JSON.parse(call.arguments)),
+        });
       }
     }
   },
@@ -115,7 +140,11 @@ const cases = {
       const calls = response.output.filter((item) => item.type === "function_call");
       if (calls.length === 0) return response.output_text;
       for (const call of calls) {
-        items.push({ type: "function_call_output", call_id: call.call_id, output: writeFile(JSON.parse(call.arguments)) });
+        items.push({
+          type: "function_call_output",
+          call_id: call.call_id,
+          output: writeFile(JSON.parse(call.arguments)),
+        });
       }
     }
   },
@@ -128,10 +157,18 @@ const cases = {
       const message = await client.messages.create({ model, max_tokens: 1024, system, messages, tools });
       messages.push({ role: "assistant", content: message.content });
       const uses = message.content.filter((block) => block.type === "tool_use");
-      if (uses.length === 0) return message.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+      if (uses.length === 0)
+        return message.content
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join("");
       messages.push({
         role: "user",
-        content: uses.map((use) => ({ type: "tool_result", tool_use_id: use.id, content: writeFile(use.input) })),
+        content: uses.map((use) => ({
+          type: "tool_result",
+          tool_use_id: use.id,
+          content: writeFile(use.input),
+        })),
       });
     }
   },
@@ -141,13 +178,23 @@ const cases = {
     const tools = [{ name: "write_file", description, input_schema: schema }];
     const messages = [{ role: "user", content: task }];
     for (;;) {
-      const message = await client.messages.stream({ model, max_tokens: 1024, system, messages, tools }).finalMessage();
+      const message = await client.messages
+        .stream({ model, max_tokens: 1024, system, messages, tools })
+        .finalMessage();
       messages.push({ role: "assistant", content: message.content });
       const uses = message.content.filter((block) => block.type === "tool_use");
-      if (uses.length === 0) return message.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+      if (uses.length === 0)
+        return message.content
+          .filter((b) => b.type === "text")
+          .map((b) => b.text)
+          .join("");
       messages.push({
         role: "user",
-        content: uses.map((use) => ({ type: "tool_result", tool_use_id: use.id, content: writeFile(use.input) })),
+        content: uses.map((use) => ({
+          type: "tool_result",
+          tool_use_id: use.id,
+          content: writeFile(use.input),
+        })),
       });
     }
   },
@@ -162,7 +209,10 @@ const cases = {
       messages: [{ role: "user", content: task }],
       tools: [betaTool({ name: "write_file", description, inputSchema: schema, run: writeFile })],
     });
-    return message.content.filter((b) => b.type === "text").map((b) => b.text).join("");
+    return message.content
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join("");
   },
   async "agents-chat"() {
     return await runAgents({ useResponses: false });
@@ -223,7 +273,9 @@ async function runAgents({ useResponses, outputType }) {
     tools: [writeTool],
     ...(outputType !== undefined ? { outputType } : {}),
   });
-  const runner = new Runner({ modelProvider: new OpenAIProvider({ apiKey, baseURL: `${baseUrl}/v1`, useResponses }) });
+  const runner = new Runner({
+    modelProvider: new OpenAIProvider({ apiKey, baseURL: `${baseUrl}/v1`, useResponses }),
+  });
   const result = await runner.run(agent, task);
   return typeof result.finalOutput === "string" ? result.finalOutput : result.finalOutput.answer;
 }
@@ -237,7 +289,11 @@ async function runAiSdk(languageModel) {
     system,
     prompt: task,
     tools: {
-      write_file: tool({ description, inputSchema: z.object({ file_path: z.string(), content: z.string() }), execute: writeFile }),
+      write_file: tool({
+        description,
+        inputSchema: z.object({ file_path: z.string(), content: z.string() }),
+        execute: writeFile,
+      }),
     },
     stopWhen: stepCountIs(5),
   });
@@ -252,5 +308,8 @@ if (run === undefined) {
 const answer = await run();
 writeFileSync(
   env.RELAX_OUTPUT_JSON,
-  JSON.stringify({ kind: "implicit", metadata: { harness: env.SDK_CASE, exit_code: 0, answer, work_dir: workDir } }),
+  JSON.stringify({
+    kind: "implicit",
+    metadata: { harness: env.SDK_CASE, exit_code: 0, answer, work_dir: workDir },
+  }),
 );

@@ -9,14 +9,17 @@ import { dirname, join } from "node:path";
 const env = process.env;
 const need = (name) => {
   const value = env[name];
-  if (value === undefined || value === "") throw new Error(`${name} is not set (run this under relax rollout)`);
+  if (value === undefined || value === "")
+    throw new Error(`${name} is not set (run this under relax rollout)`);
   return value;
 };
 need("RELAX_SESSION_ID");
 const ioDir = need("RELAX_SESSION_IO_DIR");
 const input = JSON.parse(readFileSync(need("RELAX_INPUT_JSON"), "utf8"));
 const text = (content) =>
-  typeof content === "string" ? content : content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+  typeof content === "string"
+    ? content
+    : content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
 const prompt = input.messages
   .filter((m) => m.role === "user" || m.role === "system")
   .map((m) => text(m.content))
@@ -26,7 +29,8 @@ const prompt = input.messages
 const workDir = join(ioDir, "work");
 const home = join(ioDir, "home");
 mkdirSync(workDir, { recursive: true });
-for (const dir of [".config", ".local/share", ".cache", ".local/state"]) mkdirSync(join(home, dir), { recursive: true });
+for (const dir of [".config", ".local/share", ".cache", ".local/state"])
+  mkdirSync(join(home, dir), { recursive: true });
 
 const model = env.HARNESS_MODEL ?? "relax-policy";
 const config = {
@@ -40,36 +44,44 @@ const config = {
     relax: {
       npm: "@ai-sdk/openai-compatible",
       name: "Relax",
-      options: { baseURL: `${need("RELAX_BASE_URL").replace(/\/+$/, "")}/v1`, apiKey: "{env:RELAX_SESSION_ID}" },
+      options: {
+        baseURL: `${need("RELAX_BASE_URL").replace(/\/+$/, "")}/v1`,
+        apiKey: "{env:RELAX_SESSION_ID}",
+      },
       models: { [model]: { name: model, tool_call: true, limit: { context: 32768, output: 4096 } } },
     },
   },
 };
 
 const bin =
-  env.OPENCODE_BIN ?? join(dirname(createRequire(import.meta.url).resolve("opencode-ai/package.json")), "bin/opencode.exe");
-const result = spawnSync(bin, ["run", "--format", "json", "--dir", workDir, "--model", `relax/${model}`, prompt], {
-  cwd: workDir,
-  stdio: ["ignore", "pipe", "inherit"],
-  encoding: "utf8",
-  timeout: Number(env.HARNESS_TIMEOUT_MS ?? 600_000),
-  env: {
-    ...env,
-    HOME: home,
-    PWD: workDir,
-    XDG_CONFIG_HOME: join(home, ".config"),
-    XDG_DATA_HOME: join(home, ".local/share"),
-    XDG_CACHE_HOME: join(home, ".cache"),
-    XDG_STATE_HOME: join(home, ".local/state"),
-    OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
-    OPENCODE_DISABLE_AUTOUPDATE: "1",
-    OPENCODE_DISABLE_MODELS_FETCH: "1",
-    OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
-    OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
-    OPENCODE_DISABLE_SHARE: "1",
-    NO_COLOR: "1",
+  env.OPENCODE_BIN ??
+  join(dirname(createRequire(import.meta.url).resolve("opencode-ai/package.json")), "bin/opencode.exe");
+const result = spawnSync(
+  bin,
+  ["run", "--format", "json", "--dir", workDir, "--model", `relax/${model}`, prompt],
+  {
+    cwd: workDir,
+    stdio: ["ignore", "pipe", "inherit"],
+    encoding: "utf8",
+    timeout: Number(env.HARNESS_TIMEOUT_MS ?? 600_000),
+    env: {
+      ...env,
+      HOME: home,
+      PWD: workDir,
+      XDG_CONFIG_HOME: join(home, ".config"),
+      XDG_DATA_HOME: join(home, ".local/share"),
+      XDG_CACHE_HOME: join(home, ".cache"),
+      XDG_STATE_HOME: join(home, ".local/state"),
+      OPENCODE_CONFIG_CONTENT: JSON.stringify(config),
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+      OPENCODE_DISABLE_LSP_DOWNLOAD: "1",
+      OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
+      OPENCODE_DISABLE_SHARE: "1",
+      NO_COLOR: "1",
+    },
   },
-});
+);
 process.stdout.write(result.stdout ?? "");
 let answer = null;
 for (const line of (result.stdout ?? "").split("\n")) {
@@ -83,7 +95,10 @@ for (const line of (result.stdout ?? "").split("\n")) {
 const exitCode = result.status ?? (result.signal ? 128 : 1);
 writeFileSync(
   need("RELAX_OUTPUT_JSON"),
-  JSON.stringify({ kind: "implicit", metadata: { harness: "opencode", exit_code: exitCode, answer, work_dir: workDir } }),
+  JSON.stringify({
+    kind: "implicit",
+    metadata: { harness: "opencode", exit_code: exitCode, answer, work_dir: workDir },
+  }),
 );
 if (result.error) console.error(`opencode: ${result.error.message}`);
 process.exit(exitCode);

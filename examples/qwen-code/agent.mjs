@@ -10,15 +10,24 @@ import { dirname, join } from "node:path";
 const env = process.env;
 const need = (name) => {
   const value = env[name];
-  if (value === undefined || value === "") throw new Error(`${name} is not set (run this under relax rollout)`);
+  if (value === undefined || value === "")
+    throw new Error(`${name} is not set (run this under relax rollout)`);
   return value;
 };
 const ioDir = need("RELAX_SESSION_IO_DIR");
 const input = JSON.parse(readFileSync(need("RELAX_INPUT_JSON"), "utf8"));
 const text = (content) =>
-  typeof content === "string" ? content : content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
-const prompt = input.messages.filter((m) => m.role === "user").map((m) => text(m.content)).join("\n\n");
-const system = input.messages.filter((m) => m.role === "system").map((m) => text(m.content)).join("\n\n");
+  typeof content === "string"
+    ? content
+    : content.flatMap((p) => (p.type === "text" ? [p.text] : [])).join("\n");
+const prompt = input.messages
+  .filter((m) => m.role === "user")
+  .map((m) => text(m.content))
+  .join("\n\n");
+const system = input.messages
+  .filter((m) => m.role === "system")
+  .map((m) => text(m.content))
+  .join("\n\n");
 
 // Working directory and HOME under the session folder: Qwen Code keeps ~/.qwen/ (settings, history).
 const workDir = join(ioDir, "work");
@@ -68,7 +77,10 @@ try {
 const exitCode = result.status ?? (result.signal ? 128 : 1);
 writeFileSync(
   need("RELAX_OUTPUT_JSON"),
-  JSON.stringify({ kind: "implicit", metadata: { harness: "qwen-code", exit_code: exitCode, answer, work_dir: workDir } }),
+  JSON.stringify({
+    kind: "implicit",
+    metadata: { harness: "qwen-code", exit_code: exitCode, answer, work_dir: workDir },
+  }),
 );
 if (result.error) console.error(`qwen-code: ${result.error.message}`);
 process.exit(exitCode);

@@ -56,20 +56,29 @@ export function promptWorkingDirectory(promptText: string): string | undefined {
 export function createFileCall(tools: readonly string[], cwd: string | undefined): Qwen3ToolCall | undefined {
   const path = cwd === undefined ? TARGET_FILE : `${cwd.replace(/\/$/, "")}/${TARGET_FILE}`;
   const shell = `printf '%s' '${TARGET_CONTENT}' > ${TARGET_FILE}`;
-  if (tools.includes("Write")) return { name: "Write", arguments: { file_path: path, content: TARGET_CONTENT } };
+  if (tools.includes("Write"))
+    return { name: "Write", arguments: { file_path: path, content: TARGET_CONTENT } };
   if (tools.includes("write_file"))
     return { name: "write_file", arguments: { file_path: path, content: TARGET_CONTENT } };
-  if (tools.includes("write")) return { name: "write", arguments: { filePath: path, content: TARGET_CONTENT } };
+  if (tools.includes("write"))
+    return { name: "write", arguments: { filePath: path, content: TARGET_CONTENT } };
   if (tools.includes("exec_command"))
-    return { name: "exec_command", arguments: { cmd: shell, ...(cwd !== undefined ? { workdir: cwd } : {}) } };
+    return {
+      name: "exec_command",
+      arguments: { cmd: shell, ...(cwd !== undefined ? { workdir: cwd } : {}) },
+    };
   if (tools.includes("shell"))
     return {
       name: "shell",
       arguments: { command: ["bash", "-lc", shell], ...(cwd !== undefined ? { workdir: cwd } : {}) },
     };
-  if (tools.includes("run_shell_command")) return { name: "run_shell_command", arguments: { command: shell } };
+  if (tools.includes("run_shell_command"))
+    return { name: "run_shell_command", arguments: { command: shell } };
   if (tools.includes("bash") || tools.includes("Bash"))
-    return { name: tools.includes("bash") ? "bash" : "Bash", arguments: { command: shell, description: "write" } };
+    return {
+      name: tools.includes("bash") ? "bash" : "Bash",
+      arguments: { command: shell, description: "write" },
+    };
   return undefined;
 }
 
@@ -120,7 +129,8 @@ export function jsonAnswer(jsonSchema: string, answer: string): string {
  */
 export function createFilePolicy(request: Pick<StandinPolicyRequest, "promptText" | "sampling">): string {
   const jsonSchema = request.sampling?.json_schema;
-  return decideCreateFileStep(request.promptText, typeof jsonSchema === "string" ? jsonSchema : undefined).text;
+  return decideCreateFileStep(request.promptText, typeof jsonSchema === "string" ? jsonSchema : undefined)
+    .text;
 }
 
 export default createFilePolicy;

@@ -1,8 +1,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { Writable } from "node:stream";
 import { loadTokenizer } from "@relax/chat";
@@ -79,7 +79,9 @@ export async function runHarness(options: {
           routingKey: String(request.headers["x-smg-routing-key"] ?? ""),
         });
       }
-      response.writeHead(reply.status, { "content-type": reply.headers.get("content-type") ?? "application/json" });
+      response.writeHead(reply.status, {
+        "content-type": reply.headers.get("content-type") ?? "application/json",
+      });
       response.end(text);
     } catch {
       response.destroy();
@@ -164,7 +166,8 @@ export async function runHarness(options: {
       );
     }
     const rows: TrainingRow[] = [];
-    if (existsSync(join(dir, "rows.jsonl"))) for await (const row of readTrainingRowsFile(join(dir, "rows.jsonl"))) rows.push(row);
+    if (existsSync(join(dir, "rows.jsonl")))
+      for await (const row of readTrainingRowsFile(join(dir, "rows.jsonl"))) rows.push(row);
     const logText = chunks.join("");
     const lines = logText
       .split("\n")
@@ -191,7 +194,15 @@ export async function runHarness(options: {
       };
     });
     const agentLogs = readAgentLogs();
-    return { rows, generates, classified, sessions, groupsDropped: run.summary.groupsDropped, logText, agentLogs };
+    return {
+      rows,
+      generates,
+      classified,
+      sessions,
+      groupsDropped: run.summary.groupsDropped,
+      logText,
+      agentLogs,
+    };
   } finally {
     proxy.closeAllConnections();
     await new Promise<void>((resolve) => proxy.close(() => resolve()));

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { assistant, call, charForest, generate, state, system, tool, user } from "../test/helpers";
-import { forestSnapshotSchema } from "./snapshot/forest-snapshot";
 import { SessionForest } from "./session-forest";
+import { forestSnapshotSchema } from "./snapshot/forest-snapshot";
 
 const S = system("S");
 const U = user("u");

@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { Writable } from "node:stream";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Writable } from "node:stream";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { resolveConfig } from "../config/load-config";
 import type { GroupResult } from "../controller/run-group";
@@ -270,7 +270,8 @@ describe("createRolloutRuntime", () => {
     const records: Array<Record<string, unknown>> = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, callback) {
-        for (const line of chunk.toString("utf8").split("\n")) if (line !== "") records.push(JSON.parse(line));
+        for (const line of chunk.toString("utf8").split("\n"))
+          if (line !== "") records.push(JSON.parse(line));
         callback();
       },
     });
@@ -288,7 +289,10 @@ describe("createRolloutRuntime", () => {
         return { status: "succeeded", output: { kind: "implicit", reward: 1 } };
       },
     });
-    const runtime = await createRolloutRuntime(config(), { logger: warnLogger, launchAgent: launcher.launch });
+    const runtime = await createRolloutRuntime(config(), {
+      logger: warnLogger,
+      launchAgent: launcher.launch,
+    });
     try {
       await runtime.runStep({ rolloutId: 0, mode: "train", groups: 1 });
       expect(runtime.reporter.counters.contractChanges).toEqual(new Map([["response_format", 2]]));

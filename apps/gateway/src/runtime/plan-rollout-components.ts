@@ -1,4 +1,3 @@
-import { createRequestClassifier, type RequestClassifier } from "../service/request-class/classify-request";
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
@@ -6,6 +5,7 @@ import type { HarnessNormalizers } from "@relax/protocol";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
 import type { RolloutSampling } from "../service/create-turn-runner";
+import { createRequestClassifier, type RequestClassifier } from "../service/request-class/classify-request";
 
 /** How a dataset file is read (the options of `readPromptDataset`). */
 export interface DatasetPlan {

