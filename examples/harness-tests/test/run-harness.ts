@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
@@ -204,6 +204,16 @@ export async function runHarness(options: {
       agentLogs,
     };
   } finally {
+    // The session folders were kept so that the test could look at the files the agents left; remove them.
+    if (existsSync(join(dir, "rows.jsonl"))) {
+      for (const line of readFileSync(join(dir, "rows.jsonl"), "utf8").split("\n")) {
+        if (line.trim() === "") continue;
+        const workDir = (JSON.parse(line) as { metadata?: { work_dir?: unknown } }).metadata?.work_dir;
+        if (typeof workDir === "string" && workDir.startsWith(tmpdir()))
+          rmSync(dirname(workDir), { recursive: true, force: true });
+      }
+    }
+    rmSync(dir, { recursive: true, force: true });
     proxy.closeAllConnections();
     await new Promise<void>((resolve) => proxy.close(() => resolve()));
     await engine.close();
