@@ -153,11 +153,17 @@ function featuresOf({ path, headers, request }: ClassifiableRequest): Features {
 }
 
 /**
- * Which harness sent a request, from its headers (and Qwen Code's fixed opening exchange). Signatures
+ * Which harness sent a request, from its headers (and Qwen Code's fixed opening exchange); `unknown` when
+ * none matches. Signatures
  * follow the requests observed from Claude Code 2.1.x, Codex CLI 0.17x, Qwen Code 0.15–0.24 and opencode
  * 1.18 (see examples/harness-tests).
  */
-export function detectHarness(features: Pick<Features, "headers" | "firstUser">): KnownHarness {
+export function detectHarness(features: {
+  /** Request headers, names lower-case. */
+  headers: Readonly<Record<string, string>>;
+  /** Text of the request's first user message. */
+  firstUser: string;
+}): KnownHarness {
   const { headers } = features;
   const userAgent = headers["user-agent"] ?? "";
   if (
