@@ -15,10 +15,7 @@ export const repoRoot = join(dirname(fileURLToPath(import.meta.url)), "..", ".."
 /** The generated table (Markdown), from the manifest and the recipes' pinned versions. */
 export function renderSupportedHarnesses(root = repoRoot) {
   const manifest = JSON.parse(readFileSync(join(root, "examples/harness-tests/harnesses.json"), "utf8"));
-  const lines = [
-    "| harness | pinned version | API | recipe | side requests (class → policy) | notes |",
-    "| --- | --- | --- | --- | --- | --- |",
-  ];
+  const rows = [["harness", "pinned version", "API", "recipe", "side requests (class → policy)", "notes"]];
   for (const cli of manifest.clis) {
     const recipe = JSON.parse(readFileSync(join(root, cli.recipe, "package.json"), "utf8"));
     const version = recipe.dependencies?.[cli.package];
@@ -27,20 +24,38 @@ export function renderSupportedHarnesses(root = repoRoot) {
     const side = Object.entries(cli.requests)
       .filter(([requestClass]) => requestClass !== "main")
       .map(([requestClass, count]) => `${requestClass} ×${count} → record`);
-    lines.push(
-      `| ${cli.name} | \`${cli.package}@${version}\` | ${cli.api} | [${cli.recipe}](${cli.recipe}/README.md) | ${side.length > 0 ? side.join(", ") : "none observed"} | ${cli.notes} |`,
-    );
+    rows.push([
+      cli.name,
+      `\`${cli.package}@${version}\``,
+      cli.api,
+      `[${cli.recipe}](${cli.recipe}/README.md)`,
+      side.length > 0 ? side.join(", ") : "none observed",
+      cli.notes,
+    ]);
   }
   for (const sdk of manifest.sdks ?? []) {
     const pkg = JSON.parse(readFileSync(join(root, "examples/harness-tests/package.json"), "utf8"));
     const versions = sdk.packages.map(
       (name) => `\`${name}@${pkg.dependencies?.[name] ?? pkg.devDependencies?.[name]}\``,
     );
-    lines.push(
-      `| ${sdk.name} | ${versions.join(", ")} | ${sdk.api} | [examples/harness-tests](examples/harness-tests/README.md) | none | ${sdk.cases.join("; ")} |`,
-    );
+    rows.push([
+      sdk.name,
+      versions.join(", "),
+      sdk.api,
+      "[examples/harness-tests](examples/harness-tests/README.md)",
+      "none",
+      [sdk.cases.join(", "), ...(sdk.notes !== undefined ? [sdk.notes] : [])].join("; "),
+    ]);
   }
-  return `${START}\n\n${lines.join("\n")}\n\n${END}`;
+  return `${START}\n\n${formatTable(rows)}\n\n${END}`;
+}
+
+/** A Markdown table with padded columns, as `biome format` writes it (so `pnpm format` keeps it current). */
+function formatTable(rows) {
+  const width = (text) => [...text].length;
+  const widths = rows[0].map((_, column) => Math.max(3, ...rows.map((row) => width(row[column]))));
+  const line = (cells) => `| ${cells.map((cell, i) => cell + " ".repeat(widths[i] - width(cell))).join(" | ")} |`;
+  return [line(rows[0]), line(widths.map((w) => "-".repeat(w))), ...rows.slice(1).map(line)].join("\n");
 }
 
 /** README.md with its generated section replaced. */

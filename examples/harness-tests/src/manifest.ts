@@ -27,6 +27,7 @@ export interface SdkFrameworkEntry {
   api: string;
   /** `SDK_CASE` values of `sdk-agent.mjs`: the framework's documented ways to run a tool loop. */
   cases: string[];
+  notes?: string;
 }
 
 /** `harnesses.json`. */
