@@ -20,7 +20,7 @@ describe("README.md Supported harnesses table", () => {
     ]) {
       expect(table).toContain(pinned);
     }
-    expect(table).toContain("| opencode | `opencode-ai@1.18.33` |");
+    expect(table).toMatch(/^\| opencode +\| `opencode-ai@1\.18\.33` +\| /m);
     expect(table).toContain("title ×1 → record");
   });
 });
