@@ -278,7 +278,10 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     expect(gate.resume()).toMatchObject({ resumedRequests: 1 });
     const reply = await response;
     expect(reply.status).toBe(200);
-    expect(sampleOf(session).turns[0]!.metadata).toEqual({ requestId: expect.any(String) });
+    expect(sampleOf(session).turns[0]!.metadata).toEqual({
+      requestId: expect.any(String),
+      requestClass: "main",
+    });
   });
 
   it("should end cleanly when the client disconnects while its request is held", async () => {

@@ -177,17 +177,24 @@ describe("createRequestClassifier — built-in rules", () => {
     expect(classifier.classify(table.at(-1)![1]).rule).toBe("default");
   });
 
-  it("should class a tool-less one-turn request with its own system prompt as summary once the main loop is known", () => {
-    const side = req("/v1/chat/completions", {}, [sys("Summarise the diff."), user("diff…")]);
+  it("should class a known harness's tool-less one-turn request with its own system prompt as summary once the main loop is known", () => {
+    const side = req("/v1/chat/completions", opencode, [sys("Summarise the diff."), user("diff…")]);
     expect(classifier.classify(side).requestClass).toBe("main");
     expect(classifier.classify(side, { mainSystemPrompt: "You are an agent." })).toEqual({
       requestClass: "summary",
-      harness: "unknown",
+      harness: "opencode",
       rule: "builtin:toolless-one-turn-own-system",
     });
     // The same system prompt as the main loop is the main loop (e.g. a final answer without tools).
-    const same = req("/v1/chat/completions", {}, [sys("You are an agent."), user("answer")]);
+    const same = req("/v1/chat/completions", opencode, [sys("You are an agent."), user("answer")]);
     expect(classifier.classify(same, { mainSystemPrompt: "You are an agent." }).requestClass).toBe("main");
+    // An unknown agent app's helper call (e.g. a searcher it exports explicitly) stays main.
+    const helper = req("/v1/chat/completions", {}, [sys("You are a searcher."), user("find x")]);
+    expect(classifier.classify(helper, { mainSystemPrompt: "You are an agent." })).toEqual({
+      requestClass: "main",
+      harness: "unknown",
+      rule: "default",
+    });
   });
 
   it("should default every side class to record, probes to passthrough and main to train", () => {

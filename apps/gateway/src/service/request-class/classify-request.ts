@@ -266,9 +266,10 @@ function compile(pattern: string, where: string): RegExp {
 /**
  * Compiles the classifier of a run from the config file's `request-classes` section.
  *
- * Order: user rules (first match) → built-in rules (per detected harness, first match) → the content
- * feature "tool-less one-turn request whose system prompt differs from the session's main-loop system
- * prompt" → `summary` → otherwise `main`.
+ * Order: user rules (first match) → built-in rules (per detected harness, first match) → for a known
+ * harness, the content feature "tool-less one-turn request whose system prompt differs from the session's
+ * main-loop system prompt" → `summary` → otherwise `main`. Requests of an unknown agent app are `main`
+ * unless a path/header rule or a user rule says otherwise (its helper calls may be contexts it exports).
  *
  * @throws TypeError naming `request-classes.rules[i].<field>` for an invalid regular expression.
  */
@@ -314,7 +315,10 @@ export function createRequestClassifier(config: RequestClassConfigInput = {}): R
           if (rule.test(features))
             return { requestClass: rule.requestClass, harness, rule: `builtin:${rule.name}` };
         }
+        // Only for a known harness: an unknown agent app's own helper calls (a searcher sub-agent, a
+        // judge) may be contexts it exports explicitly, so they stay in the trained forest.
         if (
+          harness !== "unknown" &&
           session.mainSystemPrompt !== undefined &&
           features.noTools &&
           features.oneTurn &&
