@@ -89,6 +89,33 @@ describe("Responses previous_response_id and item_reference", () => {
     ]);
   });
 
+  it("should read a reasoning item replayed by its id with no text as the committed reasoning", async () => {
+    const { handler, calls } = setup();
+    await handler(post("/v1/responses", { input: "Weather in Paris?", tools: TOOLS }));
+    await handler(
+      post("/v1/responses", {
+        input: [
+          { role: "user", content: "Weather in Paris?" },
+          { type: "reasoning", id: "rs_0002", summary: [] },
+          {
+            type: "function_call",
+            call_id: "call_7f3a9c",
+            name: "get_weather",
+            arguments: '{"city":"Paris","unit":"celsius"}',
+          },
+          { type: "function_call_output", call_id: "call_7f3a9c", output: "18 C" },
+        ],
+        tools: TOOLS,
+      }),
+    );
+    expect(calls[1]!.request.messages[1]).toEqual({
+      role: "assistant",
+      content: "",
+      reasoning_content: TOOL_TURN.message.reasoning_content,
+      tool_calls: TOOL_TURN.message.tool_calls,
+    });
+  });
+
   it.each([
     [
       { previous_response_id: "resp_9999", input: "hi" },
@@ -139,6 +166,36 @@ describe("Responses previous_response_id and item_reference", () => {
   });
 });
 
+describe("Responses reasoning summary, streamed", () => {
+  it("should stream the summary parts before the reasoning text", async () => {
+    const { handler } = setup([TEXT_TURN]);
+    const response = await handler(
+      post("/v1/responses", { input: "hi", stream: true, reasoning: { summary: "auto" } }),
+    );
+    const events = (await response.text())
+      .split("\n\n")
+      .filter((frame) => frame.startsWith("event: "))
+      .map((frame) => JSON.parse(frame.slice(frame.indexOf("data: ") + 6)) as Record<string, unknown>);
+    const reasoning = events.filter((event) => String(event.type).includes("reasoning"));
+    expect(reasoning.map((event) => event.type)).toEqual([
+      "response.reasoning_summary_part.added",
+      "response.reasoning_summary_text.delta",
+      "response.reasoning_summary_text.done",
+      "response.reasoning_summary_part.done",
+      "response.reasoning_text.delta",
+      "response.reasoning_text.done",
+    ]);
+    expect(reasoning[1]).toEqual({
+      type: "response.reasoning_summary_text.delta",
+      sequence_number: 4,
+      item_id: "rs_0002",
+      output_index: 0,
+      summary_index: 0,
+      delta: "The tool said 18 and sunny.",
+    });
+  });
+});
+
 describe("Anthropic thread", () => {
   const tools = [{ name: "get_weather", input_schema: { type: "object" } }];
 
@@ -149,6 +206,7 @@ describe("Anthropic thread", () => {
         max_tokens: 100,
         system: "Weather bot.",
         tools,
+        thinking: { type: "enabled", budget_tokens: 1024 },
         thread: { type: "create" },
         messages: [{ role: "user", content: "Weather in Paris?" }],
       }),
@@ -173,6 +231,7 @@ describe("Anthropic thread", () => {
       { role: "tool", content: "18 C", tool_call_id: "call_7f3a9c" },
     ]);
     expect(calls[1]!.request.tools).toEqual(calls[0]!.request.tools);
+    expect(calls[1]!.request.chatTemplateKwargs).toEqual({ enable_thinking: true });
     expect(calls[1]!.request.tools.map((tool) => tool.function.name)).toEqual(["get_weather"]);
   });
 
@@ -271,6 +330,24 @@ describe("count_tokens, the base URL and /responses/compact", () => {
         code: "unsupported_endpoint",
       },
     });
+  });
+
+  it("should report route-level refusals to onRequestEnd, with the session when a credential is sent", async () => {
+    const { handler, ends } = setup();
+    await handler(post("/v1/embeddings", { input: "x" }));
+    await handler(new Request("http://relax.test/v1/responses/compact", { method: "POST" }));
+    expect(ends).toEqual([
+      {
+        protocol: "chat-completions",
+        sessionId: "s-1",
+        stream: false,
+        status: 404,
+        path: "/v1/embeddings",
+        message: "no route for POST /v1/embeddings",
+      },
+      expect.objectContaining({ protocol: "responses", status: 501, path: "/v1/responses/compact" }),
+    ]);
+    expect(ends[1]).not.toHaveProperty("sessionId");
   });
 
   it("should report a refused request's path and message to onRequestEnd", async () => {

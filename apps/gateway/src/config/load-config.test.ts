@@ -98,6 +98,19 @@ describe("resolveConfig", () => {
     );
   });
 
+  it("should read --disable-normalizer names and --honor-response-format, and refuse an unknown name", () => {
+    const config = resolveConfig(
+      { disableNormalizer: ["mergeLeadingSystem"] },
+      { ...minimal, disableNormalizer: ["parametersAlias"], honorResponseFormat: true },
+    );
+    expect(config.disableNormalizer).toEqual(["parametersAlias"]);
+    expect(config.honorResponseFormat).toBe(true);
+    expect(resolveConfig({}, minimal)).toMatchObject({ disableNormalizer: [], honorResponseFormat: false });
+    expect(
+      configError(() => resolveConfig({}, { ...minimal, disableNormalizer: ["stripBilling"] })),
+    ).toContain("--disable-normalizer:");
+  });
+
   it("should refuse combinations that cannot run, before any process starts", () => {
     const message = configError(() =>
       resolveConfig(

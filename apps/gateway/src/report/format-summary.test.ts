@@ -72,4 +72,31 @@ describe("summarizeRun", () => {
     );
     expect(summarizeRun({ rows: [], counters: reporter.counters, steps: 0, wallSeconds: 0 }).eval).toBeNull();
   });
+
+  it("should count refusals, unhonoured contract fields and parser issues, with rows only when there are some", () => {
+    const reporter = new RunReporter({ progress: false });
+    const quiet = formatSummary(
+      summarizeRun({ rows: [], counters: reporter.counters, steps: 0, wallSeconds: 0 }),
+    );
+    expect(quiet).not.toContain("requests refused");
+    reporter.requestRefused(400);
+    reporter.requestRefused(400);
+    reporter.requestRefused(404);
+    reporter.contractChanged("response_format");
+    reporter.parseIssues(["malformed_tool_call", "unknown_tool", "malformed_tool_call"]);
+    const summary = summarizeRun({ rows: [], counters: reporter.counters, steps: 0, wallSeconds: 0 });
+    expect(summary).toMatchObject({
+      refusals: { "400": 2, "404": 1 },
+      contractChanges: { response_format: 1 },
+      parseIssues: { malformed_tool_call: 2, unknown_tool: 1 },
+    });
+    const table = formatSummary(summary).split("\n");
+    expect(table.find((line) => line.startsWith("| requests refused "))).toMatch(/\| 400: 2, 404: 1 +\|$/);
+    expect(table.find((line) => line.startsWith("| contract fields not honoured "))).toMatch(
+      /\| response_format: 1 +\|$/,
+    );
+    expect(table.find((line) => line.startsWith("| parser issues "))).toMatch(
+      /\| malformed_tool_call: 2, unknown_tool: 1 +\|$/,
+    );
+  });
 });

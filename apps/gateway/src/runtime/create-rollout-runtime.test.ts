@@ -318,4 +318,45 @@ describe("createRolloutRuntime", () => {
       await runtime.close();
     }
   });
+
+  it("should neither warn nor count response_format when --honor-response-format passes it to SGLang", async () => {
+    const records: Array<Record<string, unknown>> = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, callback) {
+        for (const line of chunk.toString("utf8").split("\n"))
+          if (line !== "") records.push(JSON.parse(line));
+        callback();
+      },
+    });
+    const launcher = createFakeLauncher({
+      agent: async (context) => {
+        const response = await context.chat({
+          model: "m",
+          messages: context.input.messages,
+          response_format: { type: "json_object" },
+          tool_choice: "none",
+        });
+        await response.text();
+        return { status: "succeeded", output: { kind: "implicit", reward: 1 } };
+      },
+    });
+    const runtime = await createRolloutRuntime(config({ honorResponseFormat: true }), {
+      logger: createLogger({ level: "warn", format: "json", destination }),
+      launchAgent: launcher.launch,
+    });
+    try {
+      await runtime.runStep({ rolloutId: 0, mode: "train", groups: 1 });
+      expect(runtime.reporter.counters.contractChanges).toEqual(new Map([["tool_choice", 2]]));
+      expect(
+        records.filter((record) => record.path !== undefined).map((record) => [record.path, record.msg]),
+      ).toEqual([
+        [
+          "tool_choice",
+          'tool_choice is not honoured: tool_choice "none" is treated as "auto" (logged once per run)',
+        ],
+      ]);
+    } finally {
+      await runtime.close();
+    }
+  });
 });

@@ -190,6 +190,14 @@ export async function createRolloutRuntime(
   }
 }
 
+/** Top-level fields carrying a structured-output format (`contract-change` warnings name them). */
+const STRUCTURED_OUTPUT_FIELDS: ReadonlySet<string> = new Set([
+  "response_format",
+  "text",
+  "output_config",
+  "output_format",
+]);
+
 async function startRuntime(options: {
   config: RolloutConfig;
   components: RolloutComponents;
@@ -290,7 +298,9 @@ async function startRuntime(options: {
     heartbeatMs: gateway.heartbeatMs,
     health: () => ({ backend: backend.kind }),
     onWarning: (warning, context) => {
-      if (warning.type !== "contract-change") {
+      // With --honor-response-format the structured-output fields are honoured (json_schema).
+      const honoured = components.turns.honorResponseFormat && STRUCTURED_OUTPUT_FIELDS.has(warning.path);
+      if (warning.type !== "contract-change" || honoured) {
         logger.debug(
           { protocol: context.protocol, session: context.sessionId, ...warning },
           "request warning",
@@ -302,7 +312,7 @@ async function startRuntime(options: {
       contractWarned.add(warning.path);
       logger.warn(
         { protocol: context.protocol, session: context.sessionId, path: warning.path },
-        `${warning.message}${components.turns.honorResponseFormat ? "" : " (logged once per run; --honor-response-format passes JSON schemas to SGLang)"}`,
+        `${warning.message} (logged once per run${STRUCTURED_OUTPUT_FIELDS.has(warning.path) ? "; --honor-response-format passes JSON schemas to SGLang" : ""})`,
       );
     },
     onRefusal: (event) => {

@@ -4,6 +4,24 @@ import { evalDueAfterStep, evalRolloutIds } from "./eval-schedule";
 import { defaultEvalConcurrency, planRolloutComponents } from "./plan-rollout-components";
 
 describe("planRolloutComponents", () => {
+  it("should map --disable-normalizer to the request normalisers and the parser's parametersAlias", () => {
+    const plan = planRolloutComponents(
+      resolveConfig(
+        {},
+        {
+          promptData: "test/fixtures/data.jsonl",
+          agentCommand: "node agent.js",
+          enginePolicy: "test/fixtures/fixed-policy.mjs#default",
+          disableNormalizer: ["stripBillingHeader", "parametersAlias"],
+          honorResponseFormat: true,
+        },
+      ),
+      { cwd: process.cwd() },
+    );
+    expect(plan.normalizers).toEqual({ stripBillingHeader: false, parametersAlias: false });
+    expect(plan.turns).toMatchObject({ parametersAlias: false, honorResponseFormat: true });
+  });
+
   it("should name every setting once, for the component that uses it", () => {
     const config = resolveConfig(
       {},

@@ -100,12 +100,17 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
   app.all(basePath, (c) => handler(c.req.raw));
   app.all(`${basePath}//*`, (c) => handler(normalizeSlashes(c.req.raw)));
   // Unknown routes answer in the OpenAI error format, through the same renderer as every other error.
-  app.notFound((c) =>
-    toErrorResponse(
-      new ProtocolError({ status: 404, message: `no route for ${c.req.method} ${c.req.path}` }),
-      "chat-completions",
-    ),
-  );
+  app.notFound((c) => {
+    const message = `no route for ${c.req.method} ${c.req.path}`;
+    options.onRefusal?.({
+      protocol: "chat-completions",
+      stream: false,
+      status: 404,
+      path: c.req.path,
+      message,
+    });
+    return toErrorResponse(new ProtocolError({ status: 404, message }), "chat-completions");
+  });
   return app;
 }
 

@@ -161,6 +161,38 @@ describe("Claude Code on /v1/messages (Anthropic SDK)", () => {
     ]);
   });
 
+  it("should record and report a refusal of an unknown path, inside and outside the base path", async () => {
+    const session = openSession();
+    const before = gateway.refusals.length;
+    const inside = await gateway.fetch(
+      new Request("http://gateway.test/agentic_api/v1/embeddings", {
+        method: "POST",
+        headers: { authorization: `Bearer ${session.id}` },
+        body: "{}",
+      }),
+    );
+    expect(inside.status).toBe(404);
+    const outside = await gateway.fetch(
+      new Request("http://gateway.test/v1/chat/completions", { method: "POST" }),
+    );
+    expect(outside.status).toBe(404);
+    expect(gateway.refusals.slice(before)).toEqual([
+      {
+        sessionId: session.id,
+        group: "g-harness",
+        path: "/agentic_api/v1/embeddings",
+        status: 404,
+        message: "no route for POST /agentic_api/v1/embeddings",
+      },
+      { path: "/v1/chat/completions", status: 404, message: "no route for POST /v1/chat/completions" },
+    ]);
+    expect(session.lastRefusal).toEqual({
+      status: 404,
+      path: "/agentic_api/v1/embeddings",
+      message: "no route for POST /agentic_api/v1/embeddings",
+    });
+  });
+
   it("should answer HEAD on the base URL with 200", async () => {
     const response = await gateway.fetch(new Request("http://gateway.test/agentic_api", { method: "HEAD" }));
     expect(response.status).toBe(200);

@@ -55,8 +55,8 @@ export const ANTHROPIC_MESSAGES_IGNORED_FIELDS: Readonly<Record<string, string>>
  *   `systemInMessages`); a `"tool"` or other role is a 400 naming `messages[i].role` and saying where
  *   tool results go;
  * - `thread: {type: "continue", previous_message_id}` continues a committed reply of this session
- *   (`options.history`): its conversation comes first, and its system text and tools are used when the
- *   request has none; an unknown id (or no history) is a 400 naming `thread.previous_message_id`;
+ *   (`options.history`): its conversation comes first, and its system text, tools and `thinking` setting
+ *   are used when the request has none; an unknown id (or no history) is a 400 naming `thread.previous_message_id`;
  * - the harness normalisers: billing-header lines stripped from system text, the leading run of system
  *   messages merged.
  *
@@ -144,9 +144,12 @@ export function convertAnthropicMessagesRequest(
     request: {
       messages: normalizeMessages(canonical, normalizers),
       tools,
-      chatTemplateKwargs: canonicalizeTemplateKwargs(
-        wire.thinking != null ? { enable_thinking: wire.thinking.type !== "disabled" } : {},
-      ),
+      chatTemplateKwargs:
+        wire.thinking == null && previous?.chatTemplateKwargs !== undefined
+          ? previous.chatTemplateKwargs
+          : canonicalizeTemplateKwargs(
+              wire.thinking != null ? { enable_thinking: wire.thinking.type !== "disabled" } : {},
+            ),
       stream: wire.stream ?? false,
       maxTokens: wire.max_tokens,
       ...(stop.length > 0 ? { stop } : {}),

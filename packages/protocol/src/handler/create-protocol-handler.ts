@@ -34,7 +34,10 @@ export interface GenerateContext {
   http?: { path: string; headers: Record<string, string> };
 }
 
-/** Reported once per generation request when its reply is complete (or the client went away). */
+/**
+ * Reported once per generation or `count_tokens` request when its reply is complete (or the client went
+ * away), and for every route-level refusal (no route, wrong method, `/responses/compact`).
+ */
 export interface RequestEndEvent {
   protocol: Protocol;
   sessionId?: string;
@@ -125,8 +128,21 @@ export function createProtocolHandler(
   return async (httpRequest) => {
     const url = new URL(httpRequest.url);
     const route = matchRoute(url.pathname, basePath);
+    // A route-level refusal (no route, wrong method, unsupported endpoint) is reported like any other.
+    const refuse = (descriptor: ErrorDescriptor, protocol: Protocol): Response => {
+      const credential = readCredential(httpRequest.headers);
+      onRequestEnd?.({
+        protocol,
+        ...("sessionId" in credential ? { sessionId: credential.sessionId } : {}),
+        stream: false,
+        status: descriptor.status,
+        path: url.pathname,
+        message: descriptor.message,
+      });
+      return errorDescriptorToResponse(descriptor, protocol);
+    };
     if (route === undefined) {
-      return errorDescriptorToResponse(
+      return refuse(
         notFound(`no route for ${httpRequest.method} ${url.pathname}`),
         guessProtocol(url.pathname),
       );
@@ -137,13 +153,10 @@ export function createProtocolHandler(
           headers: { "content-type": "application/json" },
         });
       }
-      return errorDescriptorToResponse(
-        notFound(`no route for ${httpRequest.method} ${url.pathname}`),
-        "chat-completions",
-      );
+      return refuse(notFound(`no route for ${httpRequest.method} ${url.pathname}`), "chat-completions");
     }
     if (route.kind === "compact") {
-      return errorDescriptorToResponse(
+      return refuse(
         {
           status: 501,
           type: "invalid_request_error",
@@ -158,26 +171,20 @@ export function createProtocolHandler(
     }
     if (route.kind === "count-tokens") {
       if (httpRequest.method !== "POST" || countTokens === undefined) {
-        return errorDescriptorToResponse(
-          notFound(`no route for ${httpRequest.method} ${url.pathname}`),
-          "anthropic-messages",
-        );
+        return refuse(notFound(`no route for ${httpRequest.method} ${url.pathname}`), "anthropic-messages");
       }
       return handleCountTokens(httpRequest, countTokens);
     }
     if (route.kind === "models") {
       if (httpRequest.method !== "GET" || models === undefined) {
-        return errorDescriptorToResponse(
-          notFound(`no route for ${httpRequest.method} ${url.pathname}`),
-          "chat-completions",
-        );
+        return refuse(notFound(`no route for ${httpRequest.method} ${url.pathname}`), "chat-completions");
       }
       const list = buildModelList(await models(), httpRequest.headers.has("anthropic-version"));
       return new Response(JSON.stringify(list), { headers: { "content-type": "application/json" } });
     }
     const adapter = PROTOCOL_ADAPTERS[route.protocol];
     if (httpRequest.method !== "POST") {
-      const response = errorDescriptorToResponse(
+      const response = refuse(
         {
           ...notFound(`${httpRequest.method} is not supported on ${url.pathname}; use POST`),
           status: 405,
@@ -299,6 +306,7 @@ export function createProtocolHandler(
           messages: [...continuation.messages, turn.message],
           ...(continuation.system !== undefined ? { system: continuation.system } : {}),
           tools: request.tools,
+          chatTemplateKwargs: request.chatTemplateKwargs,
         },
         protocol === "responses" ? (json as { output: { id: string }[] }).output : [],
       );

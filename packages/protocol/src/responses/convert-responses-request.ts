@@ -222,7 +222,20 @@ function projectItems(
         const reasoning = parseWire(responsesReasoningItemSchema, item, path);
         const summary = (reasoning.summary ?? []).map((part) => part.text).filter((text) => text !== "");
         const content = (reasoning.content ?? []).map((part) => part.text).filter((text) => text !== "");
-        const text = (summary.length > 0 ? summary : content).join("\n\n");
+        let text = (summary.length > 0 ? summary : content).join("\n\n");
+        // A reasoning item replayed by id only (no summary, content or readable encrypted_content) stands
+        // for the committed one of that id, like an item_reference.
+        if (
+          text === "" &&
+          typeof raw.id === "string" &&
+          options.history?.item(raw.id)?.type === "reasoning"
+        ) {
+          const stored = parseWire(responsesReasoningItemSchema, options.history.item(raw.id), path);
+          text = (stored.content ?? [])
+            .map((part) => part.text)
+            .filter((t) => t !== "")
+            .join("\n\n");
+        }
         const target = assistant(path);
         if (text !== "") target.reasoning.push(text);
         return;

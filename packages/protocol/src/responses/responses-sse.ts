@@ -58,7 +58,19 @@ function emitItem(writer: ResponsesEventWriter, item: ResponsesOutputItem, outpu
     case "reasoning": {
       writer.emit("response.output_item.added", {
         output_index: outputIndex,
-        item: { ...item, status: "in_progress", content: [] },
+        item: { ...item, status: "in_progress", summary: [], content: [] },
+      });
+      // Present when the request set `reasoning.summary` (the AI SDK streams reasoning from these only).
+      item.summary.forEach((part, summaryIndex) => {
+        const where = { ...at, summary_index: summaryIndex };
+        writer.emit("response.reasoning_summary_part.added", {
+          ...where,
+          part: { type: "summary_text", text: "" },
+        });
+        if (part.text !== "")
+          writer.emit("response.reasoning_summary_text.delta", { ...where, delta: part.text });
+        writer.emit("response.reasoning_summary_text.done", { ...where, text: part.text });
+        writer.emit("response.reasoning_summary_part.done", { ...where, part });
       });
       item.content.forEach((part, contentIndex) => {
         const where = { ...at, content_index: contentIndex };

@@ -1,4 +1,4 @@
-import type { ChatMessage, FunctionTool } from "@relax/chat";
+import type { ChatMessage, ChatTemplateKwargs, FunctionTool } from "@relax/chat";
 
 /**
  * A committed reply a later request of the same session may continue: the conversation it ended (the
@@ -11,6 +11,8 @@ export interface StoredReply {
   messages: ChatMessage[];
   system?: string;
   tools: FunctionTool[];
+  /** The request's canonical template kwargs (an Anthropic thread continuation without `thinking` keeps them). */
+  chatTemplateKwargs?: ChatTemplateKwargs;
 }
 
 /**
