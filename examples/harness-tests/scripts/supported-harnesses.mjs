@@ -54,7 +54,8 @@ export function renderSupportedHarnesses(root = repoRoot) {
 function formatTable(rows) {
   const width = (text) => [...text].length;
   const widths = rows[0].map((_, column) => Math.max(3, ...rows.map((row) => width(row[column]))));
-  const line = (cells) => `| ${cells.map((cell, i) => cell + " ".repeat(widths[i] - width(cell))).join(" | ")} |`;
+  const line = (cells) =>
+    `| ${cells.map((cell, i) => cell + " ".repeat(widths[i] - width(cell))).join(" | ")} |`;
   return [line(rows[0]), line(widths.map((w) => "-".repeat(w))), ...rows.slice(1).map(line)].join("\n");
 }
 
