@@ -60,6 +60,11 @@ const args = [
   "feedback.enabled=false",
   "-c",
   "otel.exporter=none",
+  // Extra `-c key=value` overrides, one per line (e.g. model_auto_compact_token_limit=20000).
+  ...(env.CODEX_CONFIG ?? "")
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .flatMap((line) => ["-c", line.trim()]),
   prompt,
 ];
 const result = spawnSync(
