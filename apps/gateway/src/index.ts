@@ -120,4 +120,21 @@ export {
   type GenerationGateOptions,
   type GenerationGateState,
 } from "./service/generation-gate";
+export {
+  type ClassifiableRequest,
+  type ClassifierSessionView,
+  createRequestClassifier,
+  DEFAULT_CLASS_POLICIES,
+  detectHarness,
+  type KnownHarness,
+  REQUEST_CLASS_POLICIES,
+  REQUEST_CLASSES,
+  type RequestClass,
+  type RequestClassConfig,
+  type RequestClassConfigInput,
+  type RequestClassification,
+  type RequestClassifier,
+  type RequestClassPolicy,
+  type RequestClassRule,
+} from "./service/request-class/classify-request";
 export { SessionRegistry } from "./service/session-registry";

@@ -281,6 +281,7 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     expect(sampleOf(session).turns[0]!.metadata).toEqual({
       requestId: expect.any(String),
       requestKind: "fresh",
+      requestClass: "main",
     });
   });
 

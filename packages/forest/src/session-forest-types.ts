@@ -39,6 +39,15 @@ export interface BeginTurnOptions {
   requestId?: string;
   /** Requested generation budget; clamped to the room left in the context. */
   maxNewTokens?: number;
+  /**
+   * Set by a caller that knows this request restarts the context after a compaction (the agent replaced
+   * its history with a summary; the gateway's request classes tell it). If the turn starts a new subtree
+   * after committed responses (a `reset`, or a `branch` re-rendered from the root), it is recorded as a
+   * compaction segment start (`TurnRecord.segment`): the new subtree stays linked to the
+   * history it replaces (`resetFrom`) and {@link SessionForest.implicitExportSegments} exports every
+   * segment as a sibling context instead of refusing the non-linear history. Ignored for a turn that continues an existing subtree.
+   */
+  segment?: "compaction";
 }
 
 /** What the engine returned for a turn, given to {@link SessionForest.commitResponse}. */

@@ -161,7 +161,7 @@ export class SessionForest {
    * @throws whatever the renderer throws (e.g. `ObservationDeltaError`; nothing committed).
    */
   beginTurn(state: ConversationState, options: BeginTurnOptions = {}): TurnPlan {
-    const { requestId, maxNewTokens } = options;
+    const { requestId, maxNewTokens, segment } = options;
     const { messages, tools, chatTemplateKwargs } = checkState(state);
     if (maxNewTokens !== undefined && (!Number.isInteger(maxNewTokens) || maxNewTokens < 1)) {
       throw new ForestInputError({
@@ -221,6 +221,9 @@ export class SessionForest {
       budget = Math.min(maxNewTokens ?? Number.POSITIVE_INFINITY, this.maxContextTokens - promptTokens);
     }
 
+    // A new subtree after the session had responses: a new segment (compaction, reset, re-rendered fork).
+    const startsSegment =
+      target === undefined && attachTo!.kind === "root" && !linear && this.#latestResponse !== undefined;
     // Everything below commits; nothing after this point can throw on valid state.
     const turnId = this.#turns.length;
     if (target === undefined) {
@@ -242,7 +245,7 @@ export class SessionForest {
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
         // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
         // session was. The first request and a retry that supersedes an unanswered first observation are not.
-        if (!linear && this.#latestResponse !== undefined) node.resetFrom = this.#latestResponse;
+        if (startsSegment) node.resetFrom = this.#latestResponse;
       }
       this.#nodes.set(node.stateHash, node);
       parent.children.push(node.stateHash);
@@ -259,6 +262,7 @@ export class SessionForest {
       matchedMessages: match.depth,
       transition,
       linear,
+      ...(segment === "compaction" && startsSegment && { segment }),
       toleratedEdits: match.toleratedEdits.map(formatHistoryEdit),
       edits,
       promptTokens,
@@ -434,7 +438,7 @@ export class SessionForest {
     if (leaves.length !== 1) {
       throw new ExportMatchError({
         reason: "leaf_count",
-        message: `implicit export requires one committed leaf, found ${leaves.length}`,
+        message: `implicit export requires one committed leaf, found ${leaves.length}${this.#describeLeaves(leaves)}`,
         sessionId: this.sessionId,
         leafCount: leaves.length,
       });
@@ -451,6 +455,71 @@ export class SessionForest {
       });
     }
     return leaves[0]!;
+  }
+
+  /**
+   * The leaves an implicit export trains when the session was compacted: one per segment, in segment
+   * order. Without a compaction segment start (`TurnRecord.segment`) this is `[implicitExportLeaf()]`.
+   * With them, every non-linear turn must be such a start, and every segment (subtree under the root)
+   * that holds an exportable leaf must hold exactly one; each later segment is linked to the history it
+   * replaced by its first observation's `resetFrom`. The segments become sibling contexts sharing the
+   * session's rollout id.
+   *
+   * @throws ExportMatchError `leaf_count` (no exportable leaf, or a segment with several) or `nonlinear`.
+   */
+  implicitExportSegments(): Array<ObservationNode | ResponseNode> {
+    if (!this.#turns.some((turn) => turn.segment === "compaction")) return [this.implicitExportLeaf()];
+    const leaves = this.exportableLeaves();
+    if (leaves.length === 0) {
+      throw new ExportMatchError({
+        reason: "leaf_count",
+        message: "implicit export requires one committed leaf per segment, found 0",
+        sessionId: this.sessionId,
+        leafCount: 0,
+      });
+    }
+    const nonlinear = this.#turns.find((turn) => !turn.linear && turn.segment !== "compaction");
+    if (nonlinear !== undefined) {
+      throw new ExportMatchError({
+        reason: "nonlinear",
+        message: `implicit export requires strictly linear history between compactions, but turn ${nonlinear.turnId} was a ${nonlinear.transition}; write explicit export records`,
+        sessionId: this.sessionId,
+        leafCount: leaves.length,
+      });
+    }
+    const bySegment = new Map<string, Array<ObservationNode | ResponseNode>>();
+    for (const leaf of leaves) {
+      let node = leaf as InternalNode;
+      while (node.parentStateHash !== ROOT_STATE_HASH) node = this.#nodes.get(node.parentStateHash!)!;
+      const list = bySegment.get(node.stateHash) ?? [];
+      list.push(leaf);
+      bySegment.set(node.stateHash, list);
+    }
+    const ordered: Array<ObservationNode | ResponseNode> = [];
+    for (const [segmentRoot, list] of [...bySegment].sort(
+      ([a], [b]) => this.#nodes.get(a)!.order - this.#nodes.get(b)!.order,
+    )) {
+      if (list.length !== 1) {
+        throw new ExportMatchError({
+          reason: "leaf_count",
+          message: `implicit export requires one committed leaf per segment, but segment ${segmentRoot.slice(0, 12)} has ${list.length}${this.#describeLeaves(list)}`,
+          sessionId: this.sessionId,
+          leafCount: leaves.length,
+        });
+      }
+      ordered.push(list[0]!);
+    }
+    return ordered;
+  }
+
+  /** `": <hash12> (turn N, <requestClass>), …"` for error messages; the class is `metadata.requestClass`. */
+  #describeLeaves(leaves: ReadonlyArray<ObservationNode | ResponseNode>): string {
+    if (leaves.length === 0) return "";
+    const parts = leaves.map((leaf) => {
+      const requestClass = leaf.kind === "response" ? leaf.metadata?.requestClass : undefined;
+      return `${leaf.stateHash.slice(0, 12)} (turn ${leaf.turnId}, ${typeof requestClass === "string" ? requestClass : leaf.kind})`;
+    });
+    return `: ${parts.join(", ")}`;
   }
 
   /** Every leaf (node without children, root excluded), in commit order. */

@@ -3,6 +3,7 @@ import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
 import { hasMarker, RelaxError, reasoningParserNames, toolCallParserNames } from "@relax/chat";
 import { parse as parseYaml } from "yaml";
+import { createRequestClassifier } from "../service/request-class/classify-request";
 import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
 
 const configErrorSymbol = Symbol.for("relax.error.ConfigError");
@@ -61,6 +62,8 @@ export function resolveConfig(
 ): RolloutConfig {
   const merged: Record<string, unknown> = { ...fileValues };
   for (const [key, value] of Object.entries(flagValues)) if (value !== undefined) merged[key] = value;
+  if (merged.requestClasses !== undefined)
+    merged.requestClasses = camelCaseRequestClasses(merged.requestClasses);
   const result = rolloutConfigSchema.safeParse(merged);
   if (!result.success) {
     throw new ConfigError({
@@ -132,6 +135,25 @@ export function resolveConfig(
   if (config.rolloutMaxResponseLen >= config.rolloutMaxContextLen) {
     problems.push("--rollout-max-response-len: must be smaller than --rollout-max-context-len");
   }
+  try {
+    createRequestClassifier(config.requestClasses);
+  } catch (error) {
+    problems.push(`--config: ${(error as Error).message}`);
+  }
   if (problems.length > 0) throw new ConfigError({ message: problems.join("\n") });
   return config;
+}
+
+/** `request-classes` keys in any case (`last-user`, `builtin_rules`) → camelCase; header names are kept. */
+function camelCaseRequestClasses(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return value;
+  const section = Object.fromEntries(Object.entries(value).map(([k, v]) => [camelCaseKey(k), v]));
+  if (Array.isArray(section.rules)) {
+    section.rules = section.rules.map((rule: unknown) =>
+      typeof rule === "object" && rule !== null && !Array.isArray(rule)
+        ? Object.fromEntries(Object.entries(rule).map(([k, v]) => [camelCaseKey(k), v]))
+        : rule,
+    );
+  }
+  return section;
 }

@@ -1,5 +1,6 @@
 import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
 import { z } from "zod";
+import { requestClassConfigSchema } from "../service/request-class/classify-request";
 import { evalPromptDataSchema } from "./eval-prompt-data";
 
 /**
@@ -167,6 +168,12 @@ export const rolloutConfigSchema = z
     grpoStdNormalization: z.boolean().default(true),
     /** Whether agents may export several contexts per session (needs a custom advantage). */
     agenticMultiContext: z.boolean().default(false),
+    /**
+     * Request classes (config file key `request-classes`): `policies` per class (`train` / `record` /
+     * `passthrough`) and user `rules` tried before the built-in per-harness rules. See
+     * apps/gateway/README.md#request-classes.
+     */
+    requestClasses: requestClassConfigSchema.default({ policies: {}, rules: [], builtinRules: true }),
     /**
      * The agent writes `reward` into its output. Declaring it (or a reward function) lets a missing reward
      * source be caught before any agent runs. @default false

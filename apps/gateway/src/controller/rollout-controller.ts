@@ -687,7 +687,11 @@ export class RolloutController {
             ? [
                 [
                   result.export.groupIndex,
-                  result.sessions.map((s) => ({ sessionId: s.id, forest: s.forest })),
+                  result.sessions.map((s) => ({
+                    sessionId: s.id,
+                    forest: s.forest,
+                    sideForests: s.sideForests,
+                  })),
                 ] as const,
               ]
             : [],

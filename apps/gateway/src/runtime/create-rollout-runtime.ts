@@ -313,6 +313,21 @@ async function startRuntime(options: {
     onNotice: (notice) => logger.warn({ code: notice.code }, notice.message),
     onTurn: (event) => {
       reporter.turnFinished(event);
+      if (event.classification !== undefined) {
+        const { requestClass, harness, rule } = event.classification;
+        const policy = components.turns.classifier.policyOf(requestClass);
+        logger.debug(
+          {
+            session: event.sessionId,
+            request_class: requestClass,
+            harness,
+            rule,
+            policy,
+            turn: event.turnId,
+          },
+          "request classified",
+        );
+      }
       if (event.error !== undefined) {
         engineHealth.noteTurnError(event.sessionId, event.error);
         logger.debug({ session: event.sessionId, err: String(event.error) }, "turn failed");

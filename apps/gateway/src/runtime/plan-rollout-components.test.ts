@@ -137,12 +137,20 @@ describe("planRolloutComponents", () => {
       evalSchedule: { beforeTrain: false },
     });
     expect(plan.gateway).toEqual({ host: "127.0.0.1", port: 0, basePath: "/agentic_api", heartbeatMs: 2000 });
-    expect(plan.turns).toEqual({
+    const { classifier, ...turns } = plan.turns;
+    expect(turns).toEqual({
       sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 1024 },
       defaultTemplateKwargs: {},
       honorResponseFormat: false,
       parametersAlias: true,
     });
+    // The built-in request classes with the default policies.
+    expect(["main", "title", "compaction", "probe"].map((c) => classifier.policyOf(c as "main"))).toEqual([
+      "train",
+      "record",
+      "record",
+      "passthrough",
+    ]);
     expect(plan.normalizers).toEqual({});
     expect(plan.export).toMatchObject({
       nSamplesPerPrompt: 4,

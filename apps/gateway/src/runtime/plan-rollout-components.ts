@@ -6,6 +6,7 @@ import { ConfigError } from "../config/load-config";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
 import type { RolloutSampling } from "../service/create-turn-runner";
+import { createRequestClassifier, type RequestClassifier } from "../service/request-class/classify-request";
 import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
 
 /** How a dataset file is read (the options of `readPromptDataset`). */
@@ -70,6 +71,7 @@ export interface RolloutComponents {
     defaultTemplateKwargs: Record<string, unknown>;
     toolCallParser?: string;
     reasoningParser?: string;
+    classifier: RequestClassifier;
     /** `--honor-response-format`. */
     honorResponseFormat: boolean;
     /** Whether the `parametersAlias` normaliser is on. */
@@ -219,6 +221,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       defaultTemplateKwargs: config.applyChatTemplateKwargs,
       ...optional("toolCallParser", config.agenticToolCallParser),
       ...optional("reasoningParser", config.agenticReasoningParser),
+      classifier: createRequestClassifier(config.requestClasses),
       honorResponseFormat: config.honorResponseFormat,
       parametersAlias: !config.disableNormalizer.includes("parametersAlias"),
     },

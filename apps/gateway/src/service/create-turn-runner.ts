@@ -7,13 +7,19 @@ import {
   type TokenLogprob,
 } from "@relax/chat";
 import { mergeTemplateKwargs } from "@relax/chat/internal";
-import type { TurnPlan } from "@relax/forest";
+import { SessionContextLengthError, SessionForest, type TurnPlan } from "@relax/forest";
 import type { GenerateContext } from "@relax/protocol";
 import type { SglangClient } from "@relax/sglang";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import type { GatewaySession } from "./gateway-session";
 import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
+import {
+  createRequestClassifier,
+  leadingSystemText,
+  type RequestClassification,
+  type RequestClassifier,
+} from "./request-class/classify-request";
 import type { SessionRegistry } from "./session-registry";
 
 /**
@@ -80,6 +86,12 @@ export interface TurnRunnerOptions {
    * `weight_version_lag`. @default not recorded
    */
   currentStep?: () => number | undefined;
+  /**
+   * Classifies each request (main loop, sub-agent, compaction, title, summary, probe) and picks its policy:
+   * `train` → the session's forest; `record` → the session's side forest of that class (debug dump only);
+   * `passthrough` → generated, not recorded. @default the built-in rules and default policies
+   */
+  classifier?: RequestClassifier;
 }
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
@@ -93,6 +105,8 @@ export interface TurnEvent {
   cachedTokens?: number;
   /** Milliseconds the request spent held at the first-request barrier or a paused generation gate. */
   heldMs: number;
+  /** The request's class and the rule that chose it. */
+  classification?: RequestClassification;
   /** Milliseconds in the engine call. */
   engineMs: number;
   /** Milliseconds of gateway work: matching, rendering, parsing, committing. */
@@ -122,6 +136,8 @@ export function createTurnRunner(
   const stopTokenIds = [...tokenizer.stopTokenIds];
 
   const noticed = new Set<string>();
+  const classifier = options.classifier ?? createRequestClassifier();
+
   // Protection is promoted at the gate's next resume, before any held call is re-admitted (this listener
   // is registered before any ticket waits).
   const pendingProtection = new Set<GatewaySession>();
@@ -133,7 +149,7 @@ export function createTurnRunner(
 
   // `credential` is the Bearer token the agent sent; everything after the lookup uses the session's
   // non-secret id, so that the credential never reaches an event, a log line or an error message.
-  return async ({ sessionId: credential, request, signal: clientSignal, responseFormat }) => {
+  return async ({ sessionId: credential, request, signal: clientSignal, http, responseFormat }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
       noticed.add("parser");
       options.onNotice?.({
@@ -145,6 +161,35 @@ export function createTurnRunner(
     const session = registry.get(credential);
     if (session === undefined) throw new SessionNotFoundError({ sessionId: "(unknown)" });
     const sessionId = session.id;
+    const classification = classifier.classify(
+      { path: http?.path ?? "", headers: http?.headers ?? {}, request },
+      session.mainSystemPrompt !== undefined ? { mainSystemPrompt: session.mainSystemPrompt } : {},
+    );
+    const { requestClass } = classification;
+    const classPolicy = classifier.policyOf(requestClass);
+    session.requestClasses.set(requestClass, (session.requestClasses.get(requestClass) ?? 0) + 1);
+    if (requestClass === "compaction") session.compactedSinceTrain = true;
+    if (classPolicy === "train" && session.mainSystemPrompt === undefined && request.tools.length > 0) {
+      session.mainSystemPrompt = leadingSystemText(request.messages);
+    }
+    let forest: SessionForest | undefined;
+    if (classPolicy === "train") forest = session.forest;
+    else if (classPolicy === "record") {
+      forest = session.sideForests.get(requestClass);
+      if (forest === undefined) {
+        forest = new SessionForest({
+          sessionId,
+          renderer,
+          policy: session.forest.policy,
+          rolloutId: session.forest.rolloutId,
+          ...(session.forest.maxContextTokens !== undefined
+            ? { maxContextTokens: session.forest.maxContextTokens }
+            : {}),
+          metadata: { requestClass },
+        });
+        session.sideForests.set(requestClass, forest);
+      }
+    }
     const controller = session.beginRequest(clientSignal);
     const signal = controller.signal;
     const started = performance.now();
@@ -158,7 +203,31 @@ export function createTurnRunner(
         chatTemplateKwargs: mergeTemplateKwargs(defaultTemplateKwargs, request.chatTemplateKwargs),
       };
       const requestedMax = Math.min(request.maxTokens ?? sampling.maxResponseLen, sampling.maxResponseLen);
-      plan = session.forest.beginTurn(state, { maxNewTokens: requestedMax });
+      let inputIds: readonly number[];
+      let maxNewTokens = requestedMax;
+      if (forest !== undefined) {
+        const segmentStart = forest === session.forest && session.compactedSinceTrain;
+        plan = forest.beginTurn(state, {
+          maxNewTokens: requestedMax,
+          ...(segmentStart ? { segment: "compaction" as const } : {}),
+        });
+        if (segmentStart) session.compactedSinceTrain = false;
+        inputIds = plan.inputIds;
+        maxNewTokens = plan.maxNewTokens ?? requestedMax;
+      } else {
+        // passthrough: rendered, generated and answered; nothing is recorded.
+        inputIds = renderer.renderPrompt(state);
+        const room = (session.forest.maxContextTokens ?? Number.POSITIVE_INFINITY) - inputIds.length;
+        if (room < 1) {
+          throw new SessionContextLengthError({
+            maxContextLength: session.forest.maxContextTokens!,
+            promptTokens: inputIds.length,
+            stage: "observation",
+            sessionId,
+          });
+        }
+        maxNewTokens = Math.min(requestedMax, room);
+      }
 
       const heldFrom = performance.now();
       await session.waitForLease(signal);
@@ -168,7 +237,7 @@ export function createTurnRunner(
       const generation = await generateWithContinuation({
         generate: (request) => engine.generate(request),
         ...(gate !== undefined ? { gate } : {}),
-        inputIds: plan.inputIds,
+        inputIds: [...inputIds],
         signal,
         routingKey: sessionId,
         onEngineStart: () => session.generationStarted(),
@@ -181,7 +250,7 @@ export function createTurnRunner(
             pendingProtection.add(session);
         },
         sampling: {
-          maxNewTokens: plan.maxNewTokens ?? requestedMax,
+          maxNewTokens,
           temperature: sampling.temperature,
           topP: sampling.topP,
           topK: sampling.topK,
@@ -195,7 +264,7 @@ export function createTurnRunner(
           ...(request.seed !== undefined
             ? { seed: request.seed }
             : session.samplingSeedBase !== undefined
-              ? { seed: session.samplingSeedBase + plan.turnId }
+              ? { seed: session.samplingSeedBase + (plan?.turnId ?? 0) }
               : {}),
         },
       });
@@ -217,11 +286,11 @@ export function createTurnRunner(
         toolParser: options.toolCallParser,
         reasoningParser: options.reasoningParser,
         forceReasoning:
-          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(plan.inputIds),
-        callIdSeed: plan.observationStateHash,
+          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink([...inputIds]),
+        callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
         ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
       });
-      session.forest.commitResponse(plan, {
+      forest?.commitResponse(plan!, {
         outputIds: result.outputIds,
         logprobs: result.outputLogprobs,
         finishReason,
@@ -239,6 +308,7 @@ export function createTurnRunner(
           requestKind: generation.kind,
           ...(rolloutStep !== undefined ? { rolloutStep } : {}),
           ...(session.abortCount > 0 ? { sessionAbortCount: session.abortCount } : {}),
+          requestClass,
           ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}),
           // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
           ...(generation.abortCount > 0
@@ -253,8 +323,9 @@ export function createTurnRunner(
       session.stats.gatewayMs += gatewayMs;
       onTurn?.({
         sessionId,
-        turnId: plan.turnId,
-        transition: plan.transition,
+        turnId: plan?.turnId ?? -1,
+        transition: plan?.transition ?? "passthrough",
+        classification,
         finishReason,
         promptTokens: result.promptTokens,
         completionTokens: result.completionTokens,
@@ -280,7 +351,7 @@ export function createTurnRunner(
     } catch (error) {
       if (plan !== undefined) {
         try {
-          session.forest.failTurn(plan, { reason: error instanceof Error ? error.message : String(error) });
+          forest?.failTurn(plan, { reason: error instanceof Error ? error.message : String(error) });
         } catch {
           // The turn may already be settled; the original error matters more.
         }
@@ -289,6 +360,7 @@ export function createTurnRunner(
         sessionId,
         turnId: plan?.turnId ?? -1,
         transition: plan?.transition ?? "none",
+        classification,
         promptTokens: plan?.promptTokens ?? 0,
         completionTokens: 0,
         heldMs,

@@ -51,6 +51,20 @@ export class GatewaySession {
    * say "request refused: 400 …" instead of only that the agent exited.
    */
   lastRefusal?: { status: number; path: string; message: string };
+  /**
+   * Forests of the request classes with policy `record` (title, compaction, …), by class: kept for the
+   * debug dump, never exported. Created on a class's first request.
+   */
+  readonly sideForests = new Map<string, SessionForest>();
+  /** Requests per request class (`main`, `title`, …), whatever their policy. */
+  readonly requestClasses = new Map<string, number>();
+  /** System prompt of the first trained request that declared tools (the classifier's main-loop reference). */
+  mainSystemPrompt?: string;
+  /**
+   * A `compaction` request was answered since the last trained turn: the next trained request that resets
+   * the context starts a compaction segment (see `BeginTurnOptions.segment` of `@relax/forest`).
+   */
+  compactedSinceTrain = false;
 
   constructor(options: {
     id: string;

@@ -152,7 +152,20 @@ function dumpGroupSessions(
       if (context.sessionId !== session.sessionId) continue;
       exportedAs.set(context.stateHash, [...(exportedAs.get(context.stateHash) ?? []), context.name]);
     }
-    return { session_id: session.sessionId, slot, forest: dumpSessionForest(session.forest, exportedAs) };
+    const dumped: DebugDumpSession = {
+      session_id: session.sessionId,
+      slot,
+      forest: dumpSessionForest(session.forest, exportedAs),
+    };
+    if (session.sideForests !== undefined && session.sideForests.size > 0) {
+      dumped.side_forests = Object.fromEntries(
+        [...session.sideForests].map(([requestClass, forest]) => [
+          requestClass,
+          dumpSessionForest(forest, new Map()),
+        ]),
+      );
+    }
+    return dumped;
   });
 }
 

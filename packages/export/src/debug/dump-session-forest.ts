@@ -14,6 +14,11 @@ export interface DumpableForest {
 export interface DebugDumpSessionInput {
   sessionId: string;
   forest: DumpableForest;
+  /**
+   * Forests of the session's requests kept but not trained, by request class (`title`, `compaction`, …;
+   * the gateway's `record` policy). Dumped under `side_forests`; never exported.
+   */
+  sideForests?: ReadonlyMap<string, DumpableForest>;
 }
 
 /** One committed node of a dumped forest (the technical root is left out; its children name it as parent). */
@@ -48,6 +53,8 @@ export interface DebugDumpForestTurn {
   request_id?: string;
   transition: TransitionClass;
   linear: boolean;
+  /** `"compaction"` when the turn started a compaction segment (exported as a sibling context). */
+  segment?: "compaction";
   /** Tolerated benign edits as `"<kind>@<path>"`. */
   tolerated_edits: string[];
   /** Every edit of committed responses found in the request, tolerated or not. */
@@ -75,6 +82,8 @@ export interface DebugDumpSession {
   /** Position in the sampled Group. */
   slot: number;
   forest: DebugDumpForest;
+  /** Recorded, untrained requests by request class (see {@link DebugDumpSessionInput.sideForests}). */
+  side_forests?: Record<string, DebugDumpForest>;
 }
 
 /**
@@ -123,6 +132,7 @@ export function dumpSessionForest(
       ...(turn.requestId !== undefined && { request_id: turn.requestId }),
       transition: turn.transition,
       linear: turn.linear,
+      ...(turn.segment !== undefined && { segment: turn.segment }),
       tolerated_edits: [...turn.toleratedEdits],
       edits: turn.edits.map((edit) => ({ ...edit })),
       parent_state_hash: turn.parentStateHash,

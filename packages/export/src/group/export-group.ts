@@ -93,6 +93,7 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
         reward: null,
         rewardDetails: {},
         advantage: null,
+        ...(context.segment !== undefined ? { segment: context.segment } : {}),
       });
     }
   }
@@ -123,7 +124,10 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
 
   const hasCustomAdvantage = functions.advantage !== undefined;
   if (!hasCustomAdvantage) {
-    const multi = plans.find((plan) => plan.ok && plan.contexts.length > 1);
+    // Compaction segments of one implicit export are one trajectory, not several contexts.
+    const multi = plans.find(
+      (plan) => plan.ok && plan.contexts.filter((context) => isLastSegment(context)).length > 1,
+    );
     if (multi?.ok) {
       return drop(
         "multiple_contexts_without_custom_advantage",
@@ -194,7 +198,7 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
     }
   } else if (functions.reward && !hasCustomAdvantage) {
     const rewardFunction = functions.reward;
-    const pending = contexts.filter((context) => context.reward === null);
+    const pending = contexts.filter((context) => context.reward === null && isLastSegment(context));
     let values: RewardValue[];
     try {
       values = await Promise.all(pending.map(async (context) => rewardFunction(inputOf(context))));
@@ -210,6 +214,13 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
         return drop("reward_function_error", error.message, { cause: error });
       }
     }
+  }
+  // Earlier compaction segments take the reward of their session's last segment.
+  for (const context of contexts) {
+    if (isLastSegment(context)) continue;
+    const last = lastSegmentOf(contexts, context);
+    context.reward = last.reward;
+    context.rewardDetails = { ...last.rewardDetails };
   }
   if (!hasCustomAdvantage) {
     const missing = contexts.find((context) => context.reward === null);
@@ -260,7 +271,9 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
     }
     for (const context of contexts) context.advantage = credit[context.slot]![context.key]!;
   } else {
-    const rewards = contexts.map((context) => context.reward!);
+    // Group statistics over one context per trajectory (a compacted session's last segment).
+    const primary = contexts.filter((context) => isLastSegment(context));
+    const rewards = primary.map((context) => context.reward!);
     const advantages = config.rewardsNormalization
       ? normalizeGroupRewards({
           rewards,
@@ -269,7 +282,10 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
           stdEstimator: config.stdEstimator,
         })
       : rewards;
-    for (const [i, context] of contexts.entries()) context.advantage = advantages[i]!;
+    for (const [i, context] of primary.entries()) context.advantage = advantages[i]!;
+    for (const context of contexts) {
+      if (!isLastSegment(context)) context.advantage = lastSegmentOf(contexts, context).advantage;
+    }
   }
 
   const rows = contexts.map((context) =>
@@ -286,6 +302,18 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
     }),
   );
   return { kind: "exported", groupIndex, mode, rows, contexts };
+}
+
+/** True unless the context is an earlier compaction segment of its session. */
+function isLastSegment(context: { segment?: { index: number; count: number } }): boolean {
+  return context.segment === undefined || context.segment.index === context.segment.count - 1;
+}
+
+/** The last compaction segment of the session `context` belongs to. */
+function lastSegmentOf(contexts: readonly ExportedContext[], context: ExportedContext): ExportedContext {
+  return contexts.find(
+    (other) => other.slot === context.slot && other.segment !== undefined && isLastSegment(other),
+  )!;
 }
 
 function setReward(context: ExportedContext, resolved: ReturnType<typeof resolveRewardValue>): void {

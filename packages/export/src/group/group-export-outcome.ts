@@ -52,6 +52,12 @@ export interface ExportedContext {
   rewardDetails: Record<string, number>;
   /** Base credit; `null` when the Group was dropped or filtered before credit was assigned. */
   advantage: number | null;
+  /**
+   * A compaction segment of an implicit export (0-based index of `count`): earlier segments take the
+   * reward and advantage of the session's last segment; only the last counts as the session's context
+   * for Group statistics.
+   */
+  segment?: { index: number; count: number };
 }
 
 /**

@@ -16,11 +16,14 @@ export interface ExportNodeLike {
  *   `Symbol.for("relax.error.ExportMatchError")`) when there is none.
  * - `implicitExportLeaf()`: the single exportable leaf of a strictly linear history; throws
  *   `ExportMatchError` when there are zero or several exportable leaves or the history is not linear.
+ * - `implicitExportSegments()` (optional): the leaves of a compacted session, one per segment in order
+ *   (`[implicitExportLeaf()]` when it never compacted); used instead of `implicitExportLeaf` when present;
  * - `buildSample(stateHash)`: the training sample of that node (tokens, loss mask, logprobs, trace).
  */
 export interface ExportableForest {
   matchExportState(state: ConversationState): ExportNodeLike;
   implicitExportLeaf(): ExportNodeLike;
+  implicitExportSegments?(): ExportNodeLike[];
   buildSample(stateHash: string): TrainingSample;
 }
 

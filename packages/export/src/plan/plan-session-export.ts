@@ -44,6 +44,12 @@ export interface PlannedContext {
   /** Where the reward came from, for error messages: `output.reward` or `records[i].reward`. */
   rewardPath: string;
   sample: TrainingSample;
+  /**
+   * For an implicit export of a compacted session: this context's segment (0-based, in order) of `count`.
+   * Segments are sibling contexts of one trajectory: they share the rollout id, the reward and the
+   * advantage of the last segment.
+   */
+  segment?: { index: number; count: number };
 }
 
 /** The export plan of one session: the contexts to train, or why the session cannot be finalised. */
@@ -95,14 +101,17 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
   const output = parsed.data;
 
   if (output.kind === "implicit") {
-    let stateHash: string;
+    let stateHashes: string[];
     try {
-      stateHash = forest.implicitExportLeaf().stateHash;
+      stateHashes =
+        forest.implicitExportSegments !== undefined
+          ? forest.implicitExportSegments().map((leaf) => leaf.stateHash)
+          : [forest.implicitExportLeaf().stateHash];
     } catch (error) {
       if (!isExportMatchError(error)) throw error;
       return fail(
         "ambiguous_implicit_export",
-        `implicit export needs exactly one exportable leaf of a strictly linear history (${error.message}); ` +
+        `implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction segment (${error.message}); ` +
           "export the intended contexts explicitly",
         error,
       );
@@ -111,16 +120,15 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
       ok: true,
       sessionId,
       kind: "implicit",
-      contexts: [
-        {
-          name: null,
-          stateHash,
-          metadata: structuredClone(output.metadata ?? {}),
-          reward: output.reward,
-          rewardPath: "output.reward",
-          sample: forest.buildSample(stateHash),
-        },
-      ],
+      contexts: stateHashes.map((stateHash, index) => ({
+        name: null,
+        stateHash,
+        metadata: structuredClone(output.metadata ?? {}),
+        reward: output.reward,
+        rewardPath: "output.reward",
+        sample: forest.buildSample(stateHash),
+        ...(stateHashes.length > 1 ? { segment: { index, count: stateHashes.length } } : {}),
+      })),
     };
   }
 

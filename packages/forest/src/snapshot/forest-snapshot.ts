@@ -76,6 +76,7 @@ const turnSchema = z.object({
   matchedMessages: z.number().int().min(0),
   transition: z.enum(["append", "branch", "drift", "reset"]),
   linear: z.boolean(),
+  segment: z.literal("compaction").optional(),
   toleratedEdits: z.array(z.string()),
   edits: z.array(edit),
   promptTokens: z.number().int().min(0),

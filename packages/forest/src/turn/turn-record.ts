@@ -40,6 +40,11 @@ export interface TurnRecord {
   readonly transition: TransitionClass;
   /** Whether the turn kept the session's history one context (implicit export requires it of every turn). */
   readonly linear: boolean;
+  /**
+   * `"compaction"` when this turn started a new subtree after a compaction (see
+   * `BeginTurnOptions.segment`): the start of a new segment that implicit export trains as a sibling context.
+   */
+  readonly segment?: "compaction";
   /** Benign edits mapped onto committed responses, as `"<kind>@<path>"` (empty unless tolerated). */
   readonly toleratedEdits: readonly string[];
   /** Every edit of committed responses found in the request, tolerated or not. */

@@ -27,6 +27,12 @@ export interface GenerateContext {
   signal: AbortSignal;
   /** The structured-output format the request asked for, if any (honoured only if the engine is told to). */
   responseFormat?: ResponseFormatConstraint;
+  /**
+   * The HTTP request's URL path (query string dropped) and headers (names lower-case), for request
+   * classification (title, compaction, sub-agent requests of known harnesses); `authorization` and
+   * `x-api-key` (the credential) are left out.
+   */
+  http?: { path: string; headers: Record<string, string> };
 }
 
 /**
@@ -317,12 +323,21 @@ export function createProtocolHandler(
       created: Math.floor(now() / 1000),
       createId,
     };
+    // The credential headers stay here: request classification never needs them, and nothing downstream
+    // may log or record a credential.
+    const http = {
+      path,
+      headers: Object.fromEntries(
+        [...httpRequest.headers].filter(([name]) => name !== "authorization" && name !== "x-api-key"),
+      ),
+    };
     const generation = invoke(() =>
       generate({
         protocol,
         sessionId,
         request,
         signal: abort.signal,
+        http,
         ...(converted.responseFormat !== undefined ? { responseFormat: converted.responseFormat } : {}),
       }),
     );

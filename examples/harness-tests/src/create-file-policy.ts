@@ -1,0 +1,136 @@
+import {
+  formatQwen3Assistant,
+  lastUserQueryIndex,
+  parseQwen3Prompt,
+  type Qwen3ToolCall,
+  type StandinPolicyRequest,
+  systemText,
+  toolResponsesAfter,
+} from "@relax-examples/kit";
+
+/** The file every harness test asks the agent to create, and its content. */
+export const TARGET_FILE = "hello.txt";
+export const TARGET_CONTENT = "hello from relax";
+
+/** What the scripted policy decided for one request (for tests and logs). */
+export type CreateFilePolicyStep = "tool_call" | "answer" | "title" | "side";
+
+/** The tool names of the `<tools>` section of a rendered Qwen3 prompt, in order. */
+export function promptToolNames(system: string): string[] {
+  const section = /<tools>\n([\s\S]*?)\n<\/tools>/.exec(system)?.[1];
+  if (section === undefined) return [];
+  const names: string[] = [];
+  for (const line of section.split("\n")) {
+    try {
+      const tool = JSON.parse(line) as { function?: { name?: unknown }; name?: unknown };
+      const name = tool.function?.name ?? tool.name;
+      if (typeof name === "string") names.push(name);
+    } catch {
+      // A tool description spanning lines: not a tool line.
+    }
+  }
+  return names;
+}
+
+const CWD_PATTERNS = [
+  /<cwd>([^<\n]+)<\/cwd>/,
+  /[Ww]orking directory:\s*(\/[^\s<]+)/,
+  /working (?:in|on) the (?:following )?directory:?\s*`?(\/[^\s`<]+)/i,
+  /\bcwd:\s*(\/[^\s<]+)/,
+];
+
+/** The agent's working directory as its harness wrote it into the prompt, if any. */
+export function promptWorkingDirectory(promptText: string): string | undefined {
+  for (const pattern of CWD_PATTERNS) {
+    const match = pattern.exec(promptText);
+    if (match?.[1] !== undefined) return match[1].replace(/[.,;:]$/, "");
+  }
+  return undefined;
+}
+
+/**
+ * The tool call that makes a harness create {@link TARGET_FILE} with its own tool: a write tool when it
+ * has one (Claude Code `Write`, Qwen Code `write_file`, opencode `write`), else its shell tool (Codex
+ * `exec_command` / `shell`). `undefined` when the prompt declares none of them.
+ */
+export function createFileCall(tools: readonly string[], cwd: string | undefined): Qwen3ToolCall | undefined {
+  const path = cwd === undefined ? TARGET_FILE : `${cwd.replace(/\/$/, "")}/${TARGET_FILE}`;
+  const shell = `printf '%s' '${TARGET_CONTENT}' > ${TARGET_FILE}`;
+  if (tools.includes("Write"))
+    return { name: "Write", arguments: { file_path: path, content: TARGET_CONTENT } };
+  if (tools.includes("write_file"))
+    return { name: "write_file", arguments: { file_path: path, content: TARGET_CONTENT } };
+  if (tools.includes("write"))
+    return { name: "write", arguments: { filePath: path, content: TARGET_CONTENT } };
+  if (tools.includes("exec_command"))
+    return {
+      name: "exec_command",
+      arguments: { cmd: shell, ...(cwd !== undefined ? { workdir: cwd } : {}) },
+    };
+  if (tools.includes("shell"))
+    return {
+      name: "shell",
+      arguments: { command: ["bash", "-lc", shell], ...(cwd !== undefined ? { workdir: cwd } : {}) },
+    };
+  if (tools.includes("run_shell_command"))
+    return { name: "run_shell_command", arguments: { command: shell } };
+  if (tools.includes("bash") || tools.includes("Bash"))
+    return {
+      name: tools.includes("bash") ? "bash" : "Bash",
+      arguments: { command: shell, description: "write" },
+    };
+  return undefined;
+}
+
+/**
+ * Decides one step of the "create a file, then answer" script from a rendered Qwen3 prompt:
+ * - a request without tools is a side request: a title as JSON `{"title": …}` when its prompt asks for a
+ *   title, else a one-line summary;
+ * - with tools and no tool result since the last user query: the create-file tool call;
+ * - after a tool result: the final answer.
+ */
+export function decideCreateFileStep(
+  promptText: string,
+  jsonSchema?: string,
+): { step: CreateFilePolicyStep; text: string } {
+  const prompt = parseQwen3Prompt(promptText);
+  const system = systemText(prompt);
+  const tools = promptToolNames(system);
+  if (tools.length === 0) {
+    if (/\btitle\b/i.test(promptText)) return { step: "title", text: '{"title": "Create a hello file"}' };
+    return { step: "side", text: "Summary: the user asked for hello.txt; it was created." };
+  }
+  const query = lastUserQueryIndex(prompt);
+  if (toolResponsesAfter(prompt, query).length > 0) {
+    const answer = `Created ${TARGET_FILE}.`;
+    return { step: "answer", text: jsonSchema === undefined ? answer : jsonAnswer(jsonSchema, answer) };
+  }
+  const call = createFileCall(tools, promptWorkingDirectory(promptText));
+  if (call === undefined) return { step: "answer", text: "I have no tool to write files." };
+  return { step: "tool_call", text: formatQwen3Assistant({ content: "", toolCalls: [call] }) };
+}
+
+/**
+ * The answer as a JSON object for a structured-output request (SGLang's `json_schema` sampling parameter,
+ * sent with `--honor-response-format`): every string property of the schema holds the answer.
+ */
+export function jsonAnswer(jsonSchema: string, answer: string): string {
+  const schema = JSON.parse(jsonSchema) as { properties?: Record<string, { type?: unknown }> };
+  const value: Record<string, string> = {};
+  for (const [key, property] of Object.entries(schema.properties ?? {})) {
+    if (property.type === "string") value[key] = answer;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * The stand-in policy of the harness tests: a script, not a model. It makes any supported harness create
+ * {@link TARGET_FILE} with its own tool, then answer (see {@link decideCreateFileStep}).
+ */
+export function createFilePolicy(request: Pick<StandinPolicyRequest, "promptText" | "sampling">): string {
+  const jsonSchema = request.sampling?.json_schema;
+  return decideCreateFileStep(request.promptText, typeof jsonSchema === "string" ? jsonSchema : undefined)
+    .text;
+}
+
+export default createFilePolicy;

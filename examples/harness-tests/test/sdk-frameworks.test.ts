@@ -1,0 +1,53 @@
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { HarnessManifest } from "../src/manifest";
+import { decodeGenerates, expectRowMatchesEngine, runHarness } from "./run-harness";
+
+const manifest = JSON.parse(
+  readFileSync(new URL("../harnesses.json", import.meta.url), "utf8"),
+) as HarnessManifest;
+const agent = fileURLToPath(new URL("../sdk-agent.mjs", import.meta.url));
+
+describe("SDK frameworks under relax rollout (stand-in engine with a scripted policy — not a model)", () => {
+  for (const sdk of manifest.sdks) {
+    for (const sdkCase of sdk.cases) {
+      it(`${sdk.name} — ${sdkCase}: write_file tool call, answer, one exact trained context`, async () => {
+        const run = await runHarness({
+          agentCommand: `${JSON.stringify(process.execPath)} ${JSON.stringify(agent)}`,
+          flags: {
+            agentEnv: [`SDK_CASE=${sdkCase}`],
+            // Structured output is a contract the reply must keep: pass the schema to the engine.
+            ...(sdkCase.includes("output-type") ? { honorResponseFormat: true } : {}),
+          },
+        });
+        if (run.groupsDropped !== 0 || run.sessions.some((s) => !s.fileWritten)) {
+          throw new Error(
+            `${sdkCase} did not complete: ${JSON.stringify(run.sessions)}\n${run.agentLogs.slice(-3000)}\n${(await decodeGenerates(run.generates)).slice(-3000)}`,
+          );
+        }
+        expect(run.sessions).toEqual([
+          expect.objectContaining({ exitCode: 0, fileWritten: true, answer: "Created hello.txt." }),
+        ]);
+        expect(run.rows).toHaveLength(1);
+        const row = run.rows[0]!;
+        expectRowMatchesEngine(expect, row, run.generates);
+        expect(row.num_turns).toBe(2);
+        expect(run.generates).toHaveLength(2);
+        if (sdkCase.includes("output-type")) {
+          // Every turn carried the agent's output schema to the engine (--honor-response-format).
+          for (const call of run.generates) {
+            expect(JSON.parse(String(call.request.sampling_params.json_schema))).toMatchObject({
+              type: "object",
+              properties: { answer: { type: "string" } },
+            });
+          }
+        }
+        expect(run.classified.map((line) => [line.request_class, line.policy])).toEqual([
+          ["main", "train"],
+          ["main", "train"],
+        ]);
+      }, 120_000);
+    }
+  }
+});
