@@ -45,6 +45,7 @@ export { type DataUriPayload, decodeDataUri } from "./media/decode-data-uri";
 export { bytesDigest, imageIdentity } from "./media/image-digest";
 export {
   createImageStore,
+  describeImageBytes,
   type ImageFetcher,
   type ImageStore,
   type ImageStoreOptions,

@@ -218,6 +218,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
             contextLength,
             incrementalStreamingOutput: options.incrementalStreamingOutput ?? false,
             weightVersionSpans: options.weightVersionSpans ?? false,
+            vision: options.vision,
           });
         case "/abort_request": {
           const abort = parseOrThrow(abortRequestSchema, body);

@@ -14,6 +14,28 @@ export interface ResolvedImage {
   bytes: Uint8Array;
 }
 
+/**
+ * Format and size of image bytes, from their header (`image-size`; no pixel decode). Width and height
+ * are as stored (EXIF orientation is not applied, as the processors' loaders do not apply it either).
+ *
+ * @throws MediaInputError (at `path`) for bytes that are no supported image, or have no size.
+ */
+export function describeImageBytes(
+  bytes: Uint8Array,
+  path = "image",
+): { format: string; width: number; height: number } {
+  let size: { width?: number; height?: number; type?: string };
+  try {
+    size = imageSize(bytes);
+  } catch (error) {
+    throw new MediaInputError({ path, reason: "the bytes are not a supported image format", cause: error });
+  }
+  if (!size.width || !size.height) {
+    throw new MediaInputError({ path, reason: "the image has no readable width and height" });
+  }
+  return { format: size.type ?? "unknown", width: size.width, height: size.height };
+}
+
 /** Fetches the bytes of an `http(s)://` image; the gateway supplies one (with its limits). */
 export type ImageFetcher = (url: string, options: { signal?: AbortSignal }) => Promise<Uint8Array>;
 

@@ -3,6 +3,7 @@ import { clientDisconnect, describeError, type ErrorDescriptor } from "../errors
 import { ProtocolError } from "../errors/protocol-error";
 import { errorDescriptorToResponse } from "../errors/to-error-response";
 import { createDefaultId } from "../shared/create-default-id";
+import { locateImageParts, type WireImage } from "../shared/locate-image-parts";
 import type { Protocol, ProtocolWarning } from "../shared/protocol";
 import type { ResponseContext } from "../shared/response-context";
 import { createBufferedSseBody } from "../sse/create-buffered-sse-body";
@@ -21,6 +22,12 @@ export interface GenerateContext {
   request: CanonicalRequest;
   /** Aborts when the client disconnects; pass it on to the engine call. */
   signal: AbortSignal;
+  /**
+   * The request field of the `index`-th image of `request.messages` (document order, counting every
+   * `image_url` part), in the protocol's terms (`input[2].output[0]`, `messages[1].content[0].content[1]`),
+   * when the body's image there has the same `url`; else `undefined`. For naming an image in a 400.
+   */
+  imagePath: (index: number, url: string) => string | undefined;
 }
 
 /** Reported once per generation request when its reply is complete (or the client went away). */
@@ -147,13 +154,15 @@ export function createProtocolHandler(
     };
 
     let request: CanonicalRequest;
+    let rawBody: unknown;
     try {
       const credential = readCredential(httpRequest.headers);
       if ("problem" in credential) {
         throw new ProtocolError({ status: 401, code: "authentication_error", message: credential.problem });
       }
       sessionId = credential.sessionId;
-      const converted = adapter.convertRequest(await readJsonBody(httpRequest));
+      rawBody = await readJsonBody(httpRequest);
+      const converted = adapter.convertRequest(rawBody);
       request = converted.request;
       stream = request.stream;
       for (const warning of converted.warnings) onWarning?.(warning, { protocol, sessionId });
@@ -179,7 +188,15 @@ export function createProtocolHandler(
       created: Math.floor(now() / 1000),
       createId,
     };
-    const generation = invoke(() => generate({ protocol, sessionId, request, signal: abort.signal }));
+    let images: WireImage[] | undefined;
+    const imagePath = (index: number, url: string) => {
+      images ??= locateImageParts(protocol, rawBody);
+      const found = images[index];
+      return found !== undefined && found.url === url ? found.path : undefined;
+    };
+    const generation = invoke(() =>
+      generate({ protocol, sessionId, request, signal: abort.signal, imagePath }),
+    );
 
     if (!request.stream) {
       try {
