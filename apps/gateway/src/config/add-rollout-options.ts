@@ -95,6 +95,10 @@ export function addRolloutOptions(command: Command): Command {
     )
     .option("--chat-template-path <file>", "override the tokenizer's chat template (.jinja)")
     .option(
+      "--processor-config <file>",
+      "the vision model's preprocessor_config.json: images in requests become training inputs (Qwen2-VL family)",
+    )
+    .option(
       "--apply-chat-template-kwargs <json>",
       "kwargs under every request's own, e.g. '{\"enable_thinking\":false}'",
       json("--apply-chat-template-kwargs"),

@@ -21,6 +21,7 @@ import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
+import { loadVisionSetup } from "./load-vision-setup";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
 import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
 
@@ -202,7 +203,12 @@ async function startRuntime(options: {
   const tokenizer = await loadTokenizer(resolveTokenizerPath(components.tokenizer.source));
   const chatTemplatePath = components.tokenizer.chatTemplatePath;
   const chatTemplate = chatTemplatePath !== undefined ? await readFile(chatTemplatePath, "utf8") : undefined;
-  const renderer = createChatRenderer({ tokenizer, ...(chatTemplate !== undefined ? { chatTemplate } : {}) });
+  const { renderer, images, vision } = await loadVisionSetup({
+    renderer: createChatRenderer({ tokenizer, ...(chatTemplate !== undefined ? { chatTemplate } : {}) }),
+    ...(components.tokenizer.processorConfigPath !== undefined
+      ? { processorConfigPath: components.tokenizer.processorConfigPath }
+      : {}),
+  });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   for (const warning of exporter.warnings) {
@@ -226,7 +232,7 @@ async function startRuntime(options: {
   const evalPrompts = evalDatasets[0]?.prompts ?? [];
 
   const backend = stack.adopt(
-    await startBackend({ ...components.backend, tokenizer, baseDir: cwd }),
+    await startBackend({ ...components.backend, tokenizer, baseDir: cwd, ...(vision ? { vision } : {}) }),
     (item) => item.close(),
   );
   // Fail before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
@@ -244,6 +250,7 @@ async function startRuntime(options: {
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
   const gate = new GenerationGate({ engine: backend.client });
   const generate = createTurnRunner({
+    ...(images ? { images } : {}),
     gate,
     registry,
     engine: backend.client,

@@ -1,6 +1,7 @@
 import {
   type AssistantTurn,
   type ChatRenderer,
+  type ImageStore,
   parseAssistantOutput,
   type TextTokenizer,
   type TokenLogprob,
@@ -12,6 +13,7 @@ import type { SglangClient } from "@relax/sglang";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import { generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
+import { resolveRequestImages } from "./resolve-request-images";
 import type { SessionRegistry } from "./session-registry";
 
 /**
@@ -50,7 +52,15 @@ export interface TurnRunnerOptions {
    * pause aborted continues from its partial output on resume. Without it, one engine call per turn.
    */
   gate?: GenerationGate;
+  /**
+   * Where request images are resolved for a vision renderer (`createVisionRenderer`); without it the
+   * chat template is text-only and a request with an image is a 400 naming the image's field.
+   */
+  images?: ImageStore;
 }
+
+const IMAGE_REFUSAL =
+  "this model's chat template reads text only and cannot take an image; serve a vision chat template with --processor-config";
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
 export interface TurnEvent {
@@ -91,7 +101,7 @@ export function createTurnRunner(
 
   const noticed = new Set<string>();
 
-  return async ({ sessionId, request, signal: clientSignal }) => {
+  return async ({ sessionId, request, signal: clientSignal, imagePath }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
       noticed.add("parser");
       options.onNotice?.({
@@ -115,14 +125,22 @@ export function createTurnRunner(
         chatTemplateKwargs: mergeTemplateKwargs(defaultTemplateKwargs, request.chatTemplateKwargs),
       };
       const requestedMax = Math.min(request.maxTokens ?? sampling.maxResponseLen, sampling.maxResponseLen);
+      await resolveRequestImages({
+        request,
+        images: options.images,
+        imagePath,
+        refusal: IMAGE_REFUSAL,
+        signal,
+      });
       plan = session.forest.beginTurn(state, { maxNewTokens: requestedMax });
+      const imageData = plan.imageData;
 
       const heldFrom = performance.now();
       await session.waitForLease(signal);
       heldMs = performance.now() - heldFrom;
 
       const generation = await generateWithContinuation({
-        generate: (request) => engine.generate(request),
+        generate: (request) => engine.generate(imageData.length > 0 ? { ...request, imageData } : request),
         ...(gate !== undefined ? { gate } : {}),
         inputIds: plan.inputIds,
         signal,
