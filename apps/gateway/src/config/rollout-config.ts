@@ -89,6 +89,8 @@ export const rolloutConfigSchema = z
      * over content parts). Without it a request with an image is a 400.
      */
     processorConfig: z.string().optional(),
+    /** Rows carry `data:` image bytes inline in `multimodal_train_inputs` (`--export-image-bytes`). */
+    exportImageBytes: z.boolean().default(false),
     /** Kwargs applied to every chat-template render, under the request's own (`--apply-chat-template-kwargs`). */
     applyChatTemplateKwargs: z.record(z.string(), z.unknown()).default({}),
     /** SGLang tool-call parser name (`--agentic-tool-call-parser`). */

@@ -132,6 +132,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       multiContext: config.agenticMultiContext,
       useDynamicBatchSize: config.useDynamicBatchSize,
       logPassrate: config.logPassrate,
+      inlineImageBytes: config.exportImageBytes,
       chatTemplateKwargs: config.applyChatTemplateKwargs,
       ...optional("maxTokensPerGpu", config.maxTokensPerGpu),
       ...optional("rewardKey", config.rewardKey),
