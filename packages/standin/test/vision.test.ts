@@ -3,6 +3,9 @@ import { afterEach, describe, expect, it } from "vitest";
 import { constantPolicy, createStandinEngine, type StandinEngine } from "../src/index";
 import { qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
+// biome-ignore lint/suspicious/noExplicitAny: replies are JSON read by known paths in assertions
+type Json = any;
+
 // The stand-in is not a model: it only checks image_data against the placeholders and reports the
 // expanded prompt length the way SGLang does, from the same processor rule as the gateway.
 const tokenizer = await qwen3Tokenizer();
@@ -38,7 +41,7 @@ async function generate(engine: StandinEngine, body: Record<string, unknown>) {
     method: "POST",
     body: JSON.stringify({ sampling_params: { max_new_tokens: 4 }, ...body }),
   });
-  return { status: response.status, body: (await response.json()) as Record<string, any> };
+  return { status: response.status, body: (await response.json()) as Record<string, Json> };
 }
 
 describe("stand-in image_data", () => {

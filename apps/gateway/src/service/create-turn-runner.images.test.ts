@@ -4,6 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { GatewaySession } from "./gateway-session";
 
+// biome-ignore lint/suspicious/noExplicitAny: replies are JSON read by known paths in assertions
+type Json = any;
+
 /** The first 33 bytes of a PNG (signature + IHDR): all the size reader needs. */
 function pngHeader(width: number, height: number): Uint8Array {
   const bytes = new Uint8Array(33);
@@ -96,11 +99,11 @@ function tool(protocol: Protocol) {
   if (protocol === "responses") return { type: "function", name: "zoom", parameters };
   return { name: "zoom", input_schema: parameters };
 }
-function callIdOf(protocol: Protocol, reply: any): string {
+function callIdOf(protocol: Protocol, reply: Json): string {
   if (protocol === "chat") return reply.choices[0].message.tool_calls[0].id;
   if (protocol === "responses")
-    return reply.output.find((item: any) => item.type === "function_call").call_id;
-  return reply.content.find((block: any) => block.type === "tool_use").id;
+    return reply.output.find((item: Json) => item.type === "function_call").call_id;
+  return reply.content.find((block: Json) => block.type === "tool_use").id;
 }
 
 function send(gateway: TestGateway, sessionId: string, protocol: Protocol, body: unknown) {
@@ -191,14 +194,14 @@ describe("images through the turn runner (stand-in engine, not a model)", () => 
     "%s: a text-only template given an image in a tool result answers 400 naming %s",
     async (protocol, field, param) => {
       const session = addSession(text, `txt-${protocol}`);
-      const body = bodies(protocol, "call_x") as Record<string, any>;
+      const body = bodies(protocol, "call_x") as Record<string, Json>;
       // Drop the user image so the first image of the request is the one in the tool result.
       if (protocol === "chat") body.messages[0].content = "What is on screen?";
       else if (protocol === "responses") body.input[0].content = "What is on screen?";
       else body.messages[0].content = "What is on screen?";
       const response = await send(text, session.id, protocol, body);
       expect(response.status).toBe(400);
-      const reply = (await response.json()) as any;
+      const reply = (await response.json()) as Json;
       const message = `${field}: this model's chat template reads text only and cannot take an image; serve a vision chat template with --processor-config`;
       if (protocol === "anthropic") {
         expect(reply).toEqual({ type: "error", error: { type: "invalid_request_error", message } });
@@ -217,11 +220,11 @@ describe("images through the turn runner (stand-in engine, not a model)", () => 
 
   it("should answer 400 naming the field for an image that is no image", async () => {
     const session = addSession(vision, "img-bad");
-    const body = bodies("chat") as Record<string, any>;
+    const body = bodies("chat") as Record<string, Json>;
     body.messages[0].content[0].image_url.url = "data:image/png;base64,QUFBQQ==";
     const response = await send(vision, session.id, "chat", body);
     expect(response.status).toBe(400);
-    expect(((await response.json()) as any).error).toMatchObject({
+    expect(((await response.json()) as Json).error).toMatchObject({
       message: "messages[0].content[0]: the bytes are not a supported image format",
       param: "messages",
     });
