@@ -87,6 +87,13 @@ describe("stand-in image_data", () => {
     ]);
   });
 
+  it("should say in /get_model_info whether it takes images", async () => {
+    const info = async (engine: StandinEngine) =>
+      ((await (await fetch(`${engine.url}/get_model_info`)).json()) as { has_image_understanding: boolean })
+        .has_image_understanding;
+    expect([await info(await start(true)), await info(await start(false))]).toEqual([true, false]);
+  });
+
   it("should apply the context length to the expanded prompt", async () => {
     const engine = await start(true, 100);
     const { status, body } = await generate(engine, {
