@@ -14,6 +14,12 @@ Usage as a library::
     batch = to_columns(rows)                  # dict of lists, one entry per row
     arrays = to_numpy(rows)                   # same, with per-row NumPy arrays
 
+Rows of multimodal sessions also carry ``multimodal_train_inputs``: one entry per image in prompt
+order (``digest``, ``source`` URL or inline base64 ``data``, ``format``, ``original_size``,
+``resized_size``, ``image_grid_thw``, ``num_tokens``). Their ``tokens`` are training ids, with each
+image expanded to ``num_tokens`` image-pad tokens; ``image_bytes(entry)`` returns an entry's bytes for
+the trainer's processor and ``image_grid_thw(row)`` the ``[t, h, w]`` rows it must reproduce.
+
 Usage from a shell (prints a JSON summary; exit status 1 on a bad row)::
 
     python3 relax_rows.py rows.jsonl [--numpy]
@@ -23,6 +29,7 @@ skipped with a ``TornLineWarning`` (and counted in the summary's ``torn_lines``)
 file; every earlier, complete row is kept. A bad line anywhere else is still an error.
 """
 
+import base64
 import json
 import math
 import sys
@@ -40,6 +47,8 @@ __all__ = [
     "to_columns",
     "to_numpy",
     "summarize",
+    "image_bytes",
+    "image_grid_thw",
 ]
 
 # Field name -> accepted Python types after json.loads (bool is excluded from numbers explicitly).
@@ -70,15 +79,58 @@ ROW_FIELDS = {
 }
 
 # Optional fields added after the first row format (absent in rows from older writers): the per-turn
-# request kinds, the train steps a sample's Group lived through, and the off-policy distance.
+# request kinds, the train steps a sample's Group lived through, the off-policy distance, and the images
+# of a multimodal lineage; to_columns gives None for a row without them.
 OPTIONAL_ROW_FIELDS = {
     "request_kinds": list,
     "steps_lived": list,
     "weight_version_lag": int,
+    "multimodal_train_inputs": list,
 }
 REQUEST_KINDS = ("fresh", "resumed", "protected")
 
 STATUSES = ("completed", "truncated", "aborted", "failed")
+
+
+def _validate_image(entry, line, path):
+    if not isinstance(entry, dict) or entry.get("type") != "image":
+        raise RowFormatError(line, path, "must be an image object")
+    for name in ("digest", "format"):
+        if not isinstance(entry.get(name), str):
+            raise RowFormatError(line, "%s.%s" % (path, name), "must be a string")
+    if not isinstance(entry.get("source"), str) and not isinstance(entry.get("data"), str):
+        raise RowFormatError(line, path, "needs a source URL or inline data")
+    for name in ("original_size", "resized_size"):
+        size = entry.get(name)
+        if not isinstance(size, dict) or not all(
+            isinstance(size.get(k), int) and not isinstance(size.get(k), bool) and size.get(k) > 0 for k in ("height", "width")
+        ):
+            raise RowFormatError(line, "%s.%s" % (path, name), "must be {height, width} in positive pixels")
+    grid = entry.get("image_grid_thw")
+    if not isinstance(grid, list) or len(grid) != 3 or not all(isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in grid):
+        raise RowFormatError(line, "%s.image_grid_thw" % path, "must be three positive integers [t, h, w]")
+    tokens = entry.get("num_tokens")
+    if not isinstance(tokens, int) or isinstance(tokens, bool) or tokens < 1:
+        raise RowFormatError(line, "%s.num_tokens" % path, "must be a positive integer")
+
+
+def image_bytes(entry):
+    """The bytes of one ``multimodal_train_inputs`` entry: inline ``data``, or a ``data:`` URI ``source``.
+
+    Returns None for an http(s) ``source`` (fetch it yourself, then check ``digest``).
+    """
+    if isinstance(entry.get("data"), str):
+        return base64.b64decode(entry["data"])
+    source = entry.get("source", "")
+    if source.startswith("data:") and "," in source:
+        header, payload = source[5:].split(",", 1)
+        return base64.b64decode(payload) if header.endswith(";base64") else payload.encode("latin-1")
+    return None
+
+
+def image_grid_thw(row):
+    """The ``image_grid_thw`` rows of a row's images, in prompt order (``[]`` for a text row)."""
+    return [list(entry["image_grid_thw"]) for entry in row.get("multimodal_train_inputs") or []]
 
 
 class RowFormatError(ValueError):
@@ -128,6 +180,12 @@ def validate_row(row, line=0):
             raise RowFormatError(line, "request_kinds[%d]" % i, "must be one of %s" % ", ".join(REQUEST_KINDS))
     if row.get("weight_version_lag", 0) < 0:
         raise RowFormatError(line, "weight_version_lag", "must be >= 0")
+    images = row.get("multimodal_train_inputs")
+    if images is not None:
+        if not isinstance(images, list):
+            raise RowFormatError(line, "multimodal_train_inputs", "must be a list")
+        for i, entry in enumerate(images):
+            _validate_image(entry, line, "multimodal_train_inputs[%d]" % i)
     if row["status"] not in STATUSES:
         raise RowFormatError(line, "status", "must be one of %s" % ", ".join(STATUSES))
     prompt, response = row["prompt_length"], row["response_length"]
@@ -192,7 +250,10 @@ def read_rows_report(path, validate=True):
 
 def to_columns(rows):
     """Columnar view: ``{field: [value of row 0, value of row 1, ...]}`` for every row field."""
-    return {name: [row[name] for row in rows] for name in ROW_FIELDS}
+    columns = {name: [row[name] for row in rows] for name in ROW_FIELDS}
+    for name in OPTIONAL_ROW_FIELDS:
+        columns[name] = [row.get(name) for row in rows]
+    return columns
 
 
 def to_numpy(rows):
@@ -245,6 +306,8 @@ def summarize(rows, use_numpy=False):
         "advantages": [row["advantage"] for row in rows],
         "rewards": [row["reward"] for row in rows],
         "context_names": [row["context_name"] for row in rows],
+        "images": sum(len(row.get("multimodal_train_inputs") or []) for row in rows),
+        "image_tokens": sum(e["num_tokens"] for row in rows for e in row.get("multimodal_train_inputs") or []),
         "numpy": use_numpy,
     }
 

@@ -195,8 +195,8 @@ describe("client mistakes never answer 5xx (in process, stand-in engine)", () =>
         type: "invalid_request_error",
         code: "invalid_request_error",
         param: "messages",
-        message:
-          /^messages\[0\]\.content\[1\]: this chat template reads content as text only and cannot render an image part$/,
+        // The field in the request's own terms (Responses: `input`), not the renderer's message numbering.
+        message: `${protocol === "responses" ? "input" : "messages"}[0].content[1]: this model's chat template reads text only and cannot take an image; serve a vision chat template with --processor-config`,
       });
     },
   );

@@ -67,6 +67,13 @@ def _session_rewards(rows: Iterable[Row]) -> Dict[str, float]:
     return rewards
 
 
+def _image_url(entry: Dict[str, Any]) -> str:
+    """The URL of one image entry: its ``source``, else a ``data:image/<format>;base64,`` URI of ``data``."""
+    if isinstance(entry.get("source"), str):
+        return entry["source"]
+    return "data:image/%s;base64,%s" % (entry.get("format", "png"), entry["data"])
+
+
 def row_to_sample(
     row: Row, sample_cls: Type[Any], *, index: int, rollout_id: int, reward: float, reward_filled: bool = False
 ) -> Any:
@@ -91,6 +98,11 @@ def row_to_sample(
     sample.status = sample_cls.Status(row.status)
     sample.weight_versions = list(row.weight_versions)
     sample.session_id = row.session_id
+    if row.multimodal_train_inputs:
+        # Raw images for the trainer's processor (slime's ``multimodal_inputs``), as URLs: the row's
+        # ``source`` or a data: URI of its inline bytes. The processor builds pixel_values itself; its
+        # image_grid_thw must equal the rows in metadata["relax"]["multimodal_train_inputs"].
+        sample.multimodal_inputs = {"image": [_image_url(entry) for entry in row.multimodal_train_inputs]}
     metadata = dict(row.metadata)
     metadata["relax"] = {
         "session_id": row.session_id,
@@ -107,6 +119,8 @@ def row_to_sample(
         "advantage": row.advantage,
         "reward_filled": reward_filled,
     }
+    if row.multimodal_train_inputs:
+        metadata["relax"]["multimodal_train_inputs"] = [dict(entry) for entry in row.multimodal_train_inputs]
     sample.metadata = metadata
     return sample
 

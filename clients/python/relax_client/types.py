@@ -111,8 +111,24 @@ _ROW_KNOWN = (
     "tokens", "loss_mask", "rollout_log_probs", "advantage", "advantages", "reward", "reward_details",
     "response_length", "prompt_length", "status", "weight_versions", "weight_version_spans", "abort_count",
     "prompt_index", "sample_index", "rollout_id", "group_index", "session_id", "context_name", "state_hash",
-    "num_turns", "stop_reason", "metadata",
+    "num_turns", "stop_reason", "metadata", "multimodal_train_inputs",
 )  # fmt: skip
+
+
+def _images(value: Optional[List[Any]], path: str) -> Optional[List[Dict[str, Any]]]:
+    """Checks ``multimodal_train_inputs``: image dicts with a grid of three positive ints and a source or data."""
+    if value is None:
+        return None
+    for index, entry in enumerate(value):
+        where = "%s.multimodal_train_inputs[%d]" % (path, index)
+        if not isinstance(entry, dict) or entry.get("type") != "image":
+            raise RelaxProtocolError("must be an image object", where)
+        grid = entry.get("image_grid_thw")
+        if not isinstance(grid, list) or len(grid) != 3 or not all(isinstance(v, int) and v > 0 for v in grid):
+            raise RelaxProtocolError("must be three positive integers", where + ".image_grid_thw")
+        if not isinstance(entry.get("source"), str) and not isinstance(entry.get("data"), str):
+            raise RelaxProtocolError("needs a source URL or inline data", where)
+    return [dict(entry) for entry in value]
 
 
 @dataclass
@@ -125,7 +141,9 @@ class Row:
     contexts). ``weight_version_spans`` are response-relative (end exclusive) over generated tokens only.
     ``prompt_index`` / ``sample_index`` / ``weight_version_spans`` / ``abort_count`` are ``None`` / ``[]`` /
     ``0`` when the server does not send them. ``dataset`` names the eval dataset of an eval row (``None`` for
-    a train row). Unknown row fields are kept in ``extra``.
+    a train row). ``multimodal_train_inputs`` lists the images of a multimodal row in prompt order (dicts
+    with ``digest``, ``source`` or base64 ``data``, ``format``, ``original_size``, ``resized_size``,
+    ``image_grid_thw``, ``num_tokens``); ``None`` for a text row. Unknown row fields are kept in ``extra``.
     """
 
     tokens: List[int]
@@ -152,6 +170,7 @@ class Row:
     prompt_index: Optional[int] = None
     sample_index: Optional[int] = None
     dataset: Optional[str] = None
+    multimodal_train_inputs: Optional[List[Dict[str, Any]]] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -191,6 +210,7 @@ class Row:
             prompt_index=_get(obj, "prompt_index", int, path, None),
             sample_index=_get(obj, "sample_index", int, path, None),
             dataset=dataset,
+            multimodal_train_inputs=_images(_get(obj, "multimodal_train_inputs", list, path, None), path),
             extra=_extra(obj, _ROW_KNOWN),
         )
         row._check(path)
@@ -234,6 +254,8 @@ class Row:
     def to_dict(self) -> Dict[str, Any]:
         """The row as its wire JSON object (unknown fields from ``extra`` included, ``dataset`` left out)."""
         wire: Dict[str, Any] = {name: getattr(self, name) for name in _ROW_KNOWN if name != "weight_version_spans"}
+        if self.multimodal_train_inputs is None:
+            del wire["multimodal_train_inputs"]
         wire["weight_version_spans"] = [
             {"version": span.version, "start": span.start, "end": span.end} for span in self.weight_version_spans
         ]

@@ -136,6 +136,28 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual(len(slime_flatten(groups)), 4)
         check_sibling_rollout_ids(groups)
 
+    def test_multimodal_rows_carry_their_images_to_the_sample(self):
+        images = [
+            {"type": "image", "digest": "sha256:ab", "source": "data:image/png;base64,AQID", "format": "png",
+             "original_size": {"height": 70, "width": 98}, "resized_size": {"height": 56, "width": 112},
+             "image_grid_thw": [1, 4, 8], "num_tokens": 8},
+            {"type": "image", "digest": "sha256:cd", "data": "BAUG", "format": "png",
+             "original_size": {"height": 96, "width": 64}, "resized_size": {"height": 84, "width": 56},
+             "image_grid_thw": [1, 6, 4], "num_tokens": 6},
+        ]  # fmt: skip
+        rows = [make_row(session="s-0", multimodal_train_inputs=images), make_row(session="s-1", sample_index=1)]
+        self.fake.step_scripts[0] = [start(), *rows_record(*rows), end()]
+        [[vision, text]] = self.adapter.train(0).samples
+        self.assertEqual(vision.multimodal_inputs, {"image": ["data:image/png;base64,AQID", "data:image/png;base64,BAUG"]})
+        self.assertEqual(vision.metadata["relax"]["multimodal_train_inputs"], images)
+        self.assertFalse(hasattr(text, "multimodal_inputs"))
+        self.assertNotIn("multimodal_train_inputs", text.metadata["relax"])
+        self.assertEqual(Row.from_wire(rows[0]).to_dict()["multimodal_train_inputs"], images)
+        self.assertNotIn("multimodal_train_inputs", Row.from_wire(rows[1]).to_dict())
+        bad = make_row(multimodal_train_inputs=[dict(images[0], image_grid_thw=[1, 4])])
+        with self.assertRaisesRegex(Exception, r"row.multimodal_train_inputs\[0\].image_grid_thw"):
+            Row.from_wire(bad)
+
     def test_sibling_contexts_nest_per_session_and_share_the_rollout_id(self):
         main = make_row(session="s-0", group_index=0, sample_index=0, context_name="main", reward=1.0)
         searcher = make_row(session="s-0", group_index=0, sample_index=0, context_name="searcher", reward=None, response=[7, 8], mask=[1, 0])

@@ -33,6 +33,36 @@ export type {
   TurnUsage,
 } from "./generation/assistant-turn";
 export type { CanonicalRequest } from "./generation/canonical-request";
+// Media: images, the vision processor rule and vision renderers
+export {
+  collectImageUrls,
+  createVisionRenderer,
+  QWEN_IMAGE_PAD_TOKEN,
+  type VisionRenderer,
+  type VisionRendererOptions,
+} from "./media/create-vision-renderer";
+export { type DataUriPayload, decodeDataUri } from "./media/decode-data-uri";
+export { bytesDigest, imageIdentity } from "./media/image-digest";
+export {
+  createImageStore,
+  describeImageBytes,
+  type ImageFetcher,
+  type ImageStore,
+  type ImageStoreOptions,
+  type ResolvedImage,
+} from "./media/image-store";
+export { MediaInputError } from "./media/media-input-error";
+export { type MediaItem, mediaItemSchema } from "./media/media-item";
+export { QWEN_VL_STYLE_CHAT_TEMPLATE } from "./media/qwen-vl-chat-template";
+export {
+  type ImageGrid,
+  imageGrid,
+  MAX_ASPECT_RATIO,
+  parseVisionProcessorConfig,
+  QWEN2_VL_PROCESSOR_DEFAULTS,
+  smartResize,
+  type VisionProcessorConfig,
+} from "./media/vision-processor";
 // Canonical messages, tools and conversation state
 export {
   type AssistantMessage,
@@ -103,10 +133,11 @@ export {
   type ObservationDeltaInput,
   type RendererTokenizer,
 } from "./template/create-chat-renderer";
+export type { TemplateContentFormat } from "./template/detect-content-format";
 export { promptEndsInOpenThink, type ThinkTags } from "./template/prompt-ends-in-open-think";
 export { type RenderChatTemplateOptions, renderChatTemplate } from "./template/render-chat-template";
 export type { ToolArgumentsMode } from "./template/to-template-messages";
-export type { TokenRenderer } from "./template/token-renderer";
+export type { MediaExpansion, TokenRenderer } from "./template/token-renderer";
 // Tokenizers
 export { type CreateTokenizerOptions, createTokenizer } from "./tokenizer/create-tokenizer";
 export { type HfDecodeOptions, HfTokenizer, type HfTokenizerInit } from "./tokenizer/hf-tokenizer";

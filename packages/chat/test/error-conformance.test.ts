@@ -20,6 +20,11 @@ const cases: Array<{ name: string; error: Error; ancestors: string[] }> = [
     ancestors: ["FieldError"],
   },
   {
+    name: "MediaInputError",
+    error: new chat.MediaInputError({ path: "messages[0].content[1]", reason: "bad" }),
+    ancestors: ["FieldError"],
+  },
+  {
     name: "InvalidParserInputError",
     error: new chat.InvalidParserInputError({ path: "tools[0]", reason: "bad" }),
     ancestors: ["FieldError"],

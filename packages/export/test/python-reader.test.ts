@@ -82,6 +82,8 @@ function expectedSummary(numpy: boolean) {
     advantages: rows.map((row) => row.advantage),
     rewards: [0, 1, 0, 1],
     context_names: [null, null, null, null],
+    images: 0,
+    image_tokens: 0,
     numpy,
   };
 }
@@ -164,4 +166,54 @@ describe("docs/relax_rows.py", () => {
     expect(result.stderr).toBe("");
     expect(result.stdout).toBe("1 2 16\n");
   });
+
+  it.runIf(hasPython)(
+    "should read multimodal_train_inputs: grid rows and image bytes, inline or from a data: URI",
+    async () => {
+      const image = (extra: Record<string, unknown>) => ({
+        type: "image",
+        digest: "sha256:ab",
+        format: "png",
+        original_size: { height: 70, width: 98 },
+        resized_size: { height: 56, width: 112 },
+        image_grid_thw: [1, 4, 8],
+        num_tokens: 8,
+        ...extra,
+      });
+      const row = {
+        ...rows[0]!,
+        multimodal_train_inputs: [image({ source: "data:image/png;base64,AQID" }), image({ data: "BAUG" })],
+      };
+      const mmPath = join(directory, "mm.jsonl");
+      await writeFile(mmPath, formatTrainingRowsJsonl([row as TrainingRow, rows[1]!]));
+      const script = [
+        "import json, sys",
+        `sys.path.insert(0, ${JSON.stringify(join(reader, ".."))})`,
+        "from relax_rows import read_rows, image_bytes, image_grid_thw, to_columns",
+        `rows = read_rows(${JSON.stringify(mmPath)})`,
+        "print(json.dumps([image_grid_thw(rows[0]), [list(image_bytes(e)) for e in rows[0]['multimodal_train_inputs']], image_grid_thw(rows[1]), to_columns(rows)['multimodal_train_inputs'][1]]))",
+      ].join("\n");
+      const result = spawnSync("python3", ["-c", script], { encoding: "utf8" });
+      expect(result.stderr).toBe("");
+      expect(JSON.parse(result.stdout)).toEqual([
+        [
+          [1, 4, 8],
+          [1, 4, 8],
+        ],
+        [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+        [],
+        null,
+      ]);
+      const summary = JSON.parse(runReader([mmPath]).stdout) as Record<string, unknown>;
+      expect([summary.images, summary.image_tokens]).toEqual([2, 16]);
+      const bad = { ...row, multimodal_train_inputs: [image({ source: "x", image_grid_thw: [1, 4] })] };
+      await writeFile(mmPath, `${JSON.stringify(bad)}\n`);
+      expect(runReader([mmPath]).stderr).toBe(
+        "relax_rows: line 1 multimodal_train_inputs[0].image_grid_thw: must be three positive integers [t, h, w]\n",
+      );
+    },
+  );
 });

@@ -1,4 +1,4 @@
-import type { ChatMessage, ConversationState, FunctionTool, TokenRenderer } from "@relax/chat";
+import type { ChatMessage, ConversationState, FunctionTool, MediaItem, TokenRenderer } from "@relax/chat";
 import { redactionPattern } from "./drift/compare-text";
 import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
 import { ExportMatchError } from "./errors/export-match-error";
@@ -6,7 +6,7 @@ import { ForestInputError } from "./errors/forest-input-error";
 import { SessionContextLengthError } from "./errors/session-context-length-error";
 import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
-import { collectPrefix } from "./node/collect-prefix";
+import { collectImageData, collectPrefix, trainLength } from "./node/collect-prefix";
 import { computeForestStats } from "./node/compute-forest-stats";
 import type {
   ForestNode,
@@ -126,6 +126,7 @@ export class SessionForest {
       messageCount: 0,
       tokens: new Int32Array(0),
       prefixTokens: 0,
+      prefixTrainTokens: 0,
       children: [],
     };
     this.#nodes.set(ROOT_STATE_HASH, this.#root);
@@ -190,6 +191,8 @@ export class SessionForest {
     }
 
     let tokens: Int32Array | undefined;
+    let trainTokens: Int32Array | undefined;
+    let media: MediaItem[] | undefined;
     let base: InternalNode;
     if (target !== undefined) {
       base = target;
@@ -205,20 +208,27 @@ export class SessionForest {
               previousResponseIds: parent.tokens,
             });
       tokens = toTokenArray(rendered, "renderer output");
+      const expansion = this.#renderer.expandMedia?.({ ids: rendered, messages: observationMessages });
+      if (expansion !== undefined) {
+        trainTokens = toTokenArray(expansion.trainIds, "renderer media expansion");
+        media = expansion.media;
+      }
       base = parent;
     }
     const promptTokens = base.prefixTokens + base.tokens.length + (tokens?.length ?? 0);
+    const trainPromptTokens =
+      base.prefixTrainTokens + trainLength(base) + (trainTokens?.length ?? tokens?.length ?? 0);
     let budget = maxNewTokens;
     if (this.maxContextTokens !== undefined) {
-      if (promptTokens >= this.maxContextTokens) {
+      if (trainPromptTokens >= this.maxContextTokens) {
         throw new SessionContextLengthError({
           maxContextLength: this.maxContextTokens,
-          promptTokens,
+          promptTokens: trainPromptTokens,
           stage: "observation",
           sessionId: this.sessionId,
         });
       }
-      budget = Math.min(maxNewTokens ?? Number.POSITIVE_INFINITY, this.maxContextTokens - promptTokens);
+      budget = Math.min(maxNewTokens ?? Number.POSITIVE_INFINITY, this.maxContextTokens - trainPromptTokens);
     }
 
     // A new subtree after the session had responses: a new segment (compaction, reset, re-rendered fork).
@@ -236,10 +246,13 @@ export class SessionForest {
         messageCount: messages.length,
         tokens: tokens!,
         prefixTokens: parent.prefixTokens + parent.tokens.length,
+        prefixTrainTokens: parent.prefixTrainTokens + trainLength(parent),
         children: [],
         messages: structuredClone(observationMessages),
         turnId,
       };
+      if (trainTokens !== undefined) node.trainTokens = trainTokens;
+      if (media !== undefined && media.length > 0) node.media = structuredClone(media);
       if (parent.kind === "root") {
         node.tools = structuredClone(tools);
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
@@ -266,6 +279,7 @@ export class SessionForest {
       toleratedEdits: match.toleratedEdits.map(formatHistoryEdit),
       edits,
       promptTokens,
+      trainPromptTokens,
       observationTokens: tokens?.length ?? 0,
       ...(budget !== undefined && { maxNewTokens: budget }),
       status: "pending",
@@ -294,10 +308,11 @@ export class SessionForest {
     const { message, finishReason, tokens, logprobs, weightVersionSpans, timing, metadata } =
       checkCommitInput(input);
     const promptTokens = observation.prefixTokens + observation.tokens.length;
-    if (this.maxContextTokens !== undefined && promptTokens + tokens.length > this.maxContextTokens) {
+    const trainPromptTokens = observation.prefixTrainTokens + trainLength(observation);
+    if (this.maxContextTokens !== undefined && trainPromptTokens + tokens.length > this.maxContextTokens) {
       throw new SessionContextLengthError({
         maxContextLength: this.maxContextTokens,
-        promptTokens,
+        promptTokens: trainPromptTokens,
         requestedTokens: tokens.length,
         stage: "generation",
         sessionId: this.sessionId,
@@ -329,6 +344,7 @@ export class SessionForest {
       messageCount: observation.messageCount + 1,
       tokens,
       prefixTokens: promptTokens,
+      prefixTrainTokens: trainPromptTokens,
       children: [],
       message,
       logprobs,
@@ -666,11 +682,21 @@ export class SessionForest {
     const nodes = this.#nodes;
     const snapshot = { ...record, toleratedEdits: [...record.toleratedEdits], edits: [...record.edits] };
     let cached: number[] | undefined;
-    return Object.defineProperty(snapshot as unknown as TurnPlan, "inputIds", {
-      enumerable: false,
-      get: () => {
-        cached ??= collectPrefix(nodes, record.observationStateHash, record.promptTokens);
-        return cached;
+    let images: string[] | undefined;
+    return Object.defineProperties(snapshot as unknown as TurnPlan, {
+      inputIds: {
+        enumerable: false,
+        get: () => {
+          cached ??= collectPrefix(nodes, record.observationStateHash, record.promptTokens);
+          return cached;
+        },
+      },
+      imageData: {
+        enumerable: false,
+        get: () => {
+          images ??= collectImageData(nodes, record.observationStateHash);
+          return images;
+        },
       },
     });
   }

@@ -35,6 +35,24 @@ describe("convertGenerateRequest", () => {
     expect(generateRequestSchema.safeParse(body).success).toBe(true);
   });
 
+  it("should send image_data in prompt order, and none for text prompts", () => {
+    const body = convertGenerateRequest({
+      rid: "r",
+      inputIds: [151652, 151655, 151653, 151652, 151655, 151653],
+      imageData: ["data:image/png;base64,QUFB", "https://example.com/b.png"],
+    });
+    expect(JSON.stringify(body)).toBe(
+      '{"rid":"r","input_ids":[151652,151655,151653,151652,151655,151653],"sampling_params":{"skip_special_tokens":false,"no_stop_trim":true},"return_logprob":true,"image_data":["data:image/png;base64,QUFB","https://example.com/b.png"]}',
+    );
+    expect(generateRequestSchema.safeParse(body).success).toBe(true);
+    expect(convertGenerateRequest({ rid: "r", inputIds: [1], imageData: [] })).not.toHaveProperty(
+      "image_data",
+    );
+    expect(
+      invalidField(() => convertGenerateRequest({ rid: "r", inputIds: [1], imageData: ["a", ""] })),
+    ).toBe("imageData[1]");
+  });
+
   it("should never send text and accept typed arrays", () => {
     const body = convertGenerateRequest({ rid: "r", inputIds: Int32Array.from([1, 2]) });
     expect(body).toEqual({

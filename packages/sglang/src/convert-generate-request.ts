@@ -4,7 +4,8 @@ import type { GenerateRequestWire } from "./sglang-api";
 
 /**
  * Builds the body of `POST /generate` for one request: `rid`, `input_ids`, `sampling_params` (with
- * `skip_special_tokens: false`, `no_stop_trim: true`) and `return_logprob`. Never `text`: the ids are
+ * `skip_special_tokens: false`, `no_stop_trim: true`), `return_logprob`, and `image_data` in prompt order
+ * when the prompt has images. Never `text`: the ids are
  * used by SGLang as given (no BOS, no chat template).
  *
  * Validates the arguments with a plain loop rather than zod, because `inputIds` may hold 100k+ ids.
@@ -14,22 +15,36 @@ import type { GenerateRequestWire } from "./sglang-api";
 export function convertGenerateRequest({
   rid,
   inputIds,
+  imageData,
   sampling,
   returnLogprob = true,
 }: {
   rid: string;
   inputIds: ArrayLike<number>;
+  imageData?: readonly string[];
   sampling?: SamplingParams;
   returnLogprob?: boolean;
 }): GenerateRequestWire {
   validateInputIds(inputIds);
   validateSampling(sampling);
-  return {
+  const wire: GenerateRequestWire = {
     rid,
     input_ids: Array.isArray(inputIds) ? (inputIds as number[]) : Array.from(inputIds),
     sampling_params: convertSamplingParams(sampling),
     return_logprob: returnLogprob,
   };
+  if (imageData !== undefined && imageData.length > 0) {
+    imageData.forEach((item, index) => {
+      if (typeof item !== "string" || item.length === 0) {
+        throw new SglangInvalidArgumentError({
+          field: `imageData[${index}]`,
+          reason: "must be a non-empty string",
+        });
+      }
+    });
+    wire.image_data = [...imageData];
+  }
+  return wire;
 }
 
 function validateInputIds(inputIds: ArrayLike<number>): void {

@@ -63,6 +63,12 @@ export const generateRequestSchema = z
     return_text_in_logprobs: z.boolean().nullish(),
     routing_key: z.string().nullish(),
     priority: z.number().int().nullish(),
+    /**
+     * Images of the prompt, one per image placeholder in `input_ids`, in prompt order: URLs, `data:` URIs
+     * or base64 (VLM servers only). SGLang expands each placeholder itself, so `meta_info.prompt_tokens`
+     * counts the expanded prompt and can exceed `len(input_ids)`.
+     */
+    image_data: z.array(z.string().min(1)).nullish(),
   })
   .refine((body) => (body.input_ids == null) !== (body.text == null), {
     message: "Either text or input_ids should be provided (exactly one)",

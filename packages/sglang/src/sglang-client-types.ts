@@ -43,6 +43,11 @@ export interface SglangClientOptions {
 export interface GenerateOptions {
   /** Prompt token ids, sent as `input_ids` exactly (no BOS is added, no template applied). */
   inputIds: ArrayLike<number>;
+  /**
+   * Images of the prompt (`image_data`), one per image placeholder in `inputIds`, in prompt order: `data:`
+   * URIs or http(s) URLs as the agent sent them. Omitted (or empty) for text prompts.
+   */
+  imageData?: readonly string[];
   sampling?: SamplingParams;
   /**
    * Request id. Default: a fresh `createRequestId()` (32 hex chars). A custom rid must not be a prefix of

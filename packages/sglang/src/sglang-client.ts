@@ -267,6 +267,7 @@ class SglangClientImpl implements SglangClient {
     const wire = convertGenerateRequest({
       rid,
       inputIds: options.inputIds,
+      ...(options.imageData !== undefined ? { imageData: options.imageData } : {}),
       sampling: options.sampling,
       returnLogprob: options.returnLogprob ?? true,
     });

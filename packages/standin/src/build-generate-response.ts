@@ -55,7 +55,7 @@ export function buildGenerateResponse({
   const meta: Record<string, unknown> = {
     id: job.rid,
     finish_reason: finish,
-    prompt_tokens: job.inputIds.length,
+    prompt_tokens: job.promptTokens ?? job.inputIds.length,
     completion_tokens: job.outputIds.length,
     cached_tokens: job.cachedTokens,
     weight_version: weightVersion,

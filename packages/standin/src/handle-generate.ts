@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TextTokenizer } from "@relax/chat";
+import type { TextTokenizer, VisionProcessorConfig } from "@relax/chat";
 import { buildGenerateResponse, type ResponseShape } from "./build-generate-response";
 import type { StandinFault } from "./standin-faults";
 import { formatSseData, HttpProblem, SSE_HEADERS, sendError, sendJson } from "./standin-http";
@@ -23,6 +23,7 @@ export async function handleGenerate({
   contextLength,
   incrementalStreamingOutput,
   weightVersionSpans,
+  vision,
 }: {
   body: unknown;
   headers: Record<string, string>;
@@ -34,6 +35,7 @@ export async function handleGenerate({
   contextLength: number;
   incrementalStreamingOutput: boolean;
   weightVersionSpans: boolean;
+  vision?: { processor: VisionProcessorConfig; imagePadId: number } | undefined;
 }): Promise<void> {
   const receivedAt = performance.now();
   const streamRequested =
@@ -49,6 +51,7 @@ export async function handleGenerate({
       contextLength,
       isInFlight: (rid) => scheduler.has(rid),
       weightVersionSpans,
+      vision,
     }));
   } catch (error) {
     if (!(error instanceof HttpProblem)) throw error;

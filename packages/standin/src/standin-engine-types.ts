@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TextTokenizer } from "@relax/chat";
+import type { TextTokenizer, VisionProcessorConfig } from "@relax/chat";
 import type { StandinFaultRule } from "./standin-faults";
 import type { StandinPolicy } from "./standin-policy";
 import type { StandinRequestSnapshot } from "./standin-scheduler";
@@ -18,6 +18,12 @@ export interface StandinEngineOptions {
   queueLatencyMs?: number;
   /** Requests generated at once; the rest wait in a FIFO queue. @default Infinity */
   maxConcurrency?: number;
+  /**
+   * Serve as a vision-language engine would: `image_data` is accepted when it has one entry per
+   * `imagePadId` in `input_ids`, and `prompt_tokens` (and the context checks) count each image at its
+   * processor-expanded length, as SGLang reports it. Without it `image_data` is refused (a text model).
+   */
+  vision?: { processor: VisionProcessorConfig; imagePadId: number };
   /** Context length for SGLang's 400s ("The input (N tokens) is longer ..."). @default 32768 */
   contextLength?: number;
   /** `max_new_tokens` when a request does not set it (SGLang's default). @default 128 */

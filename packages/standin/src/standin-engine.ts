@@ -62,7 +62,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       is_generation: true,
       preferred_sampling_params: null,
       weight_version: scheduler.weightVersion,
-      has_image_understanding: false,
+      has_image_understanding: options.vision !== undefined,
       has_audio_understanding: false,
       model_type: "relax-standin",
       architectures: ["RelaxStandinEngine"],
@@ -219,6 +219,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
             contextLength,
             incrementalStreamingOutput: options.incrementalStreamingOutput ?? false,
             weightVersionSpans: options.weightVersionSpans ?? false,
+            vision: options.vision,
           });
         case "/abort_request": {
           const abort = parseOrThrow(abortRequestSchema, body);

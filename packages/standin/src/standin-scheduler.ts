@@ -24,6 +24,10 @@ export interface StandinJob {
   /** Weight version in force when each output token was produced. */
   tokenVersions: string[];
   cachedTokens: number;
+  /** Prompt length as SGLang reports it: `inputIds` with each image at its expanded length. */
+  promptTokens?: number;
+  /** `image_data` of the request, in prompt order. */
+  imageData?: string[];
   finishReason?: FinishReasonJson;
   /** Set when the policy failed or returned something unusable (the engine answers 500). */
   failure?: string;

@@ -1,5 +1,13 @@
 import { randomUUID } from "node:crypto";
-import { formatFieldPath, type TextTokenizer } from "@relax/chat";
+import {
+  decodeDataUri,
+  describeImageBytes,
+  formatFieldPath,
+  imageGrid,
+  MediaInputError,
+  type TextTokenizer,
+  type VisionProcessorConfig,
+} from "@relax/chat";
 import { generateRequestSchema } from "@relax/sglang/internal";
 import type { ResponseShape } from "./build-generate-response";
 import { HttpProblem } from "./standin-http";
@@ -20,6 +28,7 @@ export function validateGenerateRequest({
   contextLength,
   isInFlight,
   weightVersionSpans,
+  vision,
 }: {
   body: unknown;
   headers: Record<string, string>;
@@ -28,6 +37,7 @@ export function validateGenerateRequest({
   contextLength: number;
   isInFlight: (rid: string) => boolean;
   weightVersionSpans: boolean;
+  vision?: { processor: VisionProcessorConfig; imagePadId: number } | undefined;
 }): { job: StandinJob; shape: ResponseShape } {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new HttpProblem(400, "The request body must be a JSON object");
@@ -63,20 +73,23 @@ export function validateGenerateRequest({
       );
     }
   }
-  // SGLang TokenizerManager._validate_one_request, same wording and `>=` comparisons.
-  if (inputIds.length >= contextLength) {
+  const imageData = request.image_data ?? [];
+  const promptTokens = inputIds.length + imageExpansion(inputIds, imageData, vision);
+  // SGLang TokenizerManager._validate_one_request, same wording and `>=` comparisons (on the expanded
+  // prompt when it has images).
+  if (promptTokens >= contextLength) {
     throw new HttpProblem(
       400,
-      `The input (${inputIds.length} tokens) is longer than the model's context length (${contextLength} tokens).`,
+      `The input (${promptTokens} tokens) is longer than the model's context length (${contextLength} tokens).`,
     );
   }
   const maxNewTokens = sampling.max_new_tokens;
-  if (maxNewTokens != null && maxNewTokens + inputIds.length >= contextLength) {
-    const total = maxNewTokens + inputIds.length;
+  if (maxNewTokens != null && maxNewTokens + promptTokens >= contextLength) {
+    const total = maxNewTokens + promptTokens;
     throw new HttpProblem(
       400,
       `Requested token count exceeds the model's maximum context length of ${contextLength} tokens. ` +
-        `You requested a total of ${total} tokens: ${inputIds.length} tokens from the input messages and ` +
+        `You requested a total of ${total} tokens: ${promptTokens} tokens from the input messages and ` +
         `${maxNewTokens} tokens for the completion. Please reduce the number of tokens in the input ` +
         "messages or the completion to fit within the limit.",
     );
@@ -93,6 +106,7 @@ export function validateGenerateRequest({
     outputLogprobs: [],
     tokenVersions: [],
     cachedTokens: 0,
+    ...(imageData.length > 0 ? { promptTokens, imageData } : {}),
     receivedAt,
     controller: new AbortController(),
   };
@@ -105,4 +119,49 @@ export function validateGenerateRequest({
     weightVersionSpans,
   };
   return { job, shape };
+}
+
+/**
+ * Extra prompt tokens the images add: for each `image_data` entry, its processor token count minus the
+ * one placeholder it replaces. The placeholders in `input_ids` must match `image_data` one to one; only
+ * `data:` URIs are read (the stand-in reaches no network).
+ *
+ * @throws HttpProblem 400 for `image_data` on a text-only stand-in, a count mismatch, or an unreadable image.
+ */
+function imageExpansion(
+  inputIds: readonly number[],
+  imageData: readonly string[],
+  vision: { processor: VisionProcessorConfig; imagePadId: number } | undefined,
+): number {
+  if (imageData.length === 0) return 0;
+  if (vision === undefined) {
+    throw new HttpProblem(
+      400,
+      "image_data was given but this stand-in serves a text-only model (no vision processor)",
+    );
+  }
+  let placeholders = 0;
+  for (const id of inputIds) if (id === vision.imagePadId) placeholders++;
+  if (placeholders !== imageData.length) {
+    throw new HttpProblem(
+      400,
+      `input_ids hold ${placeholders} image placeholder(s) (token ${vision.imagePadId}) but image_data has ${imageData.length} image(s)`,
+    );
+  }
+  let extra = 0;
+  imageData.forEach((item, index) => {
+    const path = `image_data[${index}]`;
+    try {
+      const payload = decodeDataUri(item, path);
+      if (payload === undefined) {
+        throw new MediaInputError({ path, reason: "the stand-in reads data: URIs only (it fetches no URL)" });
+      }
+      const size = describeImageBytes(payload.bytes, path);
+      extra += imageGrid(size.height, size.width, vision.processor).tokens - 1;
+    } catch (error) {
+      if (MediaInputError.isInstance(error)) throw new HttpProblem(400, `${path}: ${error.reason}`);
+      throw error;
+    }
+  });
+  return extra;
 }

@@ -145,6 +145,14 @@ export function addRolloutOptions(command: Command): Command {
     )
     .option("--chat-template-path <file>", "override the tokenizer's chat template (.jinja)")
     .option(
+      "--export-image-bytes",
+      "rows carry data: images as base64 bytes in multimodal_train_inputs (default: the source URL)",
+    )
+    .option(
+      "--processor-config <file>",
+      "the vision model's preprocessor_config.json: images in requests become training inputs (Qwen2-VL family)",
+    )
+    .option(
       "--apply-chat-template-kwargs <json>",
       "kwargs under every request's own, e.g. '{\"enable_thinking\":false}'",
       json("--apply-chat-template-kwargs"),

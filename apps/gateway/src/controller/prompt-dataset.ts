@@ -14,6 +14,9 @@ export interface PromptItem {
   media?: Record<string, unknown[]>;
 }
 
+/** The image placeholder of the Relax dataset path (`--multimodal-keys`), as the launcher pairs it. */
+const IMAGE_PLACEHOLDER = "<image>";
+
 const datasetErrorSymbol = Symbol.for("relax.error.DatasetError");
 
 /** A dataset line that could not be used; the message reads `file:line: reason`. */
@@ -42,6 +45,26 @@ export class DatasetError extends RelaxError {
   static override isInstance(error: unknown): error is DatasetError {
     return hasMarker(error, "relax.error.DatasetError");
   }
+}
+
+/**
+ * The dataset images a prompt consumes: each `<image>` in string content or `text` parts, and each bare
+ * `{type: "image"}` part (one without its own image), as the launcher's `buildSessionInput` pairs them.
+ */
+function countImageSlots(messages: unknown[] | undefined): number {
+  let slots = 0;
+  const inText = (text: string) => text.split(IMAGE_PLACEHOLDER).length - 1;
+  for (const message of messages ?? []) {
+    const content = (message as { content?: unknown } | null)?.content;
+    if (typeof content === "string") slots += inText(content);
+    else if (Array.isArray(content)) {
+      for (const part of content as Array<Record<string, unknown> | null>) {
+        if (part?.type === "text" && typeof part.text === "string") slots += inText(part.text);
+        else if (part?.type === "image" && part.image == null) slots++;
+      }
+    }
+  }
+  return slots;
 }
 
 /**
@@ -124,6 +147,15 @@ export async function readPromptDataset(options: {
         const value = record[key];
         if (value === undefined || value === null) continue;
         item.media = { ...item.media, [modality]: Array.isArray(value) ? value : [value] };
+      }
+      const images = item.media?.image?.length ?? 0;
+      const slots = countImageSlots(item.messages);
+      if (images !== slots) {
+        throw new DatasetError({
+          file,
+          line: lineNumber,
+          reason: `${images} image(s) in "${multimodalKeys.image ?? "images"}" but ${slots} ${IMAGE_PLACEHOLDER} placeholder(s) in "${inputKey}"; each image needs one placeholder`,
+        });
       }
     }
     items.push(item);

@@ -1,4 +1,4 @@
-import type { TextTokenizer } from "@relax/chat";
+import type { TextTokenizer, VisionProcessorConfig } from "@relax/chat";
 import { loadFunction } from "@relax/export";
 import { createSglangClient, type SglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
@@ -30,6 +30,8 @@ export interface StartBackendOptions {
   baseDir?: string;
   /** Per-token latency of the stand-in, in ms. @default 0 */
   tokenLatencyMs?: number;
+  /** The stand-in serves images like a vision engine (placeholder check, expanded prompt length). */
+  vision?: { processor: VisionProcessorConfig; imagePadId: number };
 }
 
 /**
@@ -63,6 +65,7 @@ export async function startBackend(options: StartBackendOptions): Promise<Backen
     contextLength: options.contextLength,
     tokenLatencyMs: options.tokenLatencyMs ?? 0,
     tokenizerPath: options.tokenizerName,
+    ...(options.vision !== undefined ? { vision: options.vision } : {}),
   });
   const url = await standin.listen(0, "127.0.0.1");
   return {

@@ -206,7 +206,10 @@ describe("createRolloutRuntime", () => {
           .sort(),
       ).toEqual(["a", "b", "c"]);
       // The eval sessions of the media dataset got the image in place of <image>.
-      expect(JSON.stringify(inputs[0])).toContain(`data:image/png;base64,${png.toString("base64")}`);
+      // The launcher re-encodes the dataset image as an RGB PNG data URI (1×1, so a few dozen bytes).
+      expect(JSON.stringify(inputs[0])).toMatch(
+        /"image_url":\{"url":"data:image\/png;base64,iVBORw0KGgo[A-Za-z0-9+/=]+"\}/,
+      );
       expect(JSON.stringify(inputs.at(-1))).not.toContain("data:image/png");
       expect(launcher.launched.map((launch) => launch.rolloutMode)).toEqual(Array(5).fill("eval"));
       expect(runs[0]!.step.metrics).toMatchObject({

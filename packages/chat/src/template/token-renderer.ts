@@ -1,3 +1,4 @@
+import type { MediaItem } from "../media/media-item";
 import type { ChatMessage } from "../messages/chat-message";
 import type { ChatTemplateKwargs, ConversationState, FunctionTool } from "../messages/function-tool";
 
@@ -27,4 +28,25 @@ export interface TokenRenderer {
     /** The token ids of the response this observation follows (only its tail is inspected). */
     previousResponseIds?: ArrayLike<number>;
   }): number[];
+  /**
+   * Multimodal renderers only: the training view of an observation whose messages carry images. Given
+   * the inference ids just rendered for `messages` (one image placeholder per image, as SGLang takes
+   * them), returns the processor-expanded training ids and one {@link MediaItem} per image, in order;
+   * `undefined` when the messages hold no image. Text-only renderers leave it out.
+   *
+   * @throws MediaInputError when the placeholders in `ids` and the images in `messages` disagree, or an
+   *   image was not resolved.
+   */
+  expandMedia?(input: {
+    ids: readonly number[];
+    messages: readonly ChatMessage[];
+  }): MediaExpansion | undefined;
+}
+
+/** The training view of one multimodal observation (see {@link TokenRenderer.expandMedia}). */
+export interface MediaExpansion {
+  /** Training ids: the inference ids with each image placeholder repeated `media[i].tokens` times. */
+  trainIds: number[];
+  /** The observation's images, in prompt order. */
+  media: MediaItem[];
 }

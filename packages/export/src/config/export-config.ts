@@ -47,6 +47,11 @@ export const exportConfigSchema = z.strictObject({
   useDynamicBatchSize: z.boolean().default(false),
   /** `--max-tokens-per-gpu`; required with dynamic batching. */
   maxTokensPerGpu: z.number().int().min(1).optional(),
+  /**
+   * `--export-image-bytes`: `multimodal_train_inputs` entries carry the image bytes (`data`, base64) instead
+   * of the `source` URL, for `data:` images (http(s) images keep `source`). @default false
+   */
+  inlineImageBytes: z.boolean().default(false),
   /** `--log-passrate`: log `passrate/pass@k` (primary reward `== 1` is a success). @default false */
   logPassrate: z.boolean().default(false),
   /** `--apply-chat-template-kwargs`: defaults under each record's own kwargs when matching. @default {} */

@@ -299,6 +299,7 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
       reward: context.reward,
       rewardDetails: context.rewardDetails,
       advantage: context.advantage!,
+      inlineImageBytes: config.inlineImageBytes,
     }),
   );
   return { kind: "exported", groupIndex, mode, rows, contexts };

@@ -1,3 +1,4 @@
+import { decodeDataUri, type MediaItem } from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";
 import type { TrainingRow } from "./training-row";
 
@@ -19,6 +20,8 @@ export interface BuildTrainingRowOptions {
   rewardDetails?: Record<string, number>;
   /** Scalar base credit; broadcast over the loss mask. */
   advantage: number;
+  /** Put `data:` image bytes into `multimodal_train_inputs` as `data` instead of `source`. @default false */
+  inlineImageBytes?: boolean;
 }
 
 /**
@@ -39,6 +42,7 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     reward,
     rewardDetails = {},
     advantage,
+    inlineImageBytes = false,
   } = options;
   const { tokens, lossMask, rolloutLogProbs, promptLength, responseLength } = sample;
   if (!Number.isFinite(advantage)) throw new RangeError(`advantage must be finite, got ${advantage}`);
@@ -80,6 +84,33 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     stop_reason: stopReasonOf({ sample, metadata }),
     metadata,
     request_kinds: requestKindsOf(sample),
+    ...(sample.multimodalTrainInputs !== undefined && sample.multimodalTrainInputs.length > 0
+      ? {
+          multimodal_train_inputs: sample.multimodalTrainInputs.map((item) =>
+            trainInput(item, inlineImageBytes),
+          ),
+        }
+      : {}),
+  };
+}
+
+/** The row form of one image: wire spelling, sizes as `{height, width}`, source or inline bytes. */
+function trainInput(
+  item: MediaItem,
+  inline: boolean,
+): NonNullable<TrainingRow["multimodal_train_inputs"]>[number] {
+  const payload = inline ? decodeDataUri(item.url) : undefined;
+  return {
+    type: "image",
+    digest: item.digest,
+    ...(payload !== undefined
+      ? { data: Buffer.from(payload.bytes).toString("base64") }
+      : { source: item.url }),
+    format: item.format,
+    original_size: { height: item.height, width: item.width },
+    resized_size: { height: item.resizedHeight, width: item.resizedWidth },
+    image_grid_thw: [...item.gridThw],
+    num_tokens: item.tokens,
   };
 }
 

@@ -42,6 +42,67 @@ function sampleRow(overrides: Partial<TrainingRow> = {}): TrainingRow {
 }
 
 describe("buildTrainingRow", () => {
+  it("should write multimodal_train_inputs by source URL, or with inline bytes by the flag", () => {
+    const url = "data:image/png;base64,AQID";
+    const image = {
+      type: "image" as const,
+      digest: "sha256:ab",
+      url,
+      format: "png",
+      width: 98,
+      height: 70,
+      resizedWidth: 112,
+      resizedHeight: 56,
+      gridThw: [1, 4, 8] as [number, number, number],
+      tokens: 8,
+    };
+    const withImages = {
+      ...sample,
+      multimodalTrainInputs: [image, { ...image, url: "https://example.com/z.png" }],
+    };
+    const base = {
+      sample: withImages,
+      groupIndex: 0,
+      promptIndex: 0,
+      sampleIndex: 0,
+      contextName: null,
+      metadata: {},
+      reward: 1,
+      advantage: 1,
+    };
+    const wire = {
+      type: "image",
+      digest: "sha256:ab",
+      format: "png",
+      original_size: { height: 70, width: 98 },
+      resized_size: { height: 56, width: 112 },
+      image_grid_thw: [1, 4, 8],
+      num_tokens: 8,
+    };
+    const reference = buildTrainingRow(base);
+    expect(reference.multimodal_train_inputs).toEqual([
+      { ...wire, source: url },
+      { ...wire, source: "https://example.com/z.png" },
+    ]);
+    expect(trainingRowSchema.safeParse(reference).success).toBe(true);
+    const inline = buildTrainingRow({ ...base, inlineImageBytes: true });
+    expect(inline.multimodal_train_inputs).toEqual([
+      { ...wire, data: "AQID" },
+      { ...wire, source: "https://example.com/z.png" },
+    ]);
+    expect(Object.keys(inline.multimodal_train_inputs![0]!)).toEqual([
+      "type",
+      "digest",
+      "data",
+      "format",
+      "original_size",
+      "resized_size",
+      "image_grid_thw",
+      "num_tokens",
+    ]);
+    expect(buildTrainingRow({ ...base, sample })).not.toHaveProperty("multimodal_train_inputs");
+  });
+
   it("should lay out a multi-turn sample with observation tokens masked and credit only on generated tokens", () => {
     const { encode } = qwen3();
     const first = encode("Let me compute.<|im_end|>");
@@ -150,9 +211,11 @@ describe("training-row JSONL", () => {
     expect(text.split("\n")).toHaveLength(3);
     expect(parseTrainingRowsJsonl(text)).toEqual(rows);
     // Field order on the wire is the schema's; the export writes request_kinds, the controller adds the
-    // other two cross-step fields.
+    // other two cross-step fields; multimodal_train_inputs only rows with images carry.
     expect(Object.keys(JSON.parse(text.split("\n")[0]!))).toEqual(
-      Object.keys(trainingRowSchema.shape).filter((key) => !OPTIONAL_FIELDS.slice(1).includes(key)),
+      Object.keys(trainingRowSchema.shape).filter(
+        (key) => !OPTIONAL_FIELDS.slice(1).includes(key) && key !== "multimodal_train_inputs",
+      ),
     );
     expect(rows[0]!.request_kinds).toEqual(["fresh", "fresh"]);
   });
@@ -261,9 +324,14 @@ describe("training-row JSON Schema", () => {
   it("should require every row field but the additive cross-step ones, and allow future ones", () => {
     const schema = createTrainingRowJsonSchema() as { required: string[]; additionalProperties?: unknown };
     expect(schema.required).toEqual(
-      Object.keys(trainingRowSchema.shape).filter((key) => !OPTIONAL_FIELDS.includes(key)),
+      Object.keys(trainingRowSchema.shape).filter(
+        (key) => !OPTIONAL_FIELDS.includes(key) && key !== "multimodal_train_inputs",
+      ),
     );
-    expect(Object.keys(trainingRowSchema.shape).slice(-3)).toEqual(OPTIONAL_FIELDS);
+    expect(Object.keys(trainingRowSchema.shape).slice(-4)).toEqual([
+      ...OPTIONAL_FIELDS,
+      "multimodal_train_inputs",
+    ]);
     expect(schema.additionalProperties).toBeUndefined();
   });
 });

@@ -1,5 +1,33 @@
 import { z } from "zod";
 
+const sizeSchema = z.object({
+  height: z.number().int().min(1).describe("Pixels."),
+  width: z.number().int().min(1).describe("Pixels."),
+});
+
+/** One image of a row's `multimodal_train_inputs`. */
+export const multimodalTrainInputSchema = z
+  .object({
+    type: z.literal("image"),
+    digest: z.string().describe("`sha256:<hex>` of the image bytes."),
+    source: z
+      .string()
+      .optional()
+      .describe("The URL as the agent sent it (`data:` URI or http(s)); absent when `data` is given."),
+    data: z
+      .string()
+      .optional()
+      .describe("The image bytes, base64 (with `--export-image-bytes`, for `data:` images)."),
+    format: z.string().describe("Image format read from the bytes (`png`, `jpg`, …)."),
+    original_size: sizeSchema.describe("Size of the image as sent."),
+    resized_size: sizeSchema.describe("Size after the processor's `smart_resize`."),
+    image_grid_thw: z
+      .tuple([z.number().int().min(1), z.number().int().min(1), z.number().int().min(1)])
+      .describe("The processor's `image_grid_thw` row: `[t, h, w]` in patches."),
+    num_tokens: z.number().int().min(1).describe("Image-pad tokens of this image in `tokens`."),
+  })
+  .describe("An image for the trainer's processor.");
+
 /**
  * One training row: one exported context of one session, in the wire spelling Python trainers read
  * (snake_case, slime `Sample` field names where they exist). Per-token arrays over the response part
@@ -105,6 +133,14 @@ export const trainingRowSchema = z
       .describe(
         "Off-policy distance: the step that consumes the row minus the oldest train step in which one of " +
           "its tokens was generated (0: fully on-policy). A trainer corrects lag > 0 samples (TIS / OPSM).",
+      ),
+    multimodal_train_inputs: z
+      .array(multimodalTrainInputSchema)
+      .optional()
+      .describe(
+        "The images of the lineage in prompt order (present only when it has images): one entry per run of " +
+          "image-pad tokens in `tokens`, which are training ids (each image expanded as the model's processor " +
+          "expands it). A trainer's processor rebuilds `pixel_values` from `source` or `data`.",
       ),
   })
   .superRefine((row, context) => {

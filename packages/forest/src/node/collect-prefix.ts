@@ -17,3 +17,27 @@ export function collectPrefix(
   }
   return out;
 }
+
+/** Training tokens a node adds to its lineage: its expanded delta when it has images, else its tokens. */
+export function trainLength(node: InternalNode): number {
+  return node.kind === "observation" && node.trainTokens !== undefined
+    ? node.trainTokens.length
+    : node.tokens.length;
+}
+
+/** The image URLs of the lineage of `stateHash`, root first, in prompt order (SGLang `image_data`). */
+export function collectImageData(nodes: ReadonlyMap<string, InternalNode>, stateHash: string): string[] {
+  const chunks: string[][] = [];
+  let node = nodes.get(stateHash);
+  while (node !== undefined) {
+    if (node.kind === "observation" && node.media !== undefined)
+      chunks.push(node.media.map((item) => item.url));
+    node = node.parentStateHash === null ? undefined : nodes.get(node.parentStateHash);
+  }
+  return chunks.reverse().flat();
+}
+
+/** Training ids of one node's delta. */
+export function trainTokensOf(node: InternalNode): Int32Array {
+  return node.kind === "observation" && node.trainTokens !== undefined ? node.trainTokens : node.tokens;
+}

@@ -1,4 +1,4 @@
-import type { AssistantMessage, ChatMessage, ChatTemplateKwargs, FunctionTool } from "@relax/chat";
+import type { AssistantMessage, ChatMessage, ChatTemplateKwargs, FunctionTool, MediaItem } from "@relax/chat";
 import type { WeightVersionSpan } from "../sample/training-sample";
 
 /** Engine finish reason of a committed response (SGLang `meta_info.finish_reason.type`). */
@@ -28,6 +28,11 @@ interface ForestNodeBase {
   readonly tokens: Int32Array;
   /** Tokens on the lineage before this node (sum of the ancestors' deltas). */
   readonly prefixTokens: number;
+  /**
+   * Training tokens on the lineage before this node: like `prefixTokens`, with each image counted at its
+   * processor-expanded length (equal to `prefixTokens` for text-only lineages).
+   */
+  readonly prefixTrainTokens: number;
   /** State hashes of the children, in commit order. */
   readonly children: readonly string[];
 }
@@ -59,6 +64,13 @@ export interface ObservationNode extends ForestNodeBase {
   readonly resetFrom?: string;
   /** Turn that created it. */
   readonly turnId: number;
+  /**
+   * Training ids of this delta when its messages carry images: `tokens` with each image placeholder
+   * expanded as the model's processor expands it. Absent for text observations (training ids = `tokens`).
+   */
+  readonly trainTokens?: Int32Array;
+  /** The images this observation added, in prompt order (`multimodal_train_inputs` of its delta). */
+  readonly media?: readonly MediaItem[];
   /**
    * Set when a later request extended this observation's messages before any response was committed to
    * it (its generation failed): the sibling observation that replaced it. Superseded leaves are not

@@ -1,4 +1,6 @@
+import type { MediaItem } from "@relax/chat";
 import { NoResponseError } from "../errors/no-response-error";
+import { trainLength, trainTokensOf } from "../node/collect-prefix";
 import type { InternalNode, ResponseFinishReason } from "../node/forest-node";
 import type { TurnRecord } from "../turn/turn-record";
 import type { SampleStatus, TrainingSample, TurnTrace, WeightVersionSpan } from "./training-sample";
@@ -37,8 +39,10 @@ export function buildTrainingSample(options: {
   const first = lineage.findIndex((node) => node.kind === "response");
   if (first < 0) throw new NoResponseError({ stateHash: leaf.stateHash, sessionId });
 
-  const total = leaf.prefixTokens + leaf.tokens.length;
-  const promptLength = lineage[first]!.prefixTokens;
+  // Training coordinates: images count at their processor-expanded length.
+  const total = leaf.prefixTrainTokens + trainLength(leaf);
+  const promptLength = lineage[first]!.prefixTrainTokens;
+  const media: MediaItem[] = [];
   const responseLength = total - promptLength;
   const tokens = new Array<number>(total);
   const lossMask = new Array<number>(responseLength).fill(0);
@@ -50,8 +54,9 @@ export function buildTrainingSample(options: {
   let position = 0;
   let observationTokens = 0;
   for (const node of lineage) {
-    const delta = node.tokens;
+    const delta = trainTokensOf(node);
     for (let i = 0; i < delta.length; i++) tokens[position + i] = delta[i]!;
+    if (node.kind === "observation" && node.media !== undefined) media.push(...structuredClone(node.media));
     const offset = position - promptLength;
     position += delta.length;
     if (node.kind === "observation") {
@@ -118,5 +123,6 @@ export function buildTrainingSample(options: {
     segmentStateHash: segment.stateHash,
   };
   if (segment.kind === "observation" && segment.resetFrom !== undefined) sample.resetFrom = segment.resetFrom;
+  if (media.length > 0) sample.multimodalTrainInputs = media;
   return sample;
 }

@@ -1,3 +1,5 @@
+import type { MediaItem } from "@relax/chat";
+
 /**
  * Terminal status of a sample, following slime's `Sample.Status`: `completed` (the leaf response
  * stopped normally), `truncated` (length limit, or the exported node is an observation), `aborted`
@@ -78,4 +80,10 @@ export interface TrainingSample {
    * segment to the history it replaced.
    */
   resetFrom?: string;
+  /**
+   * The images of the lineage in prompt order, merged from the observations that added them: one entry per
+   * expanded image-pad run in `tokens`. Absent for text-only samples. `tokens` are training ids (each image
+   * at its processor-expanded length), not the inference ids sent to the engine.
+   */
+  multimodalTrainInputs?: MediaItem[];
 }

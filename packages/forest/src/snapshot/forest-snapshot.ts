@@ -4,6 +4,7 @@ import {
   chatTemplateKwargsSchema,
   formatFieldPath,
   functionToolSchema,
+  mediaItemSchema,
 } from "@relax/chat";
 import { z } from "zod";
 import { SnapshotError } from "../errors/snapshot-error";
@@ -43,6 +44,8 @@ const observationSchema = z.object({
   turnId: z.number().int().min(0),
   messages: z.array(chatMessageSchema).min(1),
   tokens: z.array(tokenId),
+  trainTokens: z.array(tokenId).optional(),
+  media: z.array(mediaItemSchema).optional(),
   tools: z.array(functionToolSchema).optional(),
   chatTemplateKwargs: chatTemplateKwargsSchema.optional(),
   resetFrom: hash.optional(),
@@ -80,6 +83,8 @@ const turnSchema = z.object({
   toleratedEdits: z.array(z.string()),
   edits: z.array(edit),
   promptTokens: z.number().int().min(0),
+  /** Absent in snapshots written before images were supported: then equal to `promptTokens`. */
+  trainPromptTokens: z.number().int().min(0).optional(),
   observationTokens: z.number().int().min(0),
   maxNewTokens: z.number().int().min(1).optional(),
   status: z.enum(["pending", "committed", "failed"]),
@@ -135,6 +140,8 @@ export function writeSnapshot(input: {
           kind: "observation",
           ...base,
           messages: node.messages,
+          ...(node.trainTokens !== undefined && { trainTokens: Array.from(node.trainTokens) }),
+          ...(node.media !== undefined && { media: node.media }),
           ...(node.tools !== undefined && { tools: node.tools }),
           ...(node.chatTemplateKwargs !== undefined && { chatTemplateKwargs: node.chatTemplateKwargs }),
           ...(node.resetFrom !== undefined && { resetFrom: node.resetFrom }),
@@ -210,8 +217,8 @@ export function readSnapshot(input: unknown): {
     fail(formatFieldPath(issue.path) || "$", issue.message);
   }
   const snapshot = source;
-  const known = new Map<string, { kind: string; prefix: number; messages: number }>([
-    [ROOT_STATE_HASH, { kind: "root", prefix: 0, messages: 0 }],
+  const known = new Map<string, { kind: string; prefix: number; trainPrefix: number; messages: number }>([
+    [ROOT_STATE_HASH, { kind: "root", prefix: 0, trainPrefix: 0, messages: 0 }],
   ]);
   const nodes: Array<InternalObservation | InternalResponse> = [];
   snapshot.nodes.forEach((node, i) => {
@@ -222,6 +229,7 @@ export function readSnapshot(input: unknown): {
     if (node.turnId >= snapshot.turns.length) fail(`${path}.turnId`, "does not name a recorded turn");
     const order = i + 1;
     const prefixTokens = parent.prefix;
+    const prefixTrainTokens = parent.trainPrefix;
     if (node.kind === "observation") {
       if (parent.kind === "observation")
         fail(`${path}.parentStateHash`, "an observation cannot follow an observation");
@@ -244,10 +252,13 @@ export function readSnapshot(input: unknown): {
         messageCount: parent.messages + node.messages.length,
         tokens: Int32Array.from(node.tokens),
         prefixTokens,
+        prefixTrainTokens,
         children: [],
         messages: node.messages,
         turnId: node.turnId,
       };
+      if (node.trainTokens !== undefined) restored.trainTokens = Int32Array.from(node.trainTokens);
+      if (node.media !== undefined) restored.media = node.media;
       if (node.tools !== undefined) restored.tools = node.tools;
       if (node.chatTemplateKwargs !== undefined) restored.chatTemplateKwargs = node.chatTemplateKwargs;
       if (node.resetFrom !== undefined) restored.resetFrom = node.resetFrom;
@@ -278,6 +289,7 @@ export function readSnapshot(input: unknown): {
         messageCount: parent.messages + 1,
         tokens: Int32Array.from(node.tokens),
         prefixTokens,
+        prefixTrainTokens,
         children: [],
         message: node.message,
         logprobs: Float64Array.from(node.logprobs),
@@ -292,6 +304,10 @@ export function readSnapshot(input: unknown): {
     known.set(node.stateHash, {
       kind: node.kind,
       prefix: prefixTokens + node.tokens.length,
+      trainPrefix:
+        prefixTrainTokens +
+        (node.kind === "observation" && node.trainTokens !== undefined ? node.trainTokens : node.tokens)
+          .length,
       messages: parent.messages + (node.kind === "observation" ? node.messages.length : 1),
     });
   });
@@ -300,5 +316,9 @@ export function readSnapshot(input: unknown): {
     if (!known.has(turn.observationStateHash))
       fail(`turns[${i}].observationStateHash`, "does not name a node");
   });
-  return { snapshot, nodes, turns: snapshot.turns as TurnRecord[] };
+  const turns = snapshot.turns.map((turn) => ({
+    ...turn,
+    trainPromptTokens: turn.trainPromptTokens ?? turn.promptTokens,
+  })) as TurnRecord[];
+  return { snapshot, nodes, turns };
 }

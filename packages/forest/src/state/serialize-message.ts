@@ -1,4 +1,4 @@
-import type { ChatMessage } from "@relax/chat";
+import { type ChatMessage, imageIdentity } from "@relax/chat";
 import { stableStringify } from "@relax/chat/internal";
 
 const MESSAGE_KEYS = new Set(["role", "content", "reasoning_content", "tool_calls", "tool_call_id"]);
@@ -22,12 +22,29 @@ function plainToolCalls(calls: unknown): string | undefined {
 }
 
 /**
+ * The message with each image part's URL replaced by its identity (`imageIdentity`: the content digest
+ * of a `data:` URI's bytes, else the URL), so the same image hashes alike whichever protocol or base64
+ * spelling carried it.
+ */
+function withImageIdentities(message: ChatMessage): unknown {
+  const content = (message.content as readonly { type: string; image_url?: { url: string } }[]).map((part) =>
+    part.type === "image_url" && part.image_url !== undefined
+      ? { type: "image_url", image: imageIdentity(part.image_url.url) }
+      : part,
+  );
+  return { ...message, content };
+}
+
+/**
  * The hashed form of a message: exactly `stableStringify(message)` (sorted keys, compact, non-ASCII kept),
  * written directly for the canonical message shape (string fields in the known key order) and delegated to
  * `stableStringify` for anything else (content parts, unknown keys, nulls). About twice as fast as the
- * generic walk, which matters because hashing is the part of a turn that grows with the request.
+ * generic walk, which matters because hashing is the part of a turn that grows with the request. Content
+ * part lists are hashed with each image part as `{type: "image_url", image: <identity>}`, so images count
+ * by content digest, not by URL spelling.
  */
 export function serializeMessage(message: ChatMessage): string {
+  if (Array.isArray(message.content)) return stableStringify(withImageIdentities(message));
   const record = message as unknown as Record<string, unknown>;
   for (const key in record) {
     if (!MESSAGE_KEYS.has(key)) return stableStringify(message);

@@ -51,6 +51,11 @@ export interface TurnRecord {
   readonly edits: readonly HistoryEdit[];
   /** Tokens of the prompt sent to the engine (the whole lineage up to the observation). */
   readonly promptTokens: number;
+  /**
+   * Training tokens of the same prompt (images at their processor-expanded length); the context limit
+   * applies to it. Equal to `promptTokens` without images.
+   */
+  readonly trainPromptTokens: number;
   /** Tokens the new observation added (0 on a full match). */
   readonly observationTokens: number;
   /** Generation budget after clamping to the context limit, if any. */
@@ -72,4 +77,9 @@ export interface TurnPlan extends TurnRecord {
    * observation). Materialised on first read and cached; `promptTokens` gives its length without copying.
    */
   readonly inputIds: number[];
+  /**
+   * The images of the lineage, in prompt order (one per image placeholder in `inputIds`), as URLs to send
+   * as SGLang `image_data`. Empty for text-only lineages.
+   */
+  readonly imageData: string[];
 }

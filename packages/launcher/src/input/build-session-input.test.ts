@@ -3,11 +3,13 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers";
 import { buildSessionInput } from "./build-session-input";
+import { convertImageSource } from "./convert-image-source";
 import { sessionInputSchema } from "./session-input";
 
 const PNG_BASE64 =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-const PNG_URI = `data:image/png;base64,${PNG_BASE64}`;
+/** What the launcher makes of PNG_BASE64: an RGB PNG (see convert-image-source.test.ts for the conversion). */
+const PNG_URI = await convertImageSource({ base64: PNG_BASE64 });
 
 describe("buildSessionInput", () => {
   it("should turn a string prompt into one user message", async () => {

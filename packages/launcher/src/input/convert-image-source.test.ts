@@ -1,16 +1,36 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { tempDir } from "../../test/helpers";
 import { SessionInputError } from "../errors/session-input-error";
 import { convertImageSource } from "./convert-image-source";
 
-const PNG_BASE64 =
-  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
-const png = Buffer.from(PNG_BASE64, "base64");
-const jpeg = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46, 0x00, 0x01]);
-const webp = Buffer.concat([Buffer.from("RIFF"), Buffer.from([0x1a, 0, 0, 0]), Buffer.from("WEBPVP8 ")]);
+// A 1×1 RGBA PNG: (0x11, 0x22, 0x33) at alpha 0x80, written by sharp in the test setup.
+const png = await sharp(Buffer.from([0x11, 0x22, 0x33, 0x80]), { raw: { width: 1, height: 1, channels: 4 } })
+  .png()
+  .toBuffer();
+const PNG_BASE64 = png.toString("base64");
+const jpeg = () =>
+  sharp({ create: { width: 2, height: 1, channels: 3, background: { r: 0, g: 0, b: 255 } } })
+    .jpeg()
+    .toBuffer();
+
+/** What a converted data URI holds, read back with sharp. */
+async function decode(uri: string) {
+  expect(uri.startsWith("data:image/png;base64,")).toBe(true);
+  const bytes = Buffer.from(uri.slice("data:image/png;base64,".length), "base64");
+  const { data, info } = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+  const meta = await sharp(bytes).metadata();
+  return {
+    format: meta.format,
+    width: info.width,
+    height: info.height,
+    channels: info.channels,
+    pixels: [...data],
+  };
+}
 
 describe("convertImageSource", () => {
   it("should keep http(s) and data URLs unchanged", async () => {
@@ -20,43 +40,89 @@ describe("convertImageSource", () => {
     }
   });
 
-  it("should turn a local file (path, file:// URL, {path}) into a data URI with its sniffed MIME type", async () => {
+  it("should turn a local file (path, file:// URL, {path}) into an RGB PNG data URI", async () => {
     const dir = await tempDir("images");
     await writeFile(join(dir, "pixel.png"), png);
-    await writeFile(join(dir, "photo.bin"), jpeg); // the bytes decide, not the extension
-    const pngUri = `data:image/png;base64,${PNG_BASE64}`;
-    expect(await convertImageSource(join(dir, "pixel.png"))).toBe(pngUri);
-    expect(await convertImageSource("pixel.png", { baseDir: dir })).toBe(pngUri);
-    expect(await convertImageSource(pathToFileURL(join(dir, "pixel.png")).href)).toBe(pngUri);
-    expect(await convertImageSource({ path: join(dir, "pixel.png") })).toBe(pngUri);
-    expect(await convertImageSource(join(dir, "photo.bin"))).toBe(
-      `data:image/jpeg;base64,${Buffer.from(jpeg).toString("base64")}`,
-    );
+    await writeFile(join(dir, "photo.bin"), await jpeg()); // the bytes decide, not the extension
+    for (const source of [
+      join(dir, "pixel.png"),
+      "pixel.png",
+      pathToFileURL(join(dir, "pixel.png")).href,
+      { path: join(dir, "pixel.png") },
+    ]) {
+      const uri = await convertImageSource(source as never, { baseDir: dir });
+      // The RGBA pixel (0x11, 0x22, 0x33, alpha 0x80) keeps its colour and loses its alpha, as PIL's convert("RGB").
+      expect(await decode(uri)).toEqual({
+        format: "png",
+        width: 1,
+        height: 1,
+        channels: 3,
+        pixels: [0x11, 0x22, 0x33],
+      });
+    }
+    expect(await decode(await convertImageSource(join(dir, "photo.bin")))).toMatchObject({
+      format: "png",
+      width: 2,
+      height: 1,
+      channels: 3,
+    });
   });
 
-  it("should encode bytes, Hugging Face {bytes, path} dicts and base64 objects", async () => {
-    const webpUri = `data:image/webp;base64,${webp.toString("base64")}`;
-    expect(await convertImageSource(new Uint8Array(webp))).toBe(webpUri);
-    expect(await convertImageSource(webp.buffer.slice(webp.byteOffset, webp.byteOffset + webp.length))).toBe(
-      webpUri,
+  it("should convert bytes, Hugging Face {bytes, path} dicts and base64 objects, grey and WebP included", async () => {
+    const webp = await sharp({
+      create: { width: 3, height: 2, channels: 3, background: { r: 200, g: 10, b: 10 } },
+    })
+      .webp({ lossless: true })
+      .toBuffer();
+    const expected = {
+      format: "png",
+      width: 3,
+      height: 2,
+      channels: 3,
+      pixels: new Array(6).fill([200, 10, 10]).flat(),
+    };
+    expect(await decode(await convertImageSource(new Uint8Array(webp)))).toEqual(expected);
+    expect(
+      await decode(
+        await convertImageSource(webp.buffer.slice(webp.byteOffset, webp.byteOffset + webp.length)),
+      ),
+    ).toEqual(expected);
+    expect(await decode(await convertImageSource({ bytes: new Uint8Array(webp), path: "x.webp" }))).toEqual(
+      expected,
     );
-    expect(await convertImageSource({ bytes: new Uint8Array(webp), path: "x.webp" })).toBe(webpUri);
-    expect(await convertImageSource({ bytes: webp.toString("base64") })).toBe(webpUri);
-    expect(await convertImageSource({ base64: PNG_BASE64 })).toBe(`data:image/png;base64,${PNG_BASE64}`);
-    expect(await convertImageSource({ base64: "PHN2Zz48L3N2Zz4=", mimeType: "image/svg+xml" })).toBe(
-      "data:image/svg+xml;base64,PHN2Zz48L3N2Zz4=",
-    );
+    expect(await decode(await convertImageSource({ bytes: webp.toString("base64") }))).toEqual(expected);
+    expect(await decode(await convertImageSource({ base64: PNG_BASE64 }))).toMatchObject({
+      channels: 3,
+      pixels: [0x11, 0x22, 0x33],
+    });
+    const grey = await sharp(Buffer.from([0, 128]), { raw: { width: 2, height: 1, channels: 1 } })
+      .png()
+      .toBuffer();
+    expect(await decode(await convertImageSource(new Uint8Array(grey)))).toEqual({
+      format: "png",
+      width: 2,
+      height: 1,
+      channels: 3,
+      pixels: [0, 0, 0, 128, 128, 128],
+    });
   });
 
-  it("should fall back to the extension for unrecognised bytes, then fail clearly", async () => {
+  it("should refuse SVG and other non-raster bytes, and undecodable images, clearly", async () => {
     const dir = await tempDir("images");
     await writeFile(join(dir, "icon.svg"), "<svg/>");
     await writeFile(join(dir, "notes.txt"), "hello");
-    expect(await convertImageSource(join(dir, "icon.svg"))).toBe(
-      `data:image/svg+xml;base64,${Buffer.from("<svg/>").toString("base64")}`,
+    await writeFile(join(dir, "broken.png"), png.subarray(0, 20));
+    await expect(convertImageSource(join(dir, "icon.svg"), { path: "images[2]" })).rejects.toThrow(
+      "images[2]: bytes are not a recognised image format",
     );
+    await expect(
+      convertImageSource({ base64: "PHN2Zz48L3N2Zz4=", mimeType: "image/svg+xml" }),
+    ).rejects.toThrow("image: bytes are not a recognised image format");
     await expect(convertImageSource(join(dir, "notes.txt"), { path: "images[3]" })).rejects.toThrow(
       "images[3]: bytes are not a recognised image format",
+    );
+    await expect(convertImageSource(join(dir, "broken.png"), { path: "images[4]" })).rejects.toThrow(
+      "images[4]: cannot decode the image/png image (Input buffer has corrupt header:",
     );
   });
 

@@ -1,20 +1,35 @@
 import { readFile } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import sharp from "sharp";
 import { SessionInputError } from "../errors/session-input-error";
 import type { ImageSource } from "./image-source";
 import { imageMimeTypeForExtension, sniffImageMimeType } from "./sniff-image-mime-type";
 
+/** Formats decoded at the process boundary: raster images only (no SVG or PDF reaches the decoder). */
+const RASTER_TYPES = new Set([
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/bmp",
+  "image/tiff",
+  "image/avif",
+  "image/heic",
+  "image/heif",
+]);
 const keptUrlPattern = /^(?:https?:\/\/|data:)/i;
 const schemePattern = /^[a-z][a-z0-9+.-]*:\/\//i;
 const base64Pattern = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /**
  * Converts a dataset image into the `url` of an OpenAI `image_url` content part, as the agent process
- * receives it: `http(s)://` and `data:` URLs are returned unchanged; local files and bytes become
- * `data:<mime>;base64,<bytes>` with the MIME type detected from the bytes (falling back to the file
- * extension). Unlike the Python Relax, the image is not re-encoded to PNG: the original bytes are kept
- * (see docs/contract.md#deviations).
+ * receives it: `http(s)://` and `data:` URLs are returned unchanged; local files and bytes are decoded
+ * (with `sharp`/libvips), converted to RGB (an alpha channel is dropped, grey and palette images are
+ * expanded, EXIF orientation is not applied: as `PIL.Image.convert("RGB")` does) and re-encoded as PNG,
+ * giving `data:image/png;base64,…`. The format is first checked from the bytes (PNG, JPEG, GIF, WebP,
+ * BMP, TIFF, AVIF, HEIC/HEIF; the file extension or `mimeType` is the fallback), so no other format
+ * (SVG, PDF) reaches the decoder. An animated image keeps its first frame.
  *
  * @param source the dataset value.
  * @param options.path field path used in errors. @default "image"
@@ -100,20 +115,37 @@ async function fileToDataUri(
 function bytesToDataUri(
   bytes: Uint8Array,
   { path, mimeType, fileName }: { path: string; mimeType: string | undefined; fileName: string | undefined },
-): string {
+): Promise<string> {
   if (bytes.length === 0) throw new SessionInputError({ path, message: "image bytes are empty" });
   const type =
-    mimeType ??
     sniffImageMimeType(bytes) ??
+    mimeType ??
     (fileName ? imageMimeTypeForExtension(extname(fileName).slice(1)) : null);
-  if (type === null) {
+  if (type === null || !RASTER_TYPES.has(type)) {
     throw new SessionInputError({
       path,
       message:
         "bytes are not a recognised image format (png, jpeg, gif, webp, bmp, tiff, avif, heic); pass mimeType",
     });
   }
-  return `data:${type};base64,${Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64")}`;
+  return toRgbPngDataUri(bytes, { path, type });
+}
+
+async function toRgbPngDataUri(
+  bytes: Uint8Array,
+  { path, type }: { path: string; type: string },
+): Promise<string> {
+  let png: Buffer;
+  try {
+    png = await sharp(bytes, { pages: 1 }).removeAlpha().toColourspace("srgb").png().toBuffer();
+  } catch (error) {
+    throw new SessionInputError({
+      path,
+      message: `cannot decode the ${type} image (${error instanceof Error ? error.message : String(error)})`,
+      cause: error,
+    });
+  }
+  return `data:image/png;base64,${png.toString("base64")}`;
 }
 
 function decodeBase64(text: string, path: string): Uint8Array {

@@ -2,6 +2,7 @@ import {
   CanonicalizationError,
   ChatTemplateError,
   InvalidParserInputError,
+  MediaInputError,
   ObservationDeltaError,
   TokenizerLoadError,
   UnknownParserError,
@@ -323,6 +324,18 @@ const rows: Row[] = [
     param: null,
     message: "no engine answers at <engine>",
     retryable: true,
+  },
+  {
+    row: "MediaInputError",
+    title: "an image a text-only chat template cannot render",
+    error: new MediaInputError({
+      path: "input[2].output[0]",
+      reason: "this model's chat template is text-only and cannot take an image",
+    }),
+    status: 400,
+    code: "invalid_request_error",
+    param: "input",
+    message: "input[2].output[0]: this model's chat template is text-only and cannot take an image",
   },
 ];
 

@@ -44,6 +44,12 @@ export const ERROR_STATUS_TABLE = {
     code: "invalid_request_error",
     param: (error) => stringField(error, "param"),
   },
+  // An image that cannot be used: undecodable, unfetchable, refused by the processor or the template.
+  MediaInputError: {
+    status: 400,
+    code: "invalid_request_error",
+    param: (error) => topLevelParam(stringField(error, "path")) ?? "messages",
+  },
   // Forest `beginTurn` / `commitResponse` (`@relax/forest`).
   ForestInputError: {
     status: (error) => (forestRequestParam(error) === null ? 500 : 400),

@@ -6,6 +6,7 @@ import { errorDescriptorToResponse } from "../errors/to-error-response";
 import type { ConversationHistory } from "../shared/conversation-history";
 import { createDefaultId } from "../shared/create-default-id";
 import type { HarnessNormalizers } from "../shared/harness-normalizers";
+import { locateImageParts, type WireImage } from "../shared/locate-image-parts";
 import type { ConvertedRequest, Protocol, ProtocolWarning } from "../shared/protocol";
 import type { ResponseFormatConstraint } from "../shared/read-response-format";
 import type { ResponseContext } from "../shared/response-context";
@@ -33,6 +34,12 @@ export interface GenerateContext {
    * `x-api-key` (the credential) are left out.
    */
   http?: { path: string; headers: Record<string, string> };
+  /**
+   * The request field of the `index`-th image of `request.messages` (document order, counting every
+   * `image_url` part), in the protocol's terms (`input[2].output[0]`, `messages[1].content[0].content[1]`),
+   * when the body's image there has the same `url`; else `undefined`. For naming an image in a 400.
+   */
+  imagePath: (index: number, url: string) => string | undefined;
 }
 
 /**
@@ -282,11 +289,13 @@ export function createProtocolHandler(
     let request: CanonicalRequest;
     let converted: ConvertedRequest;
     let sessionHistory: ConversationHistory | undefined;
+    let rawBody: unknown;
     try {
       const auth = await authenticateRequest(httpRequest);
       sessionId = auth.sessionId;
       sessionHistory = auth.history;
-      converted = adapter.convertRequest(await readJsonBody(httpRequest), {
+      rawBody = await readJsonBody(httpRequest);
+      converted = adapter.convertRequest(rawBody, {
         ...(normalizers !== undefined ? { normalizers } : {}),
         ...(sessionHistory !== undefined ? { history: sessionHistory } : {}),
       });
@@ -331,6 +340,12 @@ export function createProtocolHandler(
         [...httpRequest.headers].filter(([name]) => name !== "authorization" && name !== "x-api-key"),
       ),
     };
+    let images: WireImage[] | undefined;
+    const imagePath = (index: number, url: string) => {
+      images ??= locateImageParts(protocol, rawBody);
+      const found = images[index];
+      return found !== undefined && found.url === url ? found.path : undefined;
+    };
     const generation = invoke(() =>
       generate({
         protocol,
@@ -338,6 +353,7 @@ export function createProtocolHandler(
         request,
         signal: abort.signal,
         http,
+        imagePath,
         ...(converted.responseFormat !== undefined ? { responseFormat: converted.responseFormat } : {}),
       }),
     );
