@@ -264,6 +264,7 @@ async function startRuntime(options: {
     generate,
     basePath: gateway.basePath,
     heartbeatMs: gateway.heartbeatMs,
+    maxRequestBytes: gateway.maxRequestBytes,
     health: () => ({ backend: backend.kind }),
     onWarning: (warning, context) =>
       logger.debug({ protocol: context.protocol, session: context.sessionId, ...warning }, "request warning"),

@@ -69,7 +69,7 @@ export interface RolloutComponents {
     reasoningParser?: string;
   };
   /** The gateway HTTP server. */
-  gateway: { host: string; port: number; basePath: string; heartbeatMs: number };
+  gateway: { host: string; port: number; basePath: string; heartbeatMs: number; maxRequestBytes: number };
   /** Settings shared by every Group (the rest of `GroupContext` is built at start). */
   group: {
     agentCommand: string;
@@ -176,6 +176,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       port: config.port,
       basePath: config.basePath,
       heartbeatMs: config.sseHeartbeatSeconds * 1000,
+      maxRequestBytes: config.maxRequestBytes,
     },
     group: {
       agentCommand: config.agentCommand,

@@ -1,4 +1,4 @@
-import { type AssistantTurn, CanonicalizationError, type CanonicalRequest } from "@relax/chat";
+import type { AssistantTurn, CanonicalRequest } from "@relax/chat";
 import { clientDisconnect, describeError, type ErrorDescriptor } from "../errors/describe-error";
 import { ProtocolError } from "../errors/protocol-error";
 import { errorDescriptorToResponse } from "../errors/to-error-response";
@@ -12,6 +12,7 @@ import { buildModelList, type ModelInfo } from "./list-models";
 import { guessProtocol, matchRoute } from "./match-route";
 import { PROTOCOL_ADAPTERS, type ProtocolAdapter } from "./protocol-adapters";
 import { readCredential } from "./read-credential";
+import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES, readJsonBody } from "./read-json-body";
 
 /** What `generate` receives for one model request. */
 export interface GenerateContext {
@@ -58,14 +59,22 @@ export interface ProtocolHandlerOptions {
   now?: () => number;
   /** Model name echoed when the request has none. @default "relax" */
   defaultModel?: string;
+  /**
+   * Largest request body read, in bytes; a larger one is refused with 413 `request_too_large` (in the
+   * protocol's error format) without reading the rest. @default 33554432 (32 MiB)
+   */
+  maxRequestBytes?: number;
+  /** Deepest array/object nesting accepted anywhere in a body (the body is level 1); deeper → 400 naming the field. @default 128 */
+  maxJsonDepth?: number;
 }
 
 /**
  * Creates a Web-standard `Request → Response` handler serving Chat Completions (`/v1/chat/completions`),
  * Responses (`/v1/responses`) and Anthropic Messages (`/v1/messages`), each also without `/v1` and with
  * any query string (Claude Code sends `?beta=true`), plus `GET /v1/models`. Per request: credential
- * (401) → JSON body (400) → projection to the canonical request (400 with the field path) →
- * `authenticate` (404) → `generate` → JSON reply, or with `stream: true` a buffered SSE stream
+ * (401) → `authenticate` (404), both before a byte of the body is read → body of at most
+ * `maxRequestBytes` (413) → JSON nested at most `maxJsonDepth` deep (400) → projection to the canonical
+ * request (400 with the field path) → `generate` → JSON reply, or with `stream: true` a buffered SSE stream
  * (connected frame at once, heartbeats while generating, then the protocol's full terminal sequence;
  * errors in-stream). A client disconnect aborts the signal passed to `generate` and is reported as 499.
  *
@@ -89,6 +98,8 @@ export function createProtocolHandler(
     createId = createDefaultId,
     now = Date.now,
     defaultModel = "relax",
+    maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES,
+    maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
   } = options;
 
   return async (httpRequest) => {
@@ -153,10 +164,8 @@ export function createProtocolHandler(
         throw new ProtocolError({ status: 401, code: "authentication_error", message: credential.problem });
       }
       sessionId = credential.sessionId;
-      const converted = adapter.convertRequest(await readJsonBody(httpRequest));
-      request = converted.request;
-      stream = request.stream;
-      for (const warning of converted.warnings) onWarning?.(warning, { protocol, sessionId });
+      // The credential is checked before the body is read: an unknown caller cannot make the gateway
+      // buffer or parse anything.
       if (authenticate !== undefined && !(await authenticate(sessionId))) {
         throw new ProtocolError({
           status: 404,
@@ -165,6 +174,11 @@ export function createProtocolHandler(
           message: "session not found or already closed",
         });
       }
+      const body = await readJsonBody(httpRequest, { maxBytes: maxRequestBytes, maxDepth: maxJsonDepth });
+      const converted = adapter.convertRequest(body);
+      request = converted.request;
+      stream = request.stream;
+      for (const warning of converted.warnings) onWarning?.(warning, { protocol, sessionId });
     } catch (error) {
       return fail(error);
     }
@@ -220,20 +234,6 @@ export function createProtocolHandler(
       },
     });
     return new Response(body, { status: 200, headers: SSE_HEADERS });
-  }
-}
-
-/** Reads and parses the JSON body. @throws CanonicalizationError (`body`) for unreadable or invalid JSON. */
-async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CanonicalizationError({
-      path: "body",
-      reason: `is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-      cause: error,
-    });
   }
 }
 
