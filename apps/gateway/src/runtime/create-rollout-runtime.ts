@@ -16,6 +16,8 @@ import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { createTurnRunner } from "../service/create-turn-runner";
+import { createEncodeOffload, encodeWorkers } from "../service/encode-offload";
+import { EncodePool } from "../service/encode-pool";
 import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
@@ -199,10 +201,19 @@ async function startRuntime(options: {
 }): Promise<RolloutRuntime> {
   const { config, components, cwd, logger, io, stack } = options;
 
-  const tokenizer = await loadTokenizer(resolveTokenizerPath(components.tokenizer.source));
+  const tokenizerDir = resolveTokenizerPath(components.tokenizer.source);
+  const tokenizer = await loadTokenizer(tokenizerDir);
   const chatTemplatePath = components.tokenizer.chatTemplatePath;
   const chatTemplate = chatTemplatePath !== undefined ? await readFile(chatTemplatePath, "utf8") : undefined;
-  const renderer = createChatRenderer({ tokenizer, ...(chatTemplate !== undefined ? { chatTemplate } : {}) });
+  // Large observations are tokenised in worker threads; the renderer encodes through the offload.
+  const offload = stack.adopt(
+    createEncodeOffload({ tokenizer, pool: new EncodePool({ tokenizerDir, size: encodeWorkers() }) }),
+    (item) => item.close(),
+  );
+  const renderer = createChatRenderer({
+    tokenizer: offload.tokenizer,
+    ...(chatTemplate !== undefined ? { chatTemplate } : {}),
+  });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   for (const warning of exporter.warnings) {
@@ -245,6 +256,7 @@ async function startRuntime(options: {
   const gate = new GenerationGate({ engine: backend.client });
   const generate = createTurnRunner({
     gate,
+    offload,
     registry,
     engine: backend.client,
     tokenizer,

