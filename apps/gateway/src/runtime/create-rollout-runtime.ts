@@ -205,15 +205,11 @@ async function startRuntime(options: {
   const tokenizer = await loadTokenizer(tokenizerDir);
   const chatTemplatePath = components.tokenizer.chatTemplatePath;
   const chatTemplate = chatTemplatePath !== undefined ? await readFile(chatTemplatePath, "utf8") : undefined;
-  // Large observations are tokenised in worker threads; the renderer encodes through the offload.
-  const offload = stack.adopt(
-    createEncodeOffload({ tokenizer, pool: new EncodePool({ tokenizerDir, size: encodeWorkers() }) }),
-    (item) => item.close(),
-  );
-  const renderer = createChatRenderer({
-    tokenizer: offload.tokenizer,
-    ...(chatTemplate !== undefined ? { chatTemplate } : {}),
-  });
+  // Large observations are rendered and tokenised in worker threads (see encode-offload.ts).
+  const template = chatTemplate !== undefined ? { chatTemplate } : {};
+  const pool = new EncodePool({ tokenizerDir, size: encodeWorkers(), ...template });
+  const offload = stack.adopt(createEncodeOffload({ tokenizer, pool }), (item) => item.close());
+  const renderer = offload.wrapRenderer(createChatRenderer({ tokenizer: offload.tokenizer, ...template }));
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   for (const warning of exporter.warnings) {

@@ -130,6 +130,17 @@ export function createTurnRunner(
           : await options.offload.run(begin, {
               signal,
               check: (text) => refuseBySize(options.offload!, renderer, session.forest, state, text),
+              ...(session.forest.maxContextTokens !== undefined
+                ? { maxContextTokens: session.forest.maxContextTokens }
+                : {}),
+              tooLarge: (atLeast) => {
+                throw new SessionContextLengthError({
+                  maxContextLength: session.forest.maxContextTokens ?? atLeast,
+                  promptTokens: atLeast,
+                  stage: "observation",
+                  sessionId,
+                });
+              },
             });
 
       const heldFrom = performance.now();

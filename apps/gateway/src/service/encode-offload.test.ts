@@ -1,3 +1,4 @@
+import { createChatRenderer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
@@ -86,25 +87,69 @@ describe("turn runner with the encode offload (stand-in engine, not a model)", (
       }),
     );
 
-  it("should send the same ids for a large prompt as tokenising it on the event loop", async () => {
+  const generateBodies = (from: number) =>
+    gateway.standin.calls
+      .slice(from)
+      .filter((call) => call.path === "/generate")
+      .map((call) => (call.body as { input_ids: number[] }).input_ids);
+
+  it("should render a large first prompt in a worker, with the ids of rendering it in place", async () => {
     addSession("big-1", 32_768);
     const content = `${"The quick brown fox jumps over the lazy dog. ".repeat(600)}done`;
     const calls = gateway.standin.calls.length;
-    const encode = vi.spyOn(gateway.offload!.pool, "encode");
+    const run = vi.spyOn(gateway.offload!.pool, "run");
     const response = await send("big-1", [{ role: "user", content }]);
     expect(response.status).toBe(200);
-    expect(encode).toHaveBeenCalledTimes(1);
-    encode.mockRestore();
-    const [call] = gateway.standin.calls.slice(calls).filter((c) => c.path === "/generate");
+    expect(run.mock.calls.map(([work]) => [work.kind, work.kind === "render" ? work.op : ""])).toEqual([
+      ["render", "prompt"],
+    ]);
+    run.mockRestore();
     const expected = gateway.tokenizer.encode(
       `<|im_start|>user\n${content}<|im_end|>\n<|im_start|>assistant\n`,
     );
-    expect((call!.body as { input_ids: number[] }).input_ids).toEqual(expected);
+    expect(generateBodies(calls)).toEqual([expected]);
+  });
+
+  it("should render 300 messages and a large observation delta in a worker, token-identical", async () => {
+    addSession("many-1", 32_768);
+    const messages: Array<{ role: string; content: string }> = [];
+    for (let i = 0; i < 300; i++)
+      messages.push({ role: i % 2 === 0 ? "user" : "assistant", content: `m${i}` });
+    messages.push({ role: "user", content: "last" });
+    const calls = gateway.standin.calls.length;
+    const run = vi.spyOn(gateway.offload!.pool, "run");
+    expect((await send("many-1", messages)).status).toBe(200);
+    const reply = `Answer ${151}.`;
+    const observation = { role: "user", content: `tool output ${"0123456789 ".repeat(2000)}` };
+    expect(
+      (await send("many-1", [...messages, { role: "assistant", content: reply }, observation])).status,
+    ).toBe(200);
+    expect(run.mock.calls.map(([work]) => (work.kind === "render" ? work.op : work.kind))).toEqual([
+      "prompt",
+      "delta",
+    ]);
+    run.mockRestore();
+    const plain = createChatRenderer({ tokenizer: gateway.tokenizer });
+    const [first, second] = generateBodies(calls);
+    expect(first).toEqual(
+      plain.renderPrompt({ messages: messages as never, tools: [], chatTemplateKwargs: {} }),
+    );
+    const answer = gateway.tokenizer.encode(`${reply}<|im_end|>`);
+    expect(second).toEqual([
+      ...first!,
+      ...answer,
+      ...plain.renderObservationDelta({
+        messages: [observation as never],
+        tools: [],
+        chatTemplateKwargs: {},
+        previousResponseIds: answer,
+      }),
+    ]);
   });
 
   it("should refuse a prompt whose size alone exceeds the context, without tokenising it", async () => {
     addSession("huge-1", 4096);
-    const encode = vi.spyOn(gateway.offload!.pool, "encode");
+    const run = vi.spyOn(gateway.offload!.pool, "run");
     // 600,000 bytes ≥ 4096 × 129 + the dummy prefix: at least 4,651 tokens by size alone.
     const response = await send("huge-1", [{ role: "user", content: "word ".repeat(120_000) }]);
     expect(response.status).toBe(400);
@@ -115,8 +160,9 @@ describe("turn runner with the encode offload (stand-in engine, not a model)", (
     expect(body.error.message).toBe(
       "This model's maximum context length is 4096 tokens. However, your messages resulted in 4651 tokens. Please reduce the length of the messages.",
     );
-    expect(encode).not.toHaveBeenCalled();
-    encode.mockRestore();
+    expect(run).toHaveBeenCalledTimes(1);
+    await expect(run.mock.results[0]!.value).resolves.toEqual({ tooLarge: 4651 });
+    run.mockRestore();
   });
 
   it("should keep answering a healthy session while another session's 400k-char word is being tokenised", async () => {

@@ -1,10 +1,66 @@
 import { availableParallelism } from "node:os";
-import type { TextTokenizer } from "@relax/chat";
-import type { EncodePool } from "./encode-pool";
+import type { ChatRenderer, ConversationState, ObservationDeltaInput, TextTokenizer } from "@relax/chat";
+import type { EncodePool, PoolResult } from "./encode-pool";
 
 /** Thrown (never escapes {@link EncodeOffload.run}) when a text must be tokenised off the event loop. */
 class DeferredEncode {
   constructor(readonly text: string) {}
+}
+
+/** Thrown (never escapes {@link EncodeOffload.run}) when a render must run off the event loop. */
+class DeferredRender {
+  constructor(
+    readonly op: "prompt" | "delta",
+    readonly input: ConversationState | ObservationDeltaInput,
+    readonly key: string,
+  ) {}
+}
+
+/** When a render (template + tokenisation) runs in a worker: many messages, or much text. */
+const HEAVY_MESSAGES = 256;
+const HEAVY_CHARS = 16_384;
+
+/**
+ * Whether rendering `input` is heavy enough for a worker: {@link HEAVY_MESSAGES} messages or more, or
+ * {@link HEAVY_CHARS} characters of strings (keys included) in its messages and tools. An iterative walk
+ * that stops at the limit, so a light input costs a few microseconds.
+ */
+export function isHeavyRender(input: Pick<ConversationState, "messages" | "tools">): boolean {
+  if (input.messages.length >= HEAVY_MESSAGES) return true;
+  let chars = 0;
+  const stack: unknown[] = [input.messages, input.tools];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      chars += value.length;
+      if (chars >= HEAVY_CHARS) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        chars += key.length;
+        stack.push(item);
+      }
+    }
+  }
+  return chars >= HEAVY_CHARS;
+}
+
+/** The cache key of a render: its full input (the state may change between two tries of one turn). */
+function renderKey(op: "prompt" | "delta", input: ConversationState | ObservationDeltaInput): string {
+  const previous = "previousResponseIds" in input ? input.previousResponseIds : undefined;
+  return JSON.stringify([
+    op,
+    input.messages,
+    input.tools,
+    input.chatTemplateKwargs,
+    previous === undefined ? null : Array.from(previous),
+  ]);
+}
+
+/** A render input as plain data for `postMessage` (typed arrays and plain objects survive the copy). */
+function plainInput(input: ConversationState | ObservationDeltaInput): unknown {
+  return input;
 }
 
 /** When a text is tokenised in a worker instead of on the event loop; see {@link needsOffload}. */
@@ -54,6 +110,13 @@ export interface EncodeOffload<T extends TextTokenizer = TextTokenizer> {
   readonly tokenizer: T;
   readonly pool: EncodePool;
   /**
+   * The renderer to give the forests: `renderPrompt` / `renderObservationDelta` of a heavy input
+   * ({@link isHeavyRender}) run in a worker while inside {@link run} (same template, tokenizer and
+   * code, so the same ids; a worker failure falls back to rendering in place, which then throws the
+   * renderer's own error). Everything else is `renderer`'s.
+   */
+  wrapRenderer<R extends ChatRenderer>(renderer: R): R;
+  /**
    * Runs the synchronous `fn` (a `forest.beginTurn`) so that every large text it tokenises through
    * {@link tokenizer} is encoded in the pool first: `fn` is run, the first large uncached text stops it
    * (before it commits anything: rendering and tokenising come before the forest's commit), `check` may
@@ -62,10 +125,18 @@ export interface EncodeOffload<T extends TextTokenizer = TextTokenizer> {
    *
    * @throws whatever `fn` or `check` throws; the signal's reason when aborted while a text is encoded.
    */
-  run<T>(
-    fn: () => T,
-    options: { signal?: AbortSignal; check?: (text: string) => void | Promise<void> },
-  ): Promise<T>;
+  run<U>(
+    fn: () => U,
+    options: {
+      signal?: AbortSignal;
+      /** Called before a deferred text is encoded; may throw to refuse it. */
+      check?: (text: string) => void | Promise<void>;
+      /** The session's context limit, for the size bound of a deferred render. */
+      maxContextTokens?: number;
+      /** Throws the refusal of a deferred render whose size alone proves at least `atLeast` (≥ the limit) tokens. */
+      tooLarge?: (atLeast: number) => never;
+    },
+  ): Promise<U>;
   close(): Promise<void>;
 }
 
@@ -84,7 +155,9 @@ export function createEncodeOffload({
   thresholds = {},
 }: EncodeOffloadOptions): EncodeOffload {
   const limits = { ...DEFAULT_THRESHOLDS, ...thresholds };
-  let active: { cache: Map<string, Int32Array>; deferrals: number } | undefined;
+  let active:
+    | { cache: Map<string, Int32Array>; renders: Map<string, PoolResult>; deferrals: number }
+    | undefined;
   const encode = (text: string): number[] => {
     const scope = active;
     if (scope !== undefined && needsOffload(text, limits)) {
@@ -102,25 +175,71 @@ export function createEncodeOffload({
     },
   });
 
+  /** The ids of a render from the worker, `undefined` to render in place, or a deferral. */
+  const deferredRender = (
+    op: "prompt" | "delta",
+    input: ConversationState | ObservationDeltaInput,
+  ): number[] | undefined => {
+    const scope = active;
+    if (scope === undefined || scope.deferrals >= MAX_DEFERRALS || !isHeavyRender(input)) return undefined;
+    const key = renderKey(op, input);
+    const result = scope.renders.get(key);
+    if (result === undefined) throw new DeferredRender(op, input, key);
+    return "ids" in result ? Array.from(result.ids) : undefined;
+  };
+
   return {
     tokenizer: wrapped,
     pool,
-    async run(fn, { signal, check }) {
-      const scope = { cache: new Map<string, Int32Array>(), deferrals: 0 };
+    wrapRenderer<R extends ChatRenderer>(renderer: R): R {
+      return new Proxy(renderer, {
+        get(target, property) {
+          if (property === "renderPrompt") {
+            return (state: ConversationState) =>
+              deferredRender("prompt", state) ?? target.renderPrompt(state);
+          }
+          if (property === "renderObservationDelta") {
+            return (input: ObservationDeltaInput) =>
+              deferredRender("delta", input) ?? target.renderObservationDelta(input);
+          }
+          return Reflect.get(target, property, target);
+        },
+      });
+    },
+    async run(fn, { signal, check, maxContextTokens, tooLarge }) {
+      const scope = {
+        cache: new Map<string, Int32Array>(),
+        renders: new Map<string, PoolResult>(),
+        deferrals: 0,
+      };
       for (;;) {
-        let deferred: DeferredEncode;
+        let deferred: DeferredEncode | DeferredRender;
         active = scope;
         try {
           return fn();
         } catch (error) {
-          if (!(error instanceof DeferredEncode)) throw error;
+          if (!(error instanceof DeferredEncode) && !(error instanceof DeferredRender)) throw error;
           deferred = error;
         } finally {
           active = undefined;
         }
         scope.deferrals++;
-        await check?.(deferred.text);
-        scope.cache.set(deferred.text, await pool.encode(deferred.text, signal));
+        if (deferred instanceof DeferredEncode) {
+          await check?.(deferred.text);
+          scope.cache.set(deferred.text, await pool.encode(deferred.text, signal));
+          continue;
+        }
+        const result = await pool.run(
+          {
+            kind: "render",
+            op: deferred.op,
+            input: plainInput(deferred.input),
+            ...(maxContextTokens !== undefined ? { maxContextTokens } : {}),
+          },
+          signal,
+        );
+        if ("tooLarge" in result && tooLarge !== undefined) tooLarge(result.tooLarge);
+        scope.renders.set(deferred.key, result);
       }
     },
     close: () => pool.close(),

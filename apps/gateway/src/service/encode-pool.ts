@@ -9,11 +9,28 @@ export interface EncodePoolOptions {
   tokenizerDir: string;
   /** Worker threads. @default 1 */
   size?: number;
+  /** The chat template the gateway's renderer was built with, when not the tokenizer's own. */
+  chatTemplate?: string;
 }
 
+/** Work a pool worker does: tokenise a text, or render (and tokenise) a first prompt or an observation delta. */
+export type PoolTask =
+  | { kind: "encode"; text: string }
+  | {
+      kind: "render";
+      op: "prompt" | "delta";
+      /** The renderer input (`ConversationState`, or `ObservationDeltaInput` for `delta`). */
+      input: unknown;
+      /** The session's context limit: a render whose size alone exceeds it is not tokenised. */
+      maxContextTokens?: number;
+    };
+
+/** What a worker answers: the ids, or (render) the size bound that refused it, or that it failed. */
+export type PoolResult = { ids: Int32Array } | { tooLarge: number } | { failed: string };
+
 interface Task {
-  text: string;
-  resolve: (ids: Int32Array) => void;
+  work: PoolTask;
+  resolve: (result: PoolResult) => void;
   reject: (error: unknown) => void;
   signal: AbortSignal | undefined;
   onAbort: () => void;
@@ -26,34 +43,81 @@ interface Slot {
   nextId: number;
 }
 
-// The worker: loads the tokenizer through @relax/chat's built entry (the same code as the gateway's own
-// tokenizer), reports the byte length of its longest token, then encodes texts one at a time.
+// The worker: loads the tokenizer (and renderer) through @relax/chat's built entries (the same code as the
+// gateway's own), reports the byte length of its longest token, then runs tasks one at a time. A render
+// whose text alone is at least `maxContextTokens` tokens by the size bound (see refuseBySize in
+// create-turn-runner.ts) answers `tooLarge` without tokenising.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
+class TooLarge { constructor(atLeast) { this.atLeast = atLeast; } }
 (async () => {
-  const { loadTokenizer } = await import(workerData.chatEntry);
-  const tokenizer = await loadTokenizer(workerData.tokenizerDir);
+  const chat = await import(workerData.chatEntry);
+  const { DUMMY_PREFIX_MESSAGES } = await import(workerData.chatInternalEntry);
+  const tokenizer = await chat.loadTokenizer(workerData.tokenizerDir);
   let maxTokenBytes = 0;
   for (let id = 0; id < tokenizer.vocabSize; id++) {
     const bytes = Buffer.byteLength(tokenizer.decode([id], { skipSpecialTokens: false }));
     if (bytes > maxTokenBytes) maxTokenBytes = bytes;
   }
-  parentPort.on("message", ({ id, text }) => {
+  let limit;
+  const checked = new Proxy(tokenizer, {
+    get(target, property) {
+      if (property === "encode") {
+        return (text) => {
+          if (limit !== undefined) {
+            const bytes = Buffer.byteLength(text);
+            if (Math.ceil(bytes / (maxTokenBytes + 1)) >= limit.max) {
+              const dummy = Buffer.byteLength(renderer.renderText(
+                { messages: [...DUMMY_PREFIX_MESSAGES], tools: limit.tools, chatTemplateKwargs: limit.kwargs },
+                { addGenerationPrompt: false },
+              ));
+              const atLeast = Math.ceil(Math.max(0, bytes - dummy) / (maxTokenBytes + 1));
+              if (atLeast >= limit.max) throw new TooLarge(atLeast);
+            }
+          }
+          return target.encode(text);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const renderer = chat.createChatRenderer({
+    tokenizer: checked,
+    ...(workerData.chatTemplate !== undefined ? { chatTemplate: workerData.chatTemplate } : {}),
+  });
+  parentPort.on("message", ({ id, work }) => {
     try {
-      const ids = Int32Array.from(tokenizer.encode(text));
-      parentPort.postMessage({ id, ids }, [ids.buffer]);
+      let ids;
+      if (work.kind === "encode") ids = tokenizer.encode(work.text);
+      else {
+        limit = work.maxContextTokens === undefined ? undefined
+          : { max: work.maxContextTokens, tools: work.input.tools, kwargs: work.input.chatTemplateKwargs };
+        try {
+          ids = work.op === "prompt" ? renderer.renderPrompt(work.input) : renderer.renderObservationDelta(work.input);
+        } finally {
+          limit = undefined;
+        }
+      }
+      const array = Int32Array.from(ids);
+      parentPort.postMessage({ id, result: { ids: array } }, [array.buffer]);
     } catch (error) {
-      parentPort.postMessage({ id, error: error instanceof Error ? error.message : String(error) });
+      if (error instanceof TooLarge) parentPort.postMessage({ id, result: { tooLarge: error.atLeast } });
+      else parentPort.postMessage({ id, result: { failed: error instanceof Error ? error.message : String(error) } });
     }
   });
   parentPort.postMessage({ ready: true, maxTokenBytes });
 })().catch((error) => parentPort.postMessage({ fatal: error instanceof Error ? error.message : String(error) }));
 `;
 
-/** The file URL of `@relax/chat`'s built ESM entry (workers cannot load the TypeScript sources). */
-function chatEntryUrl(): string {
+/** The file URLs of `@relax/chat`'s built ESM entries (workers cannot load the TypeScript sources). */
+function chatEntryUrls(): { chatEntry: string; chatInternalEntry: string } {
   const require = createRequire(import.meta.url);
-  return pathToFileURL(join(dirname(require.resolve("@relax/chat/package.json")), "dist/index.js")).href;
+  const root = dirname(require.resolve("@relax/chat/package.json"));
+  return {
+    chatEntry: pathToFileURL(join(root, "dist/index.js")).href,
+    chatInternalEntry: pathToFileURL(join(root, "dist/internal/index.js")).href,
+  };
 }
 
 /**
@@ -65,7 +129,12 @@ function chatEntryUrl(): string {
 export class EncodePool {
   readonly #slots: Slot[] = [];
   readonly #queue: Task[] = [];
-  readonly #workerData: { chatEntry: string; tokenizerDir: string };
+  readonly #workerData: {
+    chatEntry: string;
+    chatInternalEntry: string;
+    tokenizerDir: string;
+    chatTemplate: string | undefined;
+  };
   #closed = false;
   /**
    * The UTF-8 byte length of the tokenizer's longest token text (decoded with special tokens), once the
@@ -73,8 +142,8 @@ export class EncodePool {
    */
   readonly maxTokenBytes: Promise<number>;
 
-  constructor({ tokenizerDir, size = 1 }: EncodePoolOptions) {
-    this.#workerData = { chatEntry: chatEntryUrl(), tokenizerDir };
+  constructor({ tokenizerDir, size = 1, chatTemplate }: EncodePoolOptions) {
+    this.#workerData = { ...chatEntryUrls(), tokenizerDir, chatTemplate };
     for (let i = 0; i < Math.max(1, size); i++) this.#slots.push(this.#spawn());
     this.maxTokenBytes = this.#slots[0]!.ready;
     // A pool nobody uses must not report an unhandled rejection.
@@ -85,11 +154,21 @@ export class EncodePool {
    * Token ids of `text`, computed in a worker.
    * @throws the signal's reason when aborted; Error when the worker failed to load or encode.
    */
-  encode(text: string, signal?: AbortSignal): Promise<Int32Array> {
+  async encode(text: string, signal?: AbortSignal): Promise<Int32Array> {
+    const result = await this.run({ kind: "encode", text }, signal);
+    if ("ids" in result) return result.ids;
+    throw new Error(`tokenisation failed: ${"failed" in result ? result.failed : "refused"}`);
+  }
+
+  /**
+   * Runs one task in a worker.
+   * @throws the signal's reason when aborted; Error when the pool is closed or the worker died.
+   */
+  run(work: PoolTask, signal?: AbortSignal): Promise<PoolResult> {
     if (this.#closed) return Promise.reject(new Error("the encode pool is closed"));
     signal?.throwIfAborted();
-    return new Promise<Int32Array>((resolve, reject) => {
-      const task: Task = { text, resolve, reject, signal, onAbort: () => this.#abort(task) };
+    return new Promise<PoolResult>((resolve, reject) => {
+      const task: Task = { work, resolve, reject, signal, onAbort: () => this.#abort(task) };
       signal?.addEventListener("abort", task.onAbort, { once: true });
       this.#queue.push(task);
       this.#pump();
@@ -132,13 +211,13 @@ export class EncodePool {
       () => this.#pump(),
       () => undefined,
     );
-    worker.on("message", (message: { id?: number; ids?: Int32Array; error?: string }) => {
-      if (message.id === undefined) return;
+    worker.on("message", (message: { id?: number; result?: PoolResult }) => {
+      if (message.id === undefined || message.result === undefined) return;
       const task = slot.task;
       if (task === undefined || message.id !== slot.nextId) return;
       slot.task = undefined;
-      if (message.ids !== undefined) this.#settle(task, () => task.resolve(message.ids!));
-      else this.#settle(task, () => task.reject(new Error(`tokenisation failed: ${message.error}`)));
+      const result = message.result;
+      this.#settle(task, () => task.resolve(result));
       this.#pump();
     });
     worker.on("error", (error) => this.#replace(slot, error));
@@ -171,7 +250,7 @@ export class EncodePool {
           if (task === undefined) return;
           slot.task = task;
           slot.nextId++;
-          slot.worker.postMessage({ id: slot.nextId, text: task.text });
+          slot.worker.postMessage({ id: slot.nextId, work: task.work });
         },
         () => {
           const task = this.#queue.shift();

