@@ -47,6 +47,19 @@ describe("EncodePool (Qwen3 files)", () => {
     expect(await pool.maxTokenBytes).toBe(128);
   });
 
+  it("should start a spare worker while one is busy, so a short task does not wait for a long one", async () => {
+    const abort = new AbortController();
+    const long = pool.encode("w".repeat(400_000), abort.signal);
+    long.catch(() => undefined);
+    await vi.waitFor(() => expect(pool.pending).toBe(1), { timeout: 5_000, interval: 5 });
+    await vi.waitFor(() => expect(pool.workers).toBe(2), { timeout: 5_000, interval: 5 });
+    expect(Array.from(await pool.encode("short one"))).toEqual(gateway.tokenizer.encode("short one"));
+    // The long task is still running: the short one went to the spare.
+    expect(pool.pending).toBe(1);
+    abort.abort(new Error("done"));
+    await expect(long).rejects.toThrow("done");
+  });
+
   it("should reject with the signal's reason and start a fresh worker when a running task is aborted", async () => {
     const abort = new AbortController();
     const running = pool.encode("q".repeat(300_000), abort.signal);
@@ -165,16 +178,21 @@ describe("turn runner with the encode offload (stand-in engine, not a model)", (
     run.mockRestore();
   });
 
-  it("should keep answering a healthy session while another session's 400k-char word is being tokenised", async () => {
+  it("should keep answering a healthy session while another session's 800k-char word is being tokenised", async () => {
+    await gateway.offload!.pool.maxTokenBytes;
     addSession("attacker", 32_768);
-    addSession("healthy", 4096);
+    addSession("healthy", 32_768);
     const abort = new AbortController();
-    const attack = send("attacker", [{ role: "user", content: "z".repeat(400_000) }], abort.signal);
+    const attack = send("attacker", [{ role: "user", content: "z".repeat(800_000) }], abort.signal);
     // Wait until the word is in the pool, then run three turns of the healthy session.
     await vi.waitFor(() => expect(gateway.offload!.pool.pending).toBe(1), { timeout: 5_000, interval: 5 });
     const history: unknown[] = [];
     for (let turn = 1; turn <= 3; turn++) {
-      history.push({ role: "user", content: `question ${turn}` });
+      // The first question is large enough to be rendered in the pool too (by a spare worker).
+      history.push({
+        role: "user",
+        content: turn === 1 ? `question ${"q ".repeat(10_000)}` : `question ${turn}`,
+      });
       const response = await send("healthy", history);
       expect(response.status).toBe(200);
       const body = (await response.json()) as { choices: Array<{ message: { content: string } }> };

@@ -234,7 +234,9 @@ export function createEncodeOffload({
             kind: "render",
             op: deferred.op,
             input: plainInput(deferred.input),
-            ...(maxContextTokens !== undefined ? { maxContextTokens } : {}),
+            ...(maxContextTokens !== undefined
+              ? { maxContextTokens, maxTokenBytes: await pool.maxTokenBytes }
+              : {}),
           },
           signal,
         );
@@ -246,7 +248,11 @@ export function createEncodeOffload({
   };
 }
 
-/** Worker threads of a gateway's encode pool: the cores but one (the event loop's), 1 to 4. */
+/**
+ * Worker threads a gateway's encode pool keeps started: the cores but one (the event loop's), 1 to 4, plus
+ * one, so that while one worker tokenises a pathological input another is already warm (a worker takes
+ * about a second to load the tokenizer, longer on a loaded machine).
+ */
 export function encodeWorkers(): number {
-  return Math.max(1, Math.min(4, availableParallelism() - 1));
+  return Math.max(1, Math.min(4, availableParallelism() - 1)) + 1;
 }

@@ -7,8 +7,13 @@ import { Worker } from "node:worker_threads";
 export interface EncodePoolOptions {
   /** The Hugging Face tokenizer directory the gateway loaded (each worker loads the same files). */
   tokenizerDir: string;
-  /** Worker threads. @default 1 */
+  /** Worker threads kept running. @default 1 */
   size?: number;
+  /**
+   * Most worker threads: while every worker is busy (one long task must not hold up the next session's
+   * render), one more is started, up to this many; extra ones stop when they go idle. @default size + 3
+   */
+  maxSize?: number;
   /** The chat template the gateway's renderer was built with, when not the tokenizer's own. */
   chatTemplate?: string;
 }
@@ -23,6 +28,8 @@ export type PoolTask =
       input: unknown;
       /** The session's context limit: a render whose size alone exceeds it is not tokenised. */
       maxContextTokens?: number;
+      /** {@link EncodePool.maxTokenBytes}, needed with `maxContextTokens` for the size bound. */
+      maxTokenBytes?: number;
     };
 
 /** What a worker answers: the ids, or (render) the size bound that refused it, or that it failed. */
@@ -38,7 +45,7 @@ interface Task {
 
 interface Slot {
   worker: Worker;
-  ready: Promise<number>;
+  ready: boolean;
   task: Task | undefined;
   nextId: number;
 }
@@ -55,7 +62,7 @@ class TooLarge { constructor(atLeast) { this.atLeast = atLeast; } }
   const { DUMMY_PREFIX_MESSAGES } = await import(workerData.chatInternalEntry);
   const tokenizer = await chat.loadTokenizer(workerData.tokenizerDir);
   let maxTokenBytes = 0;
-  for (let id = 0; id < tokenizer.vocabSize; id++) {
+  for (let id = 0; workerData.scan && id < tokenizer.vocabSize; id++) {
     const bytes = Buffer.byteLength(tokenizer.decode([id], { skipSpecialTokens: false }));
     if (bytes > maxTokenBytes) maxTokenBytes = bytes;
   }
@@ -66,12 +73,12 @@ class TooLarge { constructor(atLeast) { this.atLeast = atLeast; } }
         return (text) => {
           if (limit !== undefined) {
             const bytes = Buffer.byteLength(text);
-            if (Math.ceil(bytes / (maxTokenBytes + 1)) >= limit.max) {
+            if (Math.ceil(bytes / limit.tokenBytes) >= limit.max) {
               const dummy = Buffer.byteLength(renderer.renderText(
                 { messages: [...DUMMY_PREFIX_MESSAGES], tools: limit.tools, chatTemplateKwargs: limit.kwargs },
                 { addGenerationPrompt: false },
               ));
-              const atLeast = Math.ceil(Math.max(0, bytes - dummy) / (maxTokenBytes + 1));
+              const atLeast = Math.ceil(Math.max(0, bytes - dummy) / limit.tokenBytes);
               if (atLeast >= limit.max) throw new TooLarge(atLeast);
             }
           }
@@ -91,8 +98,8 @@ class TooLarge { constructor(atLeast) { this.atLeast = atLeast; } }
       let ids;
       if (work.kind === "encode") ids = tokenizer.encode(work.text);
       else {
-        limit = work.maxContextTokens === undefined ? undefined
-          : { max: work.maxContextTokens, tools: work.input.tools, kwargs: work.input.chatTemplateKwargs };
+        limit = work.maxContextTokens === undefined || work.maxTokenBytes === undefined ? undefined
+          : { max: work.maxContextTokens, tokenBytes: work.maxTokenBytes + 1, tools: work.input.tools, kwargs: work.input.chatTemplateKwargs };
         try {
           ids = work.op === "prompt" ? renderer.renderPrompt(work.input) : renderer.renderObservationDelta(work.input);
         } finally {
@@ -121,14 +128,18 @@ function chatEntryUrls(): { chatEntry: string; chatInternalEntry: string } {
 }
 
 /**
- * A small pool of worker threads that tokenise texts with the gateway's tokenizer, so a large or
- * pathological input (a 5 MiB unbroken word costs minutes of BPE) never runs on the event loop. Tasks
- * queue first in, first out; aborting a running task terminates its worker (BPE cannot be interrupted)
- * and starts a fresh one, so an attacker who disconnects stops costing CPU.
+ * A small, elastic pool of worker threads that render and tokenise with the gateway's tokenizer, so a
+ * large or pathological input (a 5 MiB unbroken word costs minutes of BPE, 10^5 messages seconds of
+ * template) never runs on the event loop. Tasks queue first in, first out; whenever every worker is busy a
+ * spare one is started (up to `maxSize`), so one long task never holds up the next session's render.
+ * Aborting a running task terminates its worker (BPE cannot be interrupted), so an attacker who
+ * disconnects stops costing CPU.
  */
 export class EncodePool {
   readonly #slots: Slot[] = [];
   readonly #queue: Task[] = [];
+  readonly #size: number;
+  readonly #maxSize: number;
   readonly #workerData: {
     chatEntry: string;
     chatInternalEntry: string;
@@ -136,18 +147,28 @@ export class EncodePool {
     chatTemplate: string | undefined;
   };
   #closed = false;
+  #scanned = false;
+  /** The worker scanning the vocabulary for {@link maxTokenBytes}, while it starts. */
+  #scanner: Slot | undefined;
+  #resolveMaxTokenBytes!: (bytes: number) => void;
+  #rejectMaxTokenBytes!: (error: unknown) => void;
   /**
    * The UTF-8 byte length of the tokenizer's longest token text (decoded with special tokens), once the
    * first worker has scanned the vocabulary: an upper bound of the bytes one token stands for.
    */
   readonly maxTokenBytes: Promise<number>;
 
-  constructor({ tokenizerDir, size = 1, chatTemplate }: EncodePoolOptions) {
+  constructor({ tokenizerDir, size = 1, maxSize, chatTemplate }: EncodePoolOptions) {
     this.#workerData = { ...chatEntryUrls(), tokenizerDir, chatTemplate };
-    for (let i = 0; i < Math.max(1, size); i++) this.#slots.push(this.#spawn());
-    this.maxTokenBytes = this.#slots[0]!.ready;
+    this.#size = Math.max(1, size);
+    this.#maxSize = Math.max(this.#size, maxSize ?? this.#size + 3);
+    this.maxTokenBytes = new Promise<number>((resolve, reject) => {
+      this.#resolveMaxTokenBytes = resolve;
+      this.#rejectMaxTokenBytes = reject;
+    });
     // A pool nobody uses must not report an unhandled rejection.
     this.maxTokenBytes.catch(() => undefined);
+    for (let i = 0; i < this.#size; i++) this.#slots.push(this.#spawn());
   }
 
   /**
@@ -162,7 +183,7 @@ export class EncodePool {
 
   /**
    * Runs one task in a worker.
-   * @throws the signal's reason when aborted; Error when the pool is closed or the worker died.
+   * @throws the signal's reason when aborted; Error when the pool is closed or a worker failed to start.
    */
   run(work: PoolTask, signal?: AbortSignal): Promise<PoolResult> {
     if (this.#closed) return Promise.reject(new Error("the encode pool is closed"));
@@ -180,13 +201,19 @@ export class EncodePool {
     return this.#queue.length + this.#slots.filter((slot) => slot.task !== undefined).length;
   }
 
+  /** Worker threads running or starting. */
+  get workers(): number {
+    return this.#slots.length;
+  }
+
   /** Terminates every worker; pending tasks reject. */
   async close(): Promise<void> {
     this.#closed = true;
     const error = new Error("the encode pool is closed");
+    this.#rejectMaxTokenBytes(error);
     for (const task of this.#queue.splice(0)) this.#settle(task, () => task.reject(error));
     await Promise.all(
-      this.#slots.map(async (slot) => {
+      this.#slots.splice(0).map(async (slot) => {
         const task = slot.task;
         slot.task = undefined;
         if (task) this.#settle(task, () => task.reject(error));
@@ -196,68 +223,91 @@ export class EncodePool {
   }
 
   #spawn(): Slot {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: this.#workerData });
+    const scan = !this.#scanned && this.#scanner === undefined;
+    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...this.#workerData, scan } });
     worker.unref();
-    const slot: Slot = { worker, ready: undefined as unknown as Promise<number>, task: undefined, nextId: 0 };
-    slot.ready = new Promise<number>((resolve, reject) => {
-      worker.on("message", (message: { ready?: boolean; maxTokenBytes?: number; fatal?: string }) => {
-        if (message.ready) resolve(message.maxTokenBytes ?? 0);
-        else if (message.fatal !== undefined)
-          reject(new Error(`encode worker failed to start: ${message.fatal}`));
-      });
-      worker.once("error", reject);
-    });
-    slot.ready.then(
-      () => this.#pump(),
-      () => undefined,
+    const slot: Slot = { worker, ready: false, task: undefined, nextId: 0 };
+    if (scan) this.#scanner = slot;
+    worker.on(
+      "message",
+      (message: {
+        ready?: boolean;
+        maxTokenBytes?: number;
+        fatal?: string;
+        id?: number;
+        result?: PoolResult;
+      }) => {
+        if (message.ready) {
+          slot.ready = true;
+          if (scan && !this.#scanned) {
+            this.#scanned = true;
+            this.#scanner = undefined;
+            this.#resolveMaxTokenBytes(message.maxTokenBytes ?? 0);
+          }
+          this.#pump();
+        } else if (message.fatal !== undefined) {
+          this.#fail(slot, new Error(`encode worker failed to start: ${message.fatal}`));
+        } else if (message.id !== undefined && message.result !== undefined) {
+          const task = slot.task;
+          if (task === undefined || message.id !== slot.nextId) return;
+          slot.task = undefined;
+          const result = message.result;
+          this.#settle(task, () => task.resolve(result));
+          this.#trim(slot);
+          this.#pump();
+        }
+      },
     );
-    worker.on("message", (message: { id?: number; result?: PoolResult }) => {
-      if (message.id === undefined || message.result === undefined) return;
-      const task = slot.task;
-      if (task === undefined || message.id !== slot.nextId) return;
-      slot.task = undefined;
-      const result = message.result;
-      this.#settle(task, () => task.resolve(result));
-      this.#pump();
-    });
-    worker.on("error", (error) => this.#replace(slot, error));
-    worker.on("exit", () => {
-      if (!this.#closed) this.#replace(slot, new Error("the encode worker exited"));
-    });
+    worker.on("error", (error) => this.#drop(slot, error));
+    worker.on("exit", () => this.#drop(slot, new Error("the encode worker exited")));
     return slot;
   }
 
-  /** Fails a slot's running task (if any) and puts a fresh worker in its place. */
-  #replace(slot: Slot, error: unknown): void {
-    const index = this.#slots.indexOf(slot);
-    if (index < 0 || this.#closed) return;
+  /** A worker that could not start: every queued task fails with its error (the next one may retry). */
+  #fail(slot: Slot, error: Error): void {
+    this.#remove(slot);
+    for (const task of this.#queue.splice(0)) this.#settle(task, () => task.reject(error));
+    if (this.#scanner === slot) this.#rejectMaxTokenBytes(error);
+  }
+
+  /** A worker that died or was terminated: its task (if any) fails, the pool keeps its base size. */
+  #drop(slot: Slot, error: unknown): void {
+    if (!this.#slots.includes(slot) || this.#closed) return;
     const task = slot.task;
     slot.task = undefined;
     if (task) this.#settle(task, () => task.reject(error));
+    this.#remove(slot);
+    this.#pump();
+  }
+
+  #remove(slot: Slot): void {
+    if (this.#scanner === slot) this.#scanner = undefined;
+    const index = this.#slots.indexOf(slot);
+    if (index >= 0) this.#slots.splice(index, 1);
     void slot.worker.terminate();
-    this.#slots[index] = this.#spawn();
+  }
+
+  /** An idle worker above the base size stops when another idle one remains (one spare is kept). */
+  #trim(slot: Slot): void {
+    if (this.#slots.length <= this.#size || this.#queue.length > 0) return;
+    const idle = this.#slots.filter((other) => other.task === undefined).length;
+    if (idle > 1) this.#remove(slot);
   }
 
   #pump(): void {
-    for (const slot of this.#slots) {
-      if (this.#queue.length === 0) return;
-      if (slot.task !== undefined) continue;
-      // Only a worker that reported ready takes work (a starting one queues nothing).
-      void slot.ready.then(
-        () => {
-          if (slot.task !== undefined || this.#closed || !this.#slots.includes(slot)) return;
-          const task = this.#queue.shift();
-          if (task === undefined) return;
-          slot.task = task;
-          slot.nextId++;
-          slot.worker.postMessage({ id: slot.nextId, work: task.work });
-        },
-        () => {
-          const task = this.#queue.shift();
-          if (task) this.#settle(task, () => slot.ready.catch(task.reject));
-        },
-      );
+    if (this.#closed) return;
+    while (this.#queue.length > 0) {
+      const slot = this.#slots.find((candidate) => candidate.ready && candidate.task === undefined);
+      if (slot === undefined) break;
+      const task = this.#queue.shift()!;
+      slot.task = task;
+      slot.nextId++;
+      slot.worker.postMessage({ id: slot.nextId, work: task.work });
     }
+    // Keep the base size, and a spare starting whenever no worker is free.
+    while (this.#slots.length < this.#size) this.#slots.push(this.#spawn());
+    const free = this.#slots.filter((slot) => slot.task === undefined).length - this.#queue.length;
+    if (free <= 0 && this.#slots.length < this.#maxSize) this.#slots.push(this.#spawn());
   }
 
   #abort(task: Task): void {
@@ -271,7 +321,8 @@ export class EncodePool {
     if (slot === undefined) return;
     slot.task = undefined;
     this.#settle(task, () => task.reject(task.signal?.reason));
-    this.#replace(slot, task.signal?.reason);
+    this.#remove(slot);
+    this.#pump();
   }
 
   #settle(task: Task, settle: () => void): void {

