@@ -10,8 +10,9 @@ export interface EncodePoolOptions {
   /** Worker threads kept running. @default 1 */
   size?: number;
   /**
-   * Most worker threads: while every worker is busy (one long task must not hold up the next session's
-   * render), one more is started, up to this many; extra ones stop when they go idle. @default size + 3
+   * Most worker threads: while tasks wait behind workers all busy for 200 ms or more (one long task must
+   * not hold up the next session's render), one more is started, up to this many; extra ones stop after
+   * 30 s idle. @default size + 3
    */
   maxSize?: number;
   /** The chat template the gateway's renderer was built with, when not the tokenizer's own. */
@@ -47,8 +48,17 @@ interface Slot {
   worker: Worker;
   ready: boolean;
   task: Task | undefined;
+  /** When the running task was posted (`performance.now()`). */
+  startedAt: number;
   nextId: number;
+  /** Stops an idle extra worker (above the base size) after {@link IDLE_EXTRA_MS}. */
+  idleTimer: ReturnType<typeof setTimeout> | undefined;
 }
+
+/** A queued task waits this long behind busy workers before a spare worker is started, in ms. */
+const SPARE_AFTER_MS = 200;
+/** An extra worker (above the base size) idle this long stops, in ms. */
+const IDLE_EXTRA_MS = 30_000;
 
 // The worker: loads the tokenizer (and renderer) through @relax/chat's built entries (the same code as the
 // gateway's own), reports the byte length of its longest token, then runs tasks one at a time. A render
@@ -130,8 +140,10 @@ function chatEntryUrls(): { chatEntry: string; chatInternalEntry: string } {
 /**
  * A small, elastic pool of worker threads that render and tokenise with the gateway's tokenizer, so a
  * large or pathological input (a 5 MiB unbroken word costs minutes of BPE, 10^5 messages seconds of
- * template) never runs on the event loop. Tasks queue first in, first out; whenever every worker is busy a
- * spare one is started (up to `maxSize`), so one long task never holds up the next session's render.
+ * template) never runs on the event loop. Tasks queue first in, first out; when a task has waited
+ * 200 ms behind workers that are all busy that long, a spare one is started (up to `maxSize`; it stops
+ * after 30 s idle), so one long task never holds up the next session's render for long, while a burst of
+ * short renders does not pay for worker start-ups.
  * Aborting a running task terminates its worker (BPE cannot be interrupted), so an attacker who
  * disconnects stops costing CPU.
  */
@@ -148,6 +160,7 @@ export class EncodePool {
   };
   #closed = false;
   #scanned = false;
+  #spareTimer: ReturnType<typeof setTimeout> | undefined;
   /** The worker scanning the vocabulary for {@link maxTokenBytes}, while it starts. */
   #scanner: Slot | undefined;
   #resolveMaxTokenBytes!: (bytes: number) => void;
@@ -201,6 +214,12 @@ export class EncodePool {
     return this.#queue.length + this.#slots.filter((slot) => slot.task !== undefined).length;
   }
 
+  /** Resolves once every worker started so far has loaded its tokenizer (benches wait for it). */
+  async ready(): Promise<void> {
+    await this.maxTokenBytes;
+    while (this.#slots.some((slot) => !slot.ready)) await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+
   /** Worker threads running or starting. */
   get workers(): number {
     return this.#slots.length;
@@ -209,6 +228,7 @@ export class EncodePool {
   /** Terminates every worker; pending tasks reject. */
   async close(): Promise<void> {
     this.#closed = true;
+    if (this.#spareTimer !== undefined) clearTimeout(this.#spareTimer);
     const error = new Error("the encode pool is closed");
     this.#rejectMaxTokenBytes(error);
     for (const task of this.#queue.splice(0)) this.#settle(task, () => task.reject(error));
@@ -226,7 +246,14 @@ export class EncodePool {
     const scan = !this.#scanned && this.#scanner === undefined;
     const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { ...this.#workerData, scan } });
     worker.unref();
-    const slot: Slot = { worker, ready: false, task: undefined, nextId: 0 };
+    const slot: Slot = {
+      worker,
+      ready: false,
+      task: undefined,
+      startedAt: 0,
+      nextId: 0,
+      idleTimer: undefined,
+    };
     if (scan) this.#scanner = slot;
     worker.on(
       "message",
@@ -282,16 +309,20 @@ export class EncodePool {
 
   #remove(slot: Slot): void {
     if (this.#scanner === slot) this.#scanner = undefined;
+    if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer);
     const index = this.#slots.indexOf(slot);
     if (index >= 0) this.#slots.splice(index, 1);
     void slot.worker.terminate();
   }
 
-  /** An idle worker above the base size stops when another idle one remains (one spare is kept). */
+  /** An idle worker above the base size stops after {@link IDLE_EXTRA_MS} without work. */
   #trim(slot: Slot): void {
-    if (this.#slots.length <= this.#size || this.#queue.length > 0) return;
-    const idle = this.#slots.filter((other) => other.task === undefined).length;
-    if (idle > 1) this.#remove(slot);
+    if (this.#slots.length <= this.#size || slot.idleTimer !== undefined) return;
+    slot.idleTimer = setTimeout(() => {
+      slot.idleTimer = undefined;
+      if (slot.task === undefined && this.#slots.length > this.#size) this.#remove(slot);
+    }, IDLE_EXTRA_MS);
+    slot.idleTimer.unref();
   }
 
   #pump(): void {
@@ -300,14 +331,29 @@ export class EncodePool {
       const slot = this.#slots.find((candidate) => candidate.ready && candidate.task === undefined);
       if (slot === undefined) break;
       const task = this.#queue.shift()!;
+      if (slot.idleTimer !== undefined) clearTimeout(slot.idleTimer);
+      slot.idleTimer = undefined;
       slot.task = task;
+      slot.startedAt = performance.now();
       slot.nextId++;
       slot.worker.postMessage({ id: slot.nextId, work: task.work });
     }
-    // Keep the base size, and a spare starting whenever no worker is free.
+    // Keep the base size; and when tasks wait behind workers that stay busy (a long task, not a burst
+    // of short ones, which would only pay a worker's start-up), start a spare.
     while (this.#slots.length < this.#size) this.#slots.push(this.#spawn());
-    const free = this.#slots.filter((slot) => slot.task === undefined).length - this.#queue.length;
-    if (free <= 0 && this.#slots.length < this.#maxSize) this.#slots.push(this.#spawn());
+    if (this.#queue.length > 0 && this.#spareTimer === undefined && this.#slots.length < this.#maxSize) {
+      this.#spareTimer = setTimeout(() => {
+        this.#spareTimer = undefined;
+        if (this.#closed || this.#queue.length === 0 || this.#slots.length >= this.#maxSize) return;
+        const starting = this.#slots.some((slot) => !slot.ready);
+        const stuck = this.#slots.every(
+          (slot) => slot.task !== undefined && performance.now() - slot.startedAt >= SPARE_AFTER_MS,
+        );
+        if (stuck && !starting) this.#slots.push(this.#spawn());
+        this.#pump();
+      }, SPARE_AFTER_MS);
+      this.#spareTimer.unref();
+    }
   }
 
   #abort(task: Task): void {
