@@ -10,6 +10,7 @@
 //      fixed-size /generate to the same stand-in, a minimal reply) with the same agents and bodies;
 //   3. p99 round trip of healthy sessions while another session's request is one 5 MB word ÷ without;
 //   4. forest heap bytes per stored token on a 100-turn ~64k-token session (message text included).
+// BENCH_NO_OFFLOAD=1 runs the same with every render and tokenisation on the event loop, for comparison.
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -62,24 +63,7 @@ const generate = createTurnRunner({
   sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 64 },
   defaultTemplateKwargs: {},
   reasoningParser: "qwen3",
-  onTurn: (event) => {
-    if (process.env.BENCH_DEBUG)
-      transitions.set(event.transition, (transitions.get(event.transition) ?? 0) + 1);
-    if (process.env.BENCH_DEBUG) internalMs.push(event.gatewayMs);
-  },
 });
-const transitions = new Map<string, number>();
-const internalMs: number[] = [];
-if (process.env.BENCH_DEBUG) {
-  const run = pool.run.bind(pool);
-  pool.run = (work, signal) => {
-    transitions.set(
-      `pool:${work.kind}:${"op" in work ? work.op : ""}`,
-      (transitions.get(`pool:${work.kind}:${"op" in work ? work.op : ""}`) ?? 0) + 1,
-    );
-    return run(work, signal);
-  };
-}
 const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
 const serverOptions = { keepAliveTimeout: 120_000, headersTimeout: 130_000, requestTimeout: 0 };
 const gateway = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", serverOptions });
@@ -201,12 +185,6 @@ for (const [contextTokens, sessions, turns] of [
   dropSessions(run.ids);
 }
 
-if (process.env.BENCH_ONLY_CPU) {
-  for (const row of rows) console.log(row);
-  if (process.env.BENCH_DEBUG) console.log(transitions, "internal p50", percentile(internalMs, 50));
-  engineProcess.kill("SIGTERM");
-  process.exit(0);
-}
 // 3. Healthy p99 with and without a 5 MB-word attack (the attack is in the encode pool throughout).
 const quiet = await runClients({ url: gatewayUrl, sessions: 8, turns: 8, contextTokens: 8_000 });
 dropSessions(quiet.ids);
@@ -246,8 +224,6 @@ console.log(
   `gateway ingress bench: stand-in engine (not a model) at zero latency, agents and engine in their own processes, ${encodeWorkers()} encode workers`,
 );
 for (const row of rows) console.log(row);
-if (process.env.BENCH_DEBUG)
-  console.log(transitions, "internal p50", percentile(internalMs, 50), "p90", percentile(internalMs, 90));
 console.log(`  (bench wall time ${fmt((performance.now() - benchStarted) / 1000, 1)} s)`);
 
 await pool.close();
