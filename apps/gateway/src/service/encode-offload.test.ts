@@ -181,7 +181,7 @@ describe("turn runner with the encode offload (stand-in engine, not a model)", (
   });
 
   it("should keep answering a healthy session while another session's 800k-char word is being tokenised", async () => {
-    await gateway.offload!.pool.maxTokenBytes;
+    await gateway.offload!.pool.ready();
     addSession("attacker", 32_768);
     addSession("healthy", 32_768);
     const abort = new AbortController();
