@@ -3,7 +3,7 @@ import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
-import { needsOffload } from "./encode-offload";
+import { createEncodeOffload, needsOffload } from "./encode-offload";
 import { EncodePool } from "./encode-pool";
 import { GatewaySession } from "./gateway-session";
 
@@ -17,6 +17,21 @@ describe("needsOffload", () => {
     expect(needsOffload(`${"x".repeat(10)} ${"y".repeat(10)}`, limits)).toBe(true);
     expect(needsOffload(`${"x".repeat(9)} ${"y".repeat(9)}\n${"z".repeat(9)}`, limits)).toBe(false);
     expect(needsOffload("x".repeat(19), limits)).toBe(false); // below minGuardChars
+  });
+});
+
+describe("createEncodeOffload with a pool that cannot start", () => {
+  it("should tokenise in place instead of failing the turn", async () => {
+    const gateway = await createTestGateway();
+    const offload = createEncodeOffload({
+      tokenizer: gateway.tokenizer,
+      pool: new EncodePool({ tokenizerDir: "/nonexistent/tokenizer-dir" }),
+    });
+    const text = "in place ".repeat(3_000);
+    const ids = await offload.run(() => offload.tokenizer.encode(text), {});
+    expect(ids).toEqual(gateway.tokenizer.encode(text));
+    await offload.close();
+    await gateway.close();
   });
 });
 

@@ -226,22 +226,44 @@ export function createEncodeOffload({
         scope.deferrals++;
         if (deferred instanceof DeferredEncode) {
           await check?.(deferred.text);
-          scope.cache.set(deferred.text, await pool.encode(deferred.text, signal));
+          const ids = await inPool(() => pool.encode(deferred.text, signal));
+          if (ids === undefined) scope.deferrals = MAX_DEFERRALS;
+          else scope.cache.set(deferred.text, ids);
           continue;
         }
-        const result = await pool.run(
-          {
-            kind: "render",
-            op: deferred.op,
-            input: plainInput(deferred.input),
-            ...(maxContextTokens !== undefined
-              ? { maxContextTokens, maxTokenBytes: await pool.maxTokenBytes }
-              : {}),
-          },
-          signal,
+        const { op, input, key } = deferred;
+        const result = await inPool(async () =>
+          pool.run(
+            {
+              kind: "render",
+              op,
+              input: plainInput(input),
+              ...(maxContextTokens !== undefined
+                ? { maxContextTokens, maxTokenBytes: await pool.maxTokenBytes }
+                : {}),
+            },
+            signal,
+          ),
         );
+        if (result === undefined) {
+          scope.deferrals = MAX_DEFERRALS;
+          continue;
+        }
         if ("tooLarge" in result && tooLarge !== undefined) tooLarge(result.tooLarge);
-        scope.renders.set(deferred.key, result);
+        scope.renders.set(key, result);
+      }
+
+      /**
+       * Runs pool work; a pool that cannot serve (a worker that failed to start or died) gives
+       * `undefined`, and the turn is then rendered in place rather than failed. An abort is rethrown.
+       */
+      async function inPool<V>(work: () => Promise<V>): Promise<V | undefined> {
+        try {
+          return await work();
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          return undefined;
+        }
       }
     },
     close: () => pool.close(),
