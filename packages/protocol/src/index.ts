@@ -39,6 +39,7 @@ export {
   type RequestEndEvent,
 } from "./handler/create-protocol-handler";
 export type { ModelInfo } from "./handler/list-models";
+export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES } from "./handler/read-json-body";
 // Responses
 export { convertResponsesRequest } from "./responses/convert-responses-request";
 export { type ResponsesResponse, responsesRequestSchema } from "./responses/responses-api";

@@ -39,4 +39,4 @@ export type {
   SglangClientOptions,
   WeightUpdateOutcome,
 } from "./sglang-client-types";
-export type { ControlRetryOptions } from "./sglang-http";
+export type { ControlRetryOptions, EngineConnectionOptions } from "./sglang-http";

@@ -1,7 +1,7 @@
 import type { GenerateStreamDelta } from "./accumulate-generate-stream";
 import type { GenerateResult } from "./generate-result";
 import type { SamplingParams } from "./sampling-params";
-import type { ControlRetryOptions } from "./sglang-http";
+import type { ControlRetryOptions, EngineConnectionOptions } from "./sglang-http";
 
 /** Options of `createSglangClient`. Give `baseUrl`, or `workers`, or `routerUrl` (with or without `workers`). */
 export interface SglangClientOptions {
@@ -35,8 +35,13 @@ export interface SglangClientOptions {
   routingHeader?: string;
   /** Extra headers on every request (e.g. `Authorization`). */
   headers?: Record<string, string>;
-  /** A `fetch` implementation (instrumentation, tests). @default globalThis.fetch */
+  /**
+   * A `fetch` implementation (instrumentation, tests). @default the global `fetch` through the client's
+   * own connection pool (see `connections`)
+   */
   fetch?: typeof globalThis.fetch;
+  /** The client's own connection pool to the engine (ignored when `fetch` is given). */
+  connections?: EngineConnectionOptions;
 }
 
 /** Arguments of `generate` / `generateStream`. */

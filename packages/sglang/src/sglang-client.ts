@@ -28,7 +28,7 @@ import type {
   WeightUpdateOutcome,
 } from "./sglang-client-types";
 import { normalizeUrl, SglangControlPlane } from "./sglang-control-plane";
-import { createKy, mapTransportError, parseBodyText } from "./sglang-http";
+import { createEngineAgent, createKy, mapTransportError, parseBodyText } from "./sglang-http";
 
 /** Default routing header of the SGLang router (sgl-model-gateway). */
 export const ROUTING_HEADER = "X-SMG-Routing-Key";
@@ -82,7 +82,11 @@ class SglangClientImpl implements SglangClient {
     this.#timeoutMs = options.timeoutMs ?? 600_000;
     this.#abortGraceMs = options.abortGraceMs ?? 10_000;
     this.#routingHeader = options.routingHeader ?? ROUTING_HEADER;
-    this.#ky = createKy({ fetch: options.fetch, headers: options.headers });
+    this.#ky = createKy({
+      fetch: options.fetch,
+      headers: options.headers,
+      ...(options.fetch === undefined ? { agent: createEngineAgent(options.connections) } : {}),
+    });
     this.#control = new SglangControlPlane({
       kyInstance: this.#ky,
       workers: this.#workers,

@@ -1,4 +1,5 @@
 import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from "ky";
+import { Agent } from "undici";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
 import { parseRetryAfter } from "./errors/sglang-api-error";
@@ -19,16 +20,55 @@ export interface ControlRetryOptions {
 /** Statuses a control call is retried on (the router's own retry set). */
 export const RETRY_STATUS_CODES = [408, 429, 500, 502, 503, 504] as const;
 
-/** Creates the ky instance shared by a client. */
+/** Connection pool settings of a client's own HTTP agent (used when no `fetch` is given). */
+export interface EngineConnectionOptions {
+  /**
+   * How long an idle kept-alive connection to the engine is reused, in ms. Kept well below the server's
+   * own idle timeout (uvicorn, which serves SGLang, closes after 5 s; Node's http server after 5 s) so
+   * the client always closes first: a request written on a connection the server is closing at that
+   * moment fails with `UND_ERR_SOCKET` ("other side closed"), and `/generate` is never retried.
+   * A server's `Keep-Alive: timeout=` hint lowers it further, minus one second. @default 2000
+   */
+  keepAliveTimeoutMs?: number;
+  /** Most connections per engine origin; `undefined` for no limit (one per concurrent request). */
+  connectionsPerOrigin?: number;
+}
+
+/** The client's dedicated undici agent: keep-alive below the server's, see {@link EngineConnectionOptions}. */
+export function createEngineAgent(options: EngineConnectionOptions = {}): Agent {
+  const keepAlive = options.keepAliveTimeoutMs ?? 2_000;
+  return new Agent({
+    keepAliveTimeout: keepAlive,
+    keepAliveMaxTimeout: keepAlive,
+    keepAliveTimeoutThreshold: 1_000,
+    ...(options.connectionsPerOrigin !== undefined ? { connections: options.connectionsPerOrigin } : {}),
+  });
+}
+
+/**
+ * Creates the ky instance shared by a client: through `fetch` when given, else through the global
+ * `fetch` with the client's own {@link createEngineAgent} as its dispatcher (never the process-wide
+ * pool, whose keep-alive follows the server's hint and races its close).
+ */
 export function createKy({
   fetch,
   headers,
+  agent,
 }: {
   fetch?: typeof globalThis.fetch;
   headers?: Record<string, string>;
+  agent?: Agent;
 }): KyInstance {
+  const viaAgent =
+    fetch === undefined && agent !== undefined
+      ? (input: RequestInfo | URL, init?: RequestInit) =>
+          globalThis.fetch(input, { ...init, dispatcher: agent } as RequestInit)
+      : undefined;
+  const chosen = fetch ?? viaAgent;
   return ky.create({
-    ...(fetch ? { fetch: fetch as (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> } : {}),
+    ...(chosen
+      ? { fetch: chosen as (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> }
+      : {}),
     headers,
   });
 }

@@ -229,6 +229,11 @@ export function addRolloutOptions(command: Command): Command {
     .option("--port <port>", "gateway port (default 0: any free port)", int("--port"))
     .option("--base-path <path>", "base path of the agent API (default /agentic_api)")
     .option(
+      "--max-request-bytes <n>",
+      "largest agent request body in bytes; larger ones get 413 (default 33554432 = 32 MiB)",
+      int("--max-request-bytes"),
+    )
+    .option(
       "--sse-heartbeat-seconds <s>",
       "buffered-SSE heartbeat interval (default 15)",
       float("--sse-heartbeat-seconds"),

@@ -204,6 +204,15 @@ export const rolloutConfigSchema = z
     port: z.number().int().min(0).max(65535).default(0),
     /** Base path of the agent-facing API. @default "/agentic_api" */
     basePath: z.string().default("/agentic_api"),
+    /**
+     * Largest agent request body in bytes (`--max-request-bytes`); a larger one is answered 413 in the
+     * agent protocol's error format without being read. @default 33554432 (32 MiB)
+     */
+    maxRequestBytes: z
+      .number()
+      .int()
+      .positive()
+      .default(32 * 1024 * 1024),
     /** Buffered-SSE heartbeat interval in seconds. @default 15 */
     sseHeartbeatSeconds: z.number().positive().default(15),
     logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),

@@ -18,6 +18,8 @@ import { RunReporter } from "../report/run-reporter";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { createTokenCounter } from "../service/create-token-counter";
 import { createTurnRunner } from "../service/create-turn-runner";
+import { createEncodeOffload, encodeWorkers } from "../service/encode-offload";
+import { EncodePool } from "../service/encode-pool";
 import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { AsyncDisposableStack } from "./async-disposable-stack";
@@ -225,15 +227,35 @@ async function startRuntime(options: {
 }): Promise<RolloutRuntime> {
   const { config, components, cwd, logger, io, stack } = options;
 
-  const tokenizer = await loadTokenizer(resolveTokenizerPath(components.tokenizer.source));
+  const tokenizerDir = resolveTokenizerPath(components.tokenizer.source);
+  const tokenizer = await loadTokenizer(tokenizerDir);
   const chatTemplatePath = components.tokenizer.chatTemplatePath;
   const chatTemplate = chatTemplatePath !== undefined ? await readFile(chatTemplatePath, "utf8") : undefined;
-  const { renderer, images, vision } = await loadVisionSetup({
-    renderer: createChatRenderer({ tokenizer, ...(chatTemplate !== undefined ? { chatTemplate } : {}) }),
-    ...(components.tokenizer.processorConfigPath !== undefined
-      ? { processorConfigPath: components.tokenizer.processorConfigPath }
-      : {}),
-  });
+  const template = chatTemplate !== undefined ? { chatTemplate } : {};
+  const processorConfigPath = components.tokenizer.processorConfigPath;
+  // Large observations are rendered and tokenised in worker threads (see encode-offload.ts). A vision
+  // renderer (--processor-config) renders on the event loop: the workers know only the text template.
+  const offload =
+    processorConfigPath === undefined
+      ? stack.adopt(
+          createEncodeOffload({
+            tokenizer,
+            pool: new EncodePool({ tokenizerDir, size: encodeWorkers(), ...template }),
+          }),
+          (item) => item.close(),
+        )
+      : undefined;
+  const { renderer, images, vision } =
+    offload !== undefined
+      ? {
+          renderer: offload.wrapRenderer(createChatRenderer({ tokenizer: offload.tokenizer, ...template })),
+          images: undefined,
+          vision: undefined,
+        }
+      : await loadVisionSetup({
+          renderer: createChatRenderer({ tokenizer, ...template }),
+          ...(processorConfigPath !== undefined ? { processorConfigPath } : {}),
+        });
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   for (const warning of exporter.warnings) {
@@ -312,6 +334,7 @@ async function startRuntime(options: {
     // A partial-rollout step close pauses the gate for train sessions; an eval is not held by it.
     ...(crossStep.partialRollout ? { bypassGate: (session) => session.mode === "eval" } : {}),
     currentStep: () => currentStep(),
+    ...(offload !== undefined ? { offload } : {}),
     registry,
     engine: backend.client,
     tokenizer,
@@ -355,6 +378,7 @@ async function startRuntime(options: {
     generate,
     basePath: gateway.basePath,
     heartbeatMs: gateway.heartbeatMs,
+    maxRequestBytes: gateway.maxRequestBytes,
     health: () => ({ backend: backend.kind }),
     // context.sessionId is the presented credential: logs carry the session's label instead.
     onWarning: (warning, context) => {

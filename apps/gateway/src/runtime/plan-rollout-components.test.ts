@@ -136,7 +136,13 @@ describe("planRolloutComponents", () => {
       eval: { groupSize: 2, concurrency: 1 },
       evalSchedule: { beforeTrain: false },
     });
-    expect(plan.gateway).toEqual({ host: "127.0.0.1", port: 0, basePath: "/agentic_api", heartbeatMs: 2000 });
+    expect(plan.gateway).toEqual({
+      host: "127.0.0.1",
+      port: 0,
+      basePath: "/agentic_api",
+      heartbeatMs: 2000,
+      maxRequestBytes: 33_554_432,
+    });
     const { classifier, ...turns } = plan.turns;
     expect(turns).toEqual({
       sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 1024 },

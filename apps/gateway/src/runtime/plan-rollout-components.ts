@@ -80,7 +80,7 @@ export interface RolloutComponents {
   /** Harness normalisers switched off by `--disable-normalizer` (the request-side ones). */
   normalizers: Partial<HarnessNormalizers>;
   /** The gateway HTTP server. */
-  gateway: { host: string; port: number; basePath: string; heartbeatMs: number };
+  gateway: { host: string; port: number; basePath: string; heartbeatMs: number; maxRequestBytes: number };
   /** Settings shared by every Group (the rest of `GroupContext` is built at start). */
   group: {
     agentCommand: string;
@@ -236,6 +236,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       port: config.port,
       basePath: config.basePath,
       heartbeatMs: config.sseHeartbeatSeconds * 1000,
+      maxRequestBytes: config.maxRequestBytes,
     },
     group: {
       agentCommand: config.agentCommand,

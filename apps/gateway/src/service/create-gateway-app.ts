@@ -22,6 +22,8 @@ export interface GatewayAppOptions {
   modelName?: string;
   /** Buffered-SSE heartbeat interval in ms. @default 15000 */
   heartbeatMs?: number;
+  /** Largest request body in bytes (`--max-request-bytes`); larger → 413. @default 33554432 (32 MiB) */
+  maxRequestBytes?: number;
   /** Extra fields for `/health` (backend, run progress). */
   health?: () => Record<string, unknown>;
   onWarning?: ProtocolHandlerOptions["onWarning"];
@@ -66,6 +68,7 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
       return registry.get(sessionId) !== undefined;
     },
     heartbeatMs,
+    ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
     basePath,
     defaultModel: modelName,
     models: () => [{ id: modelName, ownedBy: "relax" }],

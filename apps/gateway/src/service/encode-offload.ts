@@ -1,0 +1,280 @@
+import { availableParallelism } from "node:os";
+import type { ChatRenderer, ConversationState, ObservationDeltaInput, TextTokenizer } from "@relax/chat";
+import type { EncodePool, PoolResult } from "./encode-pool";
+
+/** Thrown (never escapes {@link EncodeOffload.run}) when a text must be tokenised off the event loop. */
+class DeferredEncode {
+  constructor(readonly text: string) {}
+}
+
+/** Thrown (never escapes {@link EncodeOffload.run}) when a render must run off the event loop. */
+class DeferredRender {
+  constructor(
+    readonly op: "prompt" | "delta",
+    readonly input: ConversationState | ObservationDeltaInput,
+    readonly key: string,
+  ) {}
+}
+
+/** When a render (template + tokenisation) runs in a worker: many messages, or much text. */
+const HEAVY_MESSAGES = 256;
+const HEAVY_CHARS = 16_384;
+
+/**
+ * Whether rendering `input` is heavy enough for a worker: {@link HEAVY_MESSAGES} messages or more, or
+ * {@link HEAVY_CHARS} characters of strings (keys included) in its messages and tools. An iterative walk
+ * that stops at the limit, so a light input costs a few microseconds.
+ */
+export function isHeavyRender(input: Pick<ConversationState, "messages" | "tools">): boolean {
+  if (input.messages.length >= HEAVY_MESSAGES) return true;
+  let chars = 0;
+  const stack: unknown[] = [input.messages, input.tools];
+  while (stack.length > 0) {
+    const value = stack.pop();
+    if (typeof value === "string") {
+      chars += value.length;
+      if (chars >= HEAVY_CHARS) return true;
+    } else if (Array.isArray(value)) {
+      for (const item of value) stack.push(item);
+    } else if (typeof value === "object" && value !== null) {
+      for (const [key, item] of Object.entries(value)) {
+        chars += key.length;
+        stack.push(item);
+      }
+    }
+  }
+  return chars >= HEAVY_CHARS;
+}
+
+/** The cache key of a render: its full input (the state may change between two tries of one turn). */
+function renderKey(op: "prompt" | "delta", input: ConversationState | ObservationDeltaInput): string {
+  const previous = "previousResponseIds" in input ? input.previousResponseIds : undefined;
+  return JSON.stringify([
+    op,
+    input.messages,
+    input.tools,
+    input.chatTemplateKwargs,
+    previous === undefined ? null : Array.from(previous),
+  ]);
+}
+
+/** A render input as plain data for `postMessage` (typed arrays and plain objects survive the copy). */
+function plainInput(input: ConversationState | ObservationDeltaInput): unknown {
+  return input;
+}
+
+/** When a text is tokenised in a worker instead of on the event loop; see {@link needsOffload}. */
+export interface OffloadThresholds {
+  /** Texts of at least this many UTF-16 code units. @default 16384 */
+  minChars: number;
+  /**
+   * The pre-token length guard: a text of at least {@link minGuardChars} with a run of this many
+   * characters without whitespace (one pre-token, whose BPE cost grows much faster than its length).
+   * @default 256
+   */
+  maxRunChars: number;
+  /** Shortest text the run guard looks at. @default 1024 */
+  minGuardChars: number;
+}
+
+const DEFAULT_THRESHOLDS: OffloadThresholds = { minChars: 16_384, maxRunChars: 256, minGuardChars: 1024 };
+
+/**
+ * Whether `text` is tokenised in a worker: long enough to cost the event loop tens of milliseconds, or
+ * holding one long unbroken run (a pathological pre-token). One pass over the char codes, no allocation.
+ */
+export function needsOffload(text: string, thresholds: OffloadThresholds = DEFAULT_THRESHOLDS): boolean {
+  if (text.length >= thresholds.minChars) return true;
+  if (text.length < thresholds.minGuardChars) return false;
+  let run = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // space, \t, \n, \v, \f, \r: where every common pre-tokenizer splits
+    if (code === 32 || (code >= 9 && code <= 13)) run = 0;
+    else if (++run >= thresholds.maxRunChars) return true;
+  }
+  return false;
+}
+
+/** Options of {@link createEncodeOffload}. */
+export interface EncodeOffloadOptions<T extends TextTokenizer = TextTokenizer> {
+  /** The gateway's tokenizer (used on the event loop for small texts, and for everything else it offers). */
+  tokenizer: T;
+  pool: EncodePool;
+  thresholds?: Partial<OffloadThresholds>;
+}
+
+/** See {@link createEncodeOffload}. */
+export interface EncodeOffload<T extends TextTokenizer = TextTokenizer> {
+  /** The tokenizer to build the renderer with: `encode` defers large texts while inside {@link run}. */
+  readonly tokenizer: T;
+  readonly pool: EncodePool;
+  /**
+   * The renderer to give the forests: `renderPrompt` / `renderObservationDelta` of a heavy input
+   * ({@link isHeavyRender}) run in a worker while inside {@link run} (same template, tokenizer and
+   * code, so the same ids; a worker failure falls back to rendering in place, which then throws the
+   * renderer's own error). Everything else is `renderer`'s.
+   */
+  wrapRenderer<R extends ChatRenderer>(renderer: R): R;
+  /**
+   * Runs the synchronous `fn` (a `forest.beginTurn`) so that every large text it tokenises through
+   * {@link tokenizer} is encoded in the pool first: `fn` is run, the first large uncached text stops it
+   * (before it commits anything: rendering and tokenising come before the forest's commit), `check` may
+   * refuse the text (e.g. when its size alone exceeds the context), the pool encodes it, and `fn` runs
+   * again, now finding those ids. Texts below the thresholds are encoded in place as before.
+   *
+   * @throws whatever `fn` or `check` throws; the signal's reason when aborted while a text is encoded.
+   */
+  run<U>(
+    fn: () => U,
+    options: {
+      signal?: AbortSignal;
+      /** Called before a deferred text is encoded; may throw to refuse it. */
+      check?: (text: string) => void | Promise<void>;
+      /** The session's context limit, for the size bound of a deferred render. */
+      maxContextTokens?: number;
+      /** Throws the refusal of a deferred render whose size alone proves at least `atLeast` (≥ the limit) tokens. */
+      tooLarge?: (atLeast: number) => never;
+    },
+  ): Promise<U>;
+  close(): Promise<void>;
+}
+
+/** Most large texts one `run` encodes before it gives up deferring and encodes in place. */
+const MAX_DEFERRALS = 8;
+
+/**
+ * Moves the tokenisation of large inputs off the event loop without changing any token: the renderer is
+ * built on {@link EncodeOffload.tokenizer}, whose `encode` returns the ids a worker computed for exactly
+ * that text (the same tokenizer files and code), so the event loop of a shard keeps answering other
+ * sessions while one request tokenises megabytes.
+ */
+export function createEncodeOffload({
+  tokenizer,
+  pool,
+  thresholds = {},
+}: EncodeOffloadOptions): EncodeOffload {
+  const limits = { ...DEFAULT_THRESHOLDS, ...thresholds };
+  let active:
+    | { cache: Map<string, Int32Array>; renders: Map<string, PoolResult>; deferrals: number }
+    | undefined;
+  const encode = (text: string): number[] => {
+    const scope = active;
+    if (scope !== undefined && needsOffload(text, limits)) {
+      const ids = scope.cache.get(text);
+      if (ids !== undefined) return Array.from(ids);
+      if (scope.deferrals < MAX_DEFERRALS) throw new DeferredEncode(text);
+    }
+    return tokenizer.encode(text);
+  };
+  const wrapped = new Proxy(tokenizer, {
+    get(target, property) {
+      if (property === "encode") return encode;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+
+  /** The ids of a render from the worker, `undefined` to render in place, or a deferral. */
+  const deferredRender = (
+    op: "prompt" | "delta",
+    input: ConversationState | ObservationDeltaInput,
+  ): number[] | undefined => {
+    const scope = active;
+    if (scope === undefined || scope.deferrals >= MAX_DEFERRALS || !isHeavyRender(input)) return undefined;
+    const key = renderKey(op, input);
+    const result = scope.renders.get(key);
+    if (result === undefined) throw new DeferredRender(op, input, key);
+    return "ids" in result ? Array.from(result.ids) : undefined;
+  };
+
+  return {
+    tokenizer: wrapped,
+    pool,
+    wrapRenderer<R extends ChatRenderer>(renderer: R): R {
+      return new Proxy(renderer, {
+        get(target, property) {
+          if (property === "renderPrompt") {
+            return (state: ConversationState) =>
+              deferredRender("prompt", state) ?? target.renderPrompt(state);
+          }
+          if (property === "renderObservationDelta") {
+            return (input: ObservationDeltaInput) =>
+              deferredRender("delta", input) ?? target.renderObservationDelta(input);
+          }
+          return Reflect.get(target, property, target);
+        },
+      });
+    },
+    async run(fn, { signal, check, maxContextTokens, tooLarge }) {
+      const scope = {
+        cache: new Map<string, Int32Array>(),
+        renders: new Map<string, PoolResult>(),
+        deferrals: 0,
+      };
+      for (;;) {
+        let deferred: DeferredEncode | DeferredRender;
+        active = scope;
+        try {
+          return fn();
+        } catch (error) {
+          if (!(error instanceof DeferredEncode) && !(error instanceof DeferredRender)) throw error;
+          deferred = error;
+        } finally {
+          active = undefined;
+        }
+        scope.deferrals++;
+        if (deferred instanceof DeferredEncode) {
+          await check?.(deferred.text);
+          const ids = await inPool(() => pool.encode(deferred.text, signal));
+          if (ids === undefined) scope.deferrals = MAX_DEFERRALS;
+          else scope.cache.set(deferred.text, ids);
+          continue;
+        }
+        const { op, input, key } = deferred;
+        const result = await inPool(async () =>
+          pool.run(
+            {
+              kind: "render",
+              op,
+              input: plainInput(input),
+              ...(maxContextTokens !== undefined
+                ? { maxContextTokens, maxTokenBytes: await pool.maxTokenBytes }
+                : {}),
+            },
+            signal,
+          ),
+        );
+        if (result === undefined) {
+          scope.deferrals = MAX_DEFERRALS;
+          continue;
+        }
+        if ("tooLarge" in result && tooLarge !== undefined) tooLarge(result.tooLarge);
+        scope.renders.set(key, result);
+      }
+
+      /**
+       * Runs pool work; a pool that cannot serve (a worker that failed to start or died) gives
+       * `undefined`, and the turn is then rendered in place rather than failed. An abort is rethrown.
+       */
+      async function inPool<V>(work: () => Promise<V>): Promise<V | undefined> {
+        try {
+          return await work();
+        } catch (error) {
+          if (signal?.aborted) throw error;
+          return undefined;
+        }
+      }
+    },
+    close: () => pool.close(),
+  };
+}
+
+/**
+ * Worker threads a gateway's encode pool keeps started: the cores but one (the event loop's), 1 to 4, plus
+ * one, so that while one worker tokenises a pathological input another is already warm (a worker takes
+ * about a second to load the tokenizer, longer on a loaded machine).
+ */
+export function encodeWorkers(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1)) + 1;
+}

@@ -1,0 +1,131 @@
+import { CanonicalizationError, formatFieldPath } from "@relax/chat";
+import { ProtocolError } from "../errors/protocol-error";
+
+/** Default of `maxRequestBytes`: 32 MiB, above any real agent request (a 128k-token context is ~0.5–1 MiB of JSON, a few images a few MiB). */
+export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Default of `maxJsonDepth`: 128 levels of arrays/objects counted from the body itself. The envelope
+ * takes about 5 (`tools[0].function.parameters`), each nested JSON-schema property 2 (`properties.x`),
+ * so a tool schema may still nest ~60 properties deep; every recursive consumer downstream (zod, the
+ * canonical stringify, the template's `tojson`) stays far from the stack limit.
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 128;
+
+/** How many leading path segments a depth error names before `…`. */
+const PATH_SEGMENTS_SHOWN = 12;
+
+/**
+ * Reads a request body of at most `maxBytes` bytes and parses it as JSON, then checks that no value in
+ * it nests deeper than `maxDepth` (iteratively: a 10^5-deep body costs one pass, never the stack).
+ *
+ * A `content-length` above the limit is refused before a byte is read; a chunked body is refused as soon
+ * as the bytes read pass the limit (the rest is not read).
+ *
+ * @throws ProtocolError 413 `request_too_large` when the body is larger than `maxBytes`.
+ * @throws CanonicalizationError (`body`) for invalid JSON; (the deep value's path, e.g.
+ *   `tools[0].function.parameters.properties.a…`) for a value nested deeper than `maxDepth`.
+ */
+export async function readJsonBody(
+  request: Request,
+  { maxBytes, maxDepth }: { maxBytes: number; maxDepth: number },
+): Promise<unknown> {
+  const text = await readBodyText(request, maxBytes);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new CanonicalizationError({
+      path: "body",
+      reason: `is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
+      cause: error,
+    });
+  }
+  const tooDeep = findTooDeep(value, maxDepth);
+  if (tooDeep !== undefined) {
+    const shown = formatFieldPath(tooDeep.slice(0, PATH_SEGMENTS_SHOWN));
+    throw new CanonicalizationError({
+      path: `${shown === "" ? "body" : shown}${tooDeep.length > PATH_SEGMENTS_SHOWN ? "…" : ""}`,
+      reason: `nests arrays/objects deeper than ${maxDepth} levels`,
+    });
+  }
+  return value;
+}
+
+function tooLarge(maxBytes: number, detail: string): ProtocolError {
+  return new ProtocolError({
+    status: 413,
+    code: "request_too_large",
+    message: `request body${detail} exceeds the gateway limit of ${maxBytes} bytes (--max-request-bytes)`,
+  });
+}
+
+async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+  const declared = request.headers.get("content-length");
+  if (declared !== null && /^\d+$/.test(declared.trim()) && Number(declared) > maxBytes) {
+    await request.body?.cancel().catch(() => undefined);
+    throw tooLarge(maxBytes, ` of ${Number(declared)} bytes`);
+  }
+  if (request.body === null) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes, "");
+    }
+    chunks.push(value);
+  }
+  if (chunks.length === 1) return utf8.decode(chunks[0]);
+  const joined = new Uint8Array(total);
+  let at = 0;
+  for (const chunk of chunks) {
+    joined.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return utf8.decode(joined);
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * The path of the first array/object that sits more than `maxDepth` levels deep (the body is level 1),
+ * or `undefined`. Depth-first with an explicit stack, so the walk itself cannot overflow.
+ */
+export function findTooDeep(root: unknown, maxDepth: number): PropertyKey[] | undefined {
+  if (typeof root !== "object" || root === null) return undefined;
+  // Each frame: a container, its depth, and the key that led to it (parent index in `frames`).
+  const frames: { value: object; depth: number; key: PropertyKey; parent: number }[] = [
+    { value: root, depth: 1, key: "", parent: -1 },
+  ];
+  const stack: number[] = [0];
+  while (stack.length > 0) {
+    const index = stack.pop()!;
+    const frame = frames[index]!;
+    if (frame.depth > maxDepth) return pathOf(frames, index);
+    const push = (key: PropertyKey, child: unknown) => {
+      if (typeof child !== "object" || child === null) return;
+      frames.push({ value: child, depth: frame.depth + 1, key, parent: index });
+      stack.push(frames.length - 1);
+    };
+    if (Array.isArray(frame.value)) {
+      const array = frame.value as unknown[];
+      for (let i = array.length - 1; i >= 0; i--) push(i, array[i]);
+    } else {
+      const record = frame.value as Record<string, unknown>;
+      const keys = Object.keys(record);
+      for (let i = keys.length - 1; i >= 0; i--) push(keys[i]!, record[keys[i]!]);
+    }
+  }
+  return undefined;
+}
+
+function pathOf(frames: { key: PropertyKey; parent: number }[], index: number): PropertyKey[] {
+  const path: PropertyKey[] = [];
+  for (let at = index; at > 0; at = frames[at]!.parent) path.push(frames[at]!.key);
+  return path.reverse();
+}
