@@ -55,7 +55,7 @@ async function runLongTail(flags: Partial<RolloutConfigInput>, options: { proces
     agent: async (context) => {
       const result = await runLongTailSession({
         messages: context.input.messages as ChatMessage[],
-        key: `${(context.input.metadata as { id: string }).id}|${context.sessionId.split(".s")[1]!.slice(0, 1)}`,
+        key: `${(context.input.metadata as { id: string }).id}|${context.sessionLabel.split(".s")[1]!.slice(0, 1)}`,
         params: { toolMedianMs: 5, maxTurns: 8 },
         complete: async (messages) => {
           const response = await context.chat({ model: "m", messages });

@@ -8,7 +8,7 @@
  */
 import { type ChildProcess, execFileSync, spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,6 +96,8 @@ interface Run {
 
 function newRun(port: number, output: "per-step" | "one-file"): Run {
   const dir = mkdtempSync(join(tmpdir(), "relax-kill-"));
+  // Agents run under their own uids (the gateway is root): they must be able to pass through to TMPDIR.
+  chmodSync(dir, 0o711);
   directories.push(dir);
   mkdirSync(join(dir, "tmp"));
   return {
@@ -244,7 +246,7 @@ async function readRows(path: string): Promise<TrainingRow[]> {
 
 /** The per-session folders under the run's TMPDIR. */
 function sessionFolders(run: Run): string[] {
-  return readdirSync(join(run.dir, "tmp")).filter((name) => name.startsWith("relax-session-"));
+  return readdirSync(join(run.dir, "tmp")).filter((name) => name.startsWith("relax-session"));
 }
 
 /** Processes whose environment carries this run's marker (agents it started), zombies by command line. */

@@ -541,7 +541,7 @@ describe("relax rollout --run-dir", () => {
     // First run: Group 0 succeeds, every other agent fails, so the step stalls after 8 drops in a row.
     let broken = true;
     const flaky = async (context: FakeAgentContext): Promise<FakeAgentResult> => {
-      if (broken && !context.sessionId.startsWith("g0-0-"))
+      if (broken && !context.sessionLabel.startsWith("g0-0-"))
         return { status: "failed", kind: "exit", message: "exited with code 1" };
       return agent(context);
     };

@@ -1,7 +1,7 @@
 import { execFileSync } from "node:child_process";
 import { chmod, chown, rm } from "node:fs/promises";
 import { connect, createServer, type Socket } from "node:net";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
 import { locatePackageRoot } from "../process/locate-package-root";
@@ -104,6 +104,10 @@ export class BwrapBackend extends LocalProcessBackend {
       "/proc",
       "--tmpfs",
       "/tmp",
+      // The private /tmp would hide the program itself when it lives under /tmp (a checkout there, and
+      // this package's relay script): the gateway's working directory and this package stay visible,
+      // read-only.
+      ...underTmp([process.cwd(), PACKAGE_ROOT]).flatMap((path) => ["--ro-bind-try", path, path]),
       "--bind",
       cwd,
       cwd,
@@ -152,7 +156,16 @@ const RELAY_FALLBACK_PORT = 18000;
 /** Where the relay's Unix socket appears inside the sandbox (the private `/tmp`). */
 const RELAY_SOCKET = "/tmp/.relax-gateway.sock";
 /** The relay script shipped with the package (`native/loopback-relay.mjs`). */
-const RELAY_SCRIPT = join(locatePackageRoot() ?? ".", "native", "loopback-relay.mjs");
+const PACKAGE_ROOT = resolve(locatePackageRoot() ?? ".");
+const RELAY_SCRIPT = join(PACKAGE_ROOT, "native", "loopback-relay.mjs");
+
+/**
+ * The paths of `paths` strictly inside `/tmp` (which the sandbox replaces by an empty tmpfs),
+ * deduplicated; `/tmp` itself is never re-exposed.
+ */
+function underTmp(paths: readonly string[]): string[] {
+  return [...new Set(paths.map((path) => resolve(path)))].filter((path) => path.startsWith("/tmp/"));
+}
 
 /**
  * The launcher side of `gateway-only`: a Unix socket next to the session folder (owned by the agent's
