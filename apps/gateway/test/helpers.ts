@@ -91,10 +91,12 @@ export async function startRecordingEngine(
 }
 
 /**
- * Processes (zombies included) of sessions whose label starts with `labelPrefix`: their environment's
- * `RELAX_SESSION_IO_DIR` is a session folder `<label>-XXXXXX` (the credential carries no label).
+ * Processes (zombies included) of sessions whose label starts with `labelPrefix` and that this test
+ * process's launcher started: their environment's `RELAX_SESSION_IO_DIR` is a session folder
+ * `<label>-XXXXXX` inside a `relax-sessions-<gateway pid>-…` root (the credential carries no label), so
+ * agents of other runs on the same machine are not counted.
  */
-export function leftoverAgentProcesses(labelPrefix: string): string[] {
+export function leftoverAgentProcesses(labelPrefix: string, gatewayPid = process.pid): string[] {
   const out = execFileSync("ps", ["-eo", "pid=,stat=,args="], { encoding: "utf8" });
   const found: string[] = [];
   for (const line of out.split("\n")) {
@@ -109,7 +111,12 @@ export function leftoverAgentProcesses(labelPrefix: string): string[] {
         .split("\0")
         .find((entry) => entry.startsWith("RELAX_SESSION_IO_DIR="))
         ?.slice("RELAX_SESSION_IO_DIR=".length);
-      if (ioDir !== undefined && basename(ioDir).startsWith(labelPrefix)) found.push(line.trim());
+      if (
+        ioDir !== undefined &&
+        basename(ioDir).startsWith(labelPrefix) &&
+        ioDir.includes(`/relax-sessions-${gatewayPid}-`)
+      )
+        found.push(line.trim());
     } catch {
       // gone, or a zombie without environ: zombies are checked by stat below
     }
