@@ -246,7 +246,14 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
   const lastRolloutId = firstRolloutId + steps.length - 1;
   const extra: Array<[string, string]> =
     steps.length > 0
-      ? [["rows written to", outputOf(lastRolloutId)]]
+      ? [
+          [
+            "rows written to",
+            output.includes("{rollout_id}")
+              ? `${output} (rollout ${firstRolloutId}..${lastRolloutId})`
+              : outputOf(lastRolloutId),
+          ],
+        ]
       : [["rows written to", `nothing: ${runDir} already holds ${firstRolloutId} step(s)`]];
   if (runtime.backend.kind === "standin")
     extra.push(["backend", "stand-in engine (scripted policy, not a model)"]);

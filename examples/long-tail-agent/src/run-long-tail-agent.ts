@@ -22,18 +22,23 @@ export function longTailParamsFromEnv(env: NodeJS.ProcessEnv): Partial<LongTailP
 
 /**
  * The draw key of a session: `LONG_TAIL_SEED` (default 0), the prompt's `metadata.id` (else its text) and
- * the sample position parsed from `RELAX_SESSION_ID` (`….s<i>-…`; 0 when absent).
+ * the sample position within its Group, parsed from the session folder's name (`RELAX_SESSION_IO_DIR` is
+ * `…/<group label>.s<i>-XXXXXX` under Relax's launcher), so the samples of a Group differ and a run is
+ * reproducible. Without a position there (another launcher) the session's credential `sessionId` keys it:
+ * samples still differ, but not reproducibly across runs.
  */
 export function longTailKey(options: {
   seed: string;
   input: { messages?: ChatMessage[]; metadata?: unknown };
+  sessionIoDir?: string;
   sessionId: string;
 }): string {
   const metadata = options.input.metadata as { id?: unknown } | undefined;
   const prompt =
     metadata?.id !== undefined ? String(metadata.id) : JSON.stringify(options.input.messages ?? []);
-  const slot = /\.s(\d+)-/.exec(options.sessionId)?.[1] ?? "0";
-  return `${options.seed}|${prompt}|${slot}`;
+  const folder = (options.sessionIoDir ?? "").split("/").filter(Boolean).at(-1) ?? "";
+  const position = /\.s(\d+)-[^/]*$/.exec(folder)?.[1];
+  return `${options.seed}|${prompt}|${position !== undefined ? `s${position}` : options.sessionId}`;
 }
 
 /**
@@ -57,7 +62,12 @@ export async function runLongTailAgent(env: NodeJS.ProcessEnv = process.env): Pr
   const sessionId = env.RELAX_SESSION_ID ?? "";
   const result = await runLongTailSession({
     messages: input.messages,
-    key: longTailKey({ seed: env.LONG_TAIL_SEED ?? "0", input, sessionId }),
+    key: longTailKey({
+      seed: env.LONG_TAIL_SEED ?? "0",
+      input,
+      sessionId,
+      ...(env.RELAX_SESSION_IO_DIR !== undefined ? { sessionIoDir: env.RELAX_SESSION_IO_DIR } : {}),
+    }),
     params: longTailParamsFromEnv(env),
     complete: async (messages) => {
       const response = await fetch(new URL("chat/completions", baseUrl), {

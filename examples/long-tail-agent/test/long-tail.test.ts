@@ -19,11 +19,20 @@ describe("long-tail agent", () => {
   });
 
   it("should run the drawn turns with a tool observation between them, and seed by prompt and slot", async () => {
-    const plan = drawLongTail("0|q|1", { turnMedian: 4 });
+    // The sample position comes from the session folder's name (the credential carries none).
+    const key = longTailKey({
+      seed: "0",
+      input: { metadata: { id: "q" } },
+      sessionIoDir: "/tmp/relax-sessions-7-0a1b2c3d/g0-0-abc.s1-Xy9Qz0",
+      sessionId: "4a842d2ffe94bad3a474c26cd71bea5a",
+    });
+    expect(key).toBe("0|q|s1");
+    expect(longTailKey({ seed: "0", input: { metadata: { id: "q" } }, sessionId: "4a84" })).toBe("0|q|4a84");
+    const plan = drawLongTail("0|q|s1", { turnMedian: 4 });
     const slept: number[] = [];
     const result = await runLongTailSession({
       messages: [{ role: "user", content: "go" }],
-      key: longTailKey({ seed: "0", input: { metadata: { id: "q" } }, sessionId: "g0-0-abc.s1-ffff" }),
+      key,
       params: longTailParamsFromEnv({ LONG_TAIL_TURN_MEDIAN: "4", LONG_TAIL_TOOL_SIGMA: "" }),
       complete: async (messages) => ({ role: "assistant", content: `reply ${messages.length}` }),
       sleep: async (ms) => {

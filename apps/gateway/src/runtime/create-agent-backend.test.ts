@@ -74,6 +74,15 @@ describe("createAgentBackend", () => {
     ).rejects.toThrow("--agent-network applies only to --agent-sandbox bwrap");
     const none = await createAgentBackend({ ...base, agentUidRange: "none" }, { ...options, uid: 0 });
     expect(none.uidRange).toBeNull();
+    // Fewer uids than agents that can run at once: refused at start, not at the 7th launch.
+    await expect(
+      createAgentBackend(
+        { ...base, agentUidRange: "61000-61005" },
+        { ...options, uid: 0, requiredSlots: 32 },
+      ),
+    ).rejects.toThrow(
+      "--agent-uid-range 61000-61005 holds 6 uids, fewer than the 32 agents that can run at once (one uid each); widen the range or lower --agentic-concurrency / --n-samples-per-prompt",
+    );
   });
 
   it("should build the bubblewrap backend with its network", async () => {

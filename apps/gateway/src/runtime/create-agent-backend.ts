@@ -49,6 +49,11 @@ export async function createAgentBackend(
     env?: Readonly<Record<string, string | undefined>>;
     uid?: number;
     ioRoot?: string;
+    /**
+     * Agent processes that can run at once (the capacity plan's required slots): a uid range with fewer
+     * uids is refused at start instead of failing launches later.
+     */
+    requiredSlots?: number;
   },
 ): Promise<AgentBackendSetup> {
   const env = options.env ?? process.env;
@@ -64,6 +69,14 @@ export async function createAgentBackend(
       if (uid !== 0) {
         throw new ConfigError({
           message: `--agent-uid-range needs the gateway to run as root (it runs as uid ${uid}); use --agent-uid-range none`,
+        });
+      }
+    }
+    if (uidRange !== null && options.requiredSlots !== undefined) {
+      const size = uidRange.end - uidRange.start + 1;
+      if (size < options.requiredSlots) {
+        throw new ConfigError({
+          message: `--agent-uid-range ${uidRange.start}-${uidRange.end} holds ${size} uids, fewer than the ${options.requiredSlots} agents that can run at once (one uid each); widen the range or lower --agentic-concurrency / --n-samples-per-prompt`,
         });
       }
     }

@@ -310,7 +310,11 @@ async function startRuntime(options: {
   // (tests) bring their own.
   const agents =
     io.launchAgent === undefined
-      ? await createAgentBackend(config, { agentCwd: components.group.agentCwd, logger })
+      ? await createAgentBackend(config, {
+          agentCwd: components.group.agentCwd,
+          logger,
+          requiredSlots: components.capacity.required,
+        })
       : undefined;
   if (agents !== undefined) stack.defer(() => agents.backend.dispose());
 

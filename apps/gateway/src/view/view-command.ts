@@ -31,7 +31,7 @@ export type ViewResult =
  * `relax view`: reads debug dumps, rows files or run directories, builds the page model and either writes
  * the self-contained HTML page (`--out`) or serves it on loopback (`--port`, node:http; `GET /` only).
  * In a directory every `*.json` / `*.jsonl` file at its top level that parses as a dump or rows file is a
- * step; other files are skipped with a note.
+ * step; other files are skipped with a note (a `--run-dir`'s `state.json` without one).
  *
  * @throws ViewInputError (from `@relax/view`) naming the file and field of an unreadable input, or when a
  *   directory holds no dump or rows file.
@@ -43,7 +43,8 @@ export async function runView(options: ViewOptions): Promise<ViewResult> {
     if (!existsSync(input)) throw new ViewInputError(`${input}: no such file or directory`);
     if (statSync(input).isDirectory()) {
       const files = readdirSync(input)
-        .filter((name) => name.endsWith(".json") || name.endsWith(".jsonl"))
+        // A --run-dir's own bookkeeping (state.json; the journal is .ndjson) is not a step: skipped quietly.
+        .filter((name) => (name.endsWith(".json") || name.endsWith(".jsonl")) && name !== "state.json")
         .sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
       for (const name of files) {
         try {
