@@ -58,7 +58,7 @@ async function measure(name: string, crossStep: CrossStepOptions): Promise<Measu
     fetch: gateway.fetch,
     agent: async (context) => {
       await sleep(START_MS);
-      const slot = context.sessionId.split(".s")[1]!.split("-")[0];
+      const slot = context.sessionLabel.split(".s")[1]!;
       const result = await runLongTailSession({
         messages: context.input.messages as ChatMessage[],
         key: `${(context.input.metadata as { id: string }).id}|${slot}`,
