@@ -1,7 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
 import {
   AgentConfigError,
@@ -116,8 +116,10 @@ describe("uid pool", () => {
         .map((name) => name.replace(/-[A-Za-z0-9]{6}(\.log)?$/, "$1"))
         .sort(),
     ).toEqual(["uid-a", "uid-a.log", "uid-b", "uid-b.log"]);
+    // The sessions kept their folders (keepIoDir): dispose keeps the root too, marked so no sweep takes it.
     await backend.dispose();
-    expect(readdirSync(ioRoot)).toEqual([]);
+    expect(readdirSync(ioRoot)).toEqual([root]);
+    expect(readdirSync(join(ioRoot, root!))).toContain(".relax-kept");
   });
 
   it("should refuse an output that is a symbolic link (the launcher reads with its own privileges)", async () => {
@@ -145,8 +147,32 @@ describe("leftover session folders", () => {
     const other = join(ioRoot, "relax-session-999999999-x");
     for (const dir of [dead, alive, mine, other]) mkdirSync(join(dir, "inner"), { recursive: true });
     writeFileSync(join(dead, "inner", "session_input.json"), "{}");
+    // A root whose folders a run kept on purpose (--keep-session-dirs) is never swept.
+    const kept = join(ioRoot, "relax-sessions-999999998-cafebabe");
+    mkdirSync(join(kept, "inner"), { recursive: true });
+    writeFileSync(join(kept, ".relax-kept"), "");
     expect(await sweepStaleSessionRoots(ioRoot)).toEqual([dead]);
-    expect([dead, alive, mine, other].map((dir) => existsSync(dir))).toEqual([false, true, true, true]);
+    expect([dead, alive, mine, other, kept].map((dir) => existsSync(dir))).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+    ]);
+  });
+
+  it("should keep the session root, marked, when a sandbox kept its folder", async () => {
+    const ioRoot = await tempDir("keep");
+    const backend = new LocalProcessBackend({ ioRoot });
+    const keptBox = await backend.create({ sessionLabel: "g0-0-aaaaaa.s0" });
+    const goneBox = await backend.create({ sessionLabel: "g0-0-aaaaaa.s1" });
+    await keptBox.destroy({ keepIoDir: true });
+    await goneBox.destroy();
+    await backend.dispose();
+    expect(existsSync(keptBox.ioDir)).toBe(true);
+    expect(existsSync(goneBox.ioDir)).toBe(false);
+    expect(existsSync(join(dirname(keptBox.ioDir), ".relax-kept"))).toBe(true);
+    expect(await sweepStaleSessionRoots(ioRoot)).toEqual([]);
   });
 });
 

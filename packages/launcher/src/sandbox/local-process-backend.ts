@@ -20,7 +20,7 @@ import type {
   SandboxProcess,
   SandboxSpawnSpec,
 } from "./sandbox-backend";
-import { createSessionRoot, sweepStaleSessionRoots } from "./session-folders";
+import { createSessionRoot, KEPT_ROOT_MARKER, sweepStaleSessionRoots } from "./session-folders";
 import type { AgentIdentity, UidPool } from "./uid-pool";
 
 /** Largest file {@link Sandbox.readFile} of a local sandbox returns (64 MiB); larger ones are refused. */
@@ -103,6 +103,8 @@ export class LocalProcessBackend implements SandboxBackend {
   protected readonly options: LocalProcessBackendOptions;
   private warned = false;
   private root: Promise<string> | undefined;
+  /** A sandbox kept its session folder: {@link dispose} keeps the root. */
+  private keptFolders = false;
 
   constructor(options: LocalProcessBackendOptions = {}) {
     this.options = options;
@@ -129,11 +131,18 @@ export class LocalProcessBackend implements SandboxBackend {
     return sweepStaleSessionRoots(this.ioRoot);
   }
 
-  /** Removes this backend's session root (after every sandbox was destroyed). Idempotent. */
+  /**
+   * Removes this backend's session root (after every sandbox was destroyed), unless a sandbox kept its
+   * folder (`destroy({ keepIoDir: true })`, `--keep-session-dirs`): then the root stays with it. Idempotent.
+   */
   async dispose(): Promise<void> {
     const root = this.root;
     this.root = undefined;
-    if (root !== undefined) await rm(await root.catch(() => ""), { recursive: true, force: true });
+    if (root === undefined) return;
+    const path = await root.catch(() => "");
+    if (path === "") return;
+    if (!this.keptFolders) await rm(path, { recursive: true, force: true });
+    else await writeFile(join(path, KEPT_ROOT_MARKER), "", { mode: 0o600 }).catch(() => {});
   }
 
   async create({ sessionLabel }: SandboxCreateOptions): Promise<Sandbox> {
@@ -164,6 +173,9 @@ export class LocalProcessBackend implements SandboxBackend {
       spawnProcess: (options, layout) => this.spawnProcess(options, layout),
       release: () => {
         if (identity !== undefined) this.options.uidPool?.release(identity);
+      },
+      onKeep: () => {
+        this.keptFolders = true;
       },
     });
   }
@@ -245,6 +257,7 @@ class LocalSandbox implements Sandbox {
   private readonly identity: AgentIdentity | undefined;
   private readonly spawnProcess: SpawnLocal;
   private readonly release: () => void;
+  private readonly onKeep: () => void;
   private readonly processes = new Map<SandboxProcess, AgentProcess>();
   private destroyed = false;
   /** The folder was taken back after the last exit (and nothing was spawned since). */
@@ -256,6 +269,7 @@ class LocalSandbox implements Sandbox {
     identity: AgentIdentity | undefined;
     spawnProcess: SpawnLocal;
     release: () => void;
+    onKeep: () => void;
   }) {
     this.id = options.ioDir;
     this.ioDir = options.ioDir;
@@ -264,6 +278,7 @@ class LocalSandbox implements Sandbox {
     this.identity = options.identity;
     this.spawnProcess = options.spawnProcess;
     this.release = options.release;
+    this.onKeep = options.onKeep;
   }
 
   async writeFile(path: string, data: string | Uint8Array): Promise<void> {
@@ -371,7 +386,7 @@ class LocalSandbox implements Sandbox {
     if (!keepIoDir) {
       await rm(this.ioDir, { recursive: true, force: true });
       await rm(this.logPath, { force: true });
-    }
+    } else this.onKeep();
     this.release();
   }
 

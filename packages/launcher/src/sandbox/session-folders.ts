@@ -7,6 +7,9 @@ export const SESSION_ROOT_PREFIX = "relax-sessions-";
 
 const rootPattern = /^relax-sessions-(\d+)-[0-9a-f]{8}$/;
 
+/** A file in a session root whose folders were kept on purpose (`--keep-session-dirs`): never swept. */
+export const KEPT_ROOT_MARKER = ".relax-kept";
+
 /**
  * Creates this launcher's folder for session folders under `ioRoot`: `relax-sessions-<pid>-<random>`,
  * owned by the launcher, mode 0711 (others may pass through to their own session folder but not list
@@ -22,7 +25,8 @@ export async function createSessionRoot(ioRoot: string, { shared }: { shared: bo
 
 /**
  * Removes session roots left under `ioRoot` by launchers that are gone (killed before cleanup): only
- * folders named `relax-sessions-<pid>-<8 hex>`, owned by the current uid, whose pid is not alive.
+ * folders named `relax-sessions-<pid>-<8 hex>`, owned by the current uid, whose pid is not alive, and
+ * not holding {@link KEPT_ROOT_MARKER} (folders a run kept on purpose).
  *
  * @returns the removed paths.
  */
@@ -44,6 +48,7 @@ export async function sweepStaleSessionRoots(ioRoot: string): Promise<string[]> 
     try {
       const stats = await lstat(path);
       if (!stats.isDirectory() || (uid !== undefined && stats.uid !== uid)) continue;
+      if (await exists(join(path, KEPT_ROOT_MARKER))) continue;
       await rm(path, { recursive: true, force: true });
       removed.push(path);
     } catch {
@@ -51,6 +56,15 @@ export async function sweepStaleSessionRoots(ioRoot: string): Promise<string[]> 
     }
   }
   return removed;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await lstat(path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function isAlive(pid: number): boolean {
