@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BwrapBackend, LocalProcessBackend } from "@relax/launcher";
 import { describe, expect, it } from "vitest";
-import { createAgentBackend } from "./create-agent-backend";
+import { createAgentBackend, hiddenByPrivateTmp } from "./create-agent-backend";
 
 const base = {
   agentEnvInherit: "default",
@@ -93,5 +93,16 @@ describe("createAgentBackend", () => {
     );
     expect(setup.backend).toBeInstanceOf(BwrapBackend);
     expect((setup.backend as BwrapBackend).network).toBe("none");
+  });
+
+  it("should name the /tmp paths of an agent command that bubblewrap's private /tmp would hide", () => {
+    expect(hiddenByPrivateTmp("bash /tmp/sec/a.sh --out /tmp/sec/o", "/work", "/srv/relax")).toEqual([
+      "/tmp/sec/a.sh",
+      "/tmp/sec/o",
+    ]);
+    // Under the agent's cwd or the gateway's working directory: bound into the sandbox, visible.
+    expect(hiddenByPrivateTmp("node '/tmp/ci/examples/a.js'", "/work", "/tmp/ci")).toEqual([]);
+    expect(hiddenByPrivateTmp("node /tmp/agent/run.js", "/tmp/agent", "/srv")).toEqual([]);
+    expect(hiddenByPrivateTmp("node /tmpfoo/x.js /srv/a.js", "/work", "/srv")).toEqual([]);
   });
 });

@@ -42,7 +42,7 @@ export async function createAgentBackend(
   config: Pick<
     RolloutConfig,
     "agentEnvInherit" | "agentUidRange" | "agentSandbox" | "agentNetwork" | "agentLogMaxBytes" | "agentEnv"
-  >,
+  > & { agentCommand?: string },
   options: {
     agentCwd: string;
     logger: Pick<Logger, "warn" | "info">;
@@ -92,6 +92,13 @@ export async function createAgentBackend(
     if (config.agentSandbox === "bwrap") {
       const bwrap = new BwrapBackend({ ...backendOptions, network: config.agentNetwork });
       bwrap.checkAvailable();
+      const hidden = hiddenByPrivateTmp(config.agentCommand ?? "", options.agentCwd);
+      if (hidden.length > 0) {
+        logger.warn(
+          { paths: hidden },
+          `--agent-sandbox bwrap gives agents a private /tmp: ${hidden.join(", ")} (in --agent-command) will not exist inside the sandbox; move it out of /tmp, under --agent-cwd, or under the gateway's working directory`,
+        );
+      }
       backend = bwrap;
     } else {
       if (config.agentNetwork !== "host") {
@@ -145,4 +152,20 @@ function firstClosedAncestor(path: string): string | null {
     }
   }
   return null;
+}
+
+/**
+ * Absolute `/tmp/…` paths in an agent command that bubblewrap's private `/tmp` hides: those not under the
+ * agent's cwd or the gateway's working directory (both bound into the sandbox). A heuristic over
+ * whitespace-separated words (quotes stripped), for a start-up warning only.
+ */
+export function hiddenByPrivateTmp(command: string, agentCwd: string, gatewayCwd = process.cwd()): string[] {
+  const visible = [agentCwd, gatewayCwd].map((path) => path.replace(/\/+$/, ""));
+  return command
+    .split(/\s+/)
+    .map((word) => word.replace(/^['"]|['"]$/g, ""))
+    .filter(
+      (word) =>
+        word.startsWith("/tmp/") && !visible.some((root) => word === root || word.startsWith(`${root}/`)),
+    );
 }
