@@ -126,48 +126,5 @@ export function leftoverAgentProcesses(labelPrefix: string, gatewayPid = process
   return found;
 }
 
-/** The row fields {@link expectRowMatchesEngine} checks. */
-interface RowLike {
-  session_id: string;
-  tokens: number[];
-  prompt_length: number;
-  response_length: number;
-  loss_mask: number[];
-  rollout_log_probs: number[];
-  state_hash: string;
-}
-
-/**
- * Asserts that a row is exactly what the engine saw and produced for one context of a session: `tokens` =
- * the input ids of the context's last `/generate` + its output ids; every earlier turn of that context is a
- * token prefix; `loss_mask` is 1 exactly on generated ids; `rollout_log_probs` are the engine's logprobs
- * there and 0 elsewhere. `calls` are the session's recorded exchanges; the context's own calls are those
- * whose input is a prefix of the row.
- */
-export function expectRowMatchesEngine(
-  expect: (value: unknown) => { toEqual(expected: unknown): void; toBe(expected: unknown): void },
-  row: RowLike,
-  calls: readonly RecordedGenerate[],
-): void {
-  const own = calls.filter((call) => {
-    const sequence = [...call.request.input_ids, ...call.response.output_ids];
-    return sequence.length <= row.tokens.length && sequence.every((id, i) => row.tokens[i] === id);
-  });
-  const last = own.at(-1);
-  expect(last !== undefined).toBe(true);
-  expect(row.tokens).toEqual([...last!.request.input_ids, ...last!.response.output_ids]);
-  const promptLength = own[0]!.request.input_ids.length;
-  expect(row.prompt_length).toBe(promptLength);
-  expect(row.response_length).toBe(row.tokens.length - promptLength);
-  const mask = new Array<number>(row.response_length).fill(0);
-  const logprobs = new Array<number>(row.response_length).fill(0);
-  for (const call of own) {
-    const start = call.request.input_ids.length - promptLength;
-    call.response.output_ids.forEach((_, i) => {
-      mask[start + i] = 1;
-      logprobs[start + i] = call.response.meta_info.output_token_logprobs[i]![0];
-    });
-  }
-  expect(row.loss_mask).toEqual(mask);
-  expect(row.rollout_log_probs).toEqual(logprobs);
-}
+/** The exact row-vs-engine check, shared by every e2e test. */
+export { expectRowMatchesEngine } from "@relax/standin/testing";

@@ -220,38 +220,8 @@ export async function runHarness(options: {
   }
 }
 
-/**
- * Asserts a row is exactly what the engine saw and produced for its session: `tokens` = input ids of the
- * context's last `/generate` + its output ids; `loss_mask` is 1 exactly on generated ids, and
- * `rollout_log_probs` the engine's logprobs there, 0 elsewhere.
- */
-export function expectRowMatchesEngine(
-  expect: (value: unknown) => { toEqual(expected: unknown): void; toBe(expected: unknown): void },
-  row: TrainingRow,
-  calls: readonly RecordedGenerate[],
-): void {
-  const own = calls.filter((call) => {
-    const sequence = [...call.request.input_ids, ...call.response.output_ids];
-    return sequence.length <= row.tokens.length && sequence.every((id, i) => row.tokens[i] === id);
-  });
-  const last = own.at(-1);
-  expect(last !== undefined).toBe(true);
-  expect(row.tokens).toEqual([...last!.request.input_ids, ...last!.response.output_ids]);
-  const promptLength = own[0]!.request.input_ids.length;
-  expect(row.prompt_length).toBe(promptLength);
-  expect(row.response_length).toBe(row.tokens.length - promptLength);
-  const mask = new Array<number>(row.response_length).fill(0);
-  const logprobs = new Array<number>(row.response_length).fill(0);
-  for (const call of own) {
-    const start = call.request.input_ids.length - promptLength;
-    call.response.output_ids.forEach((_, i) => {
-      mask[start + i] = 1;
-      logprobs[start + i] = call.response.meta_info.output_token_logprobs[i]![0];
-    });
-  }
-  expect(row.loss_mask).toEqual(mask);
-  expect(row.rollout_log_probs).toEqual(logprobs);
-}
+/** The exact row-vs-engine check, shared by every e2e test. */
+export { expectRowMatchesEngine } from "@relax/standin/testing";
 
 /** The generation exchanges of each session, decoded (for failure messages). */
 export async function decodeGenerates(generates: readonly RecordedGenerate[]): Promise<string> {
