@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/cli.ts"],
+  entry: { index: "src/index.ts", cli: "src/cli.ts", "shard-main": "src/shard/shard-main.ts" },
   format: ["esm"],
   dts: true,
   sourcemap: true,

@@ -109,6 +109,7 @@ export {
 } from "./service/generate-with-continuation";
 export {
   type GateChange,
+  type GateControl,
   type GateCounts,
   type GateEngine,
   GatePauseCancelledError,

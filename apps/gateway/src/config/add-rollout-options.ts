@@ -234,6 +234,17 @@ export function addRolloutOptions(command: Command): Command {
       int("--max-request-bytes"),
     )
     .option(
+      "--gateway-shards <n|auto>",
+      "gateway shard processes: 1 serves agents from this process; N > 1 starts N shards, each Group on one (consistent hashing), agents pointed at their shard; auto = number of cores, at most 16 (default auto)",
+      (value: string) => {
+        if (value === "auto") return "auto";
+        const n = Number(value);
+        if (!Number.isInteger(n) || n < 1 || n > 64)
+          throw new InvalidArgumentError("--gateway-shards: expected auto or an integer from 1 to 64");
+        return n;
+      },
+    )
+    .option(
       "--sse-heartbeat-seconds <s>",
       "buffered-SSE heartbeat interval (default 15)",
       float("--sse-heartbeat-seconds"),

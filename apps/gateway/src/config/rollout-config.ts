@@ -213,6 +213,13 @@ export const rolloutConfigSchema = z
       .int()
       .positive()
       .default(32 * 1024 * 1024),
+    /**
+     * Gateway shard processes (`--gateway-shards`): `1` serves every session from this process; `N > 1`
+     * starts N shard processes, each Group placed on one by consistent hashing of its id, the agents
+     * pointed at their shard directly; `auto` is the number of cores (`os.availableParallelism()`), at
+     * most 16. @default "auto"
+     */
+    gatewayShards: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default("auto"),
     /** Buffered-SSE heartbeat interval in seconds. @default 15 */
     sseHeartbeatSeconds: z.number().positive().default(15),
     logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),

@@ -4,13 +4,13 @@ import {
   SglangTimeoutError,
   type WeightUpdateOutcome,
 } from "@relax/sglang";
-import type { GenerationGate } from "../service/generation-gate";
+import type { GateControl } from "../service/generation-gate";
 import { convertGateError, convertGatePauseResult, convertGateResumeResult } from "./convert-gate-results";
 import { ControlError, type RolloutService } from "./rollout-service";
 
 /** Options of {@link createGateControls}. */
 export interface GateControlsOptions {
-  gate: GenerationGate;
+  gate: GateControl;
   /** The run's SGLang client (weights are loaded on every worker). */
   engine: Pick<SglangClient, "updateWeightsFromDisk">;
   /** Whether a step or eval runs now (the `state` of a resume answer). */

@@ -1,4 +1,4 @@
-import type { GenerationGate } from "../service/generation-gate";
+import type { GateControl } from "../service/generation-gate";
 
 /** The part of an agent session handle that controls its active-time budget. */
 export interface BudgetControl {
@@ -15,7 +15,7 @@ export interface BudgetControl {
  * generating. Returns the function that unbinds (call it when the Group ends).
  */
 export function bindBudgetsToGate(
-  gate: GenerationGate,
+  gate: GateControl,
   handles: readonly BudgetControl[],
   isProtected: (index: number) => boolean = () => false,
 ): () => void {

@@ -18,6 +18,11 @@ import {
 /** Options of {@link RolloutController}. */
 export interface RolloutControllerOptions {
   group: GroupContext;
+  /**
+   * Told each time the train step running changes (a sharded gateway forwards it to its shards, which
+   * stamp each turn with it; see {@link RolloutController.currentStep}).
+   */
+  onCurrentStep?: (step: number | undefined) => void;
   logger: Logger;
   reporter: RunReporter;
   /** Decoder for debug dumps (special tokens kept). */
@@ -452,6 +457,7 @@ export class RolloutController {
     const resumeCursors = [...(options.resumeCursors ?? [])];
     const { engineHealth } = this.#options;
     this.#currentStep = rolloutId;
+    this.#options.onCurrentStep?.(rolloutId);
     // The previous partition first: its remaining debt is owed before this step's.
     const carried = this.#carriedDebt;
     this.#carriedDebt = 0;

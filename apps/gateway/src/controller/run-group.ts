@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { ChatRenderer } from "@relax/chat";
 import type { ExportMode, ExportPipeline, GroupExportOutcome } from "@relax/export";
-import { type MatchPolicy, SessionForest } from "@relax/forest";
+import { type MatchPolicy, SessionForest, type SessionForestOptions } from "@relax/forest";
 import {
   type AgentOutcome,
   type AgentSessionHandle,
@@ -11,7 +11,7 @@ import {
   type SandboxBackend,
 } from "@relax/launcher";
 import { GatewaySession } from "../service/gateway-session";
-import type { GenerationGate } from "../service/generation-gate";
+import type { GateControl } from "../service/generation-gate";
 import type { SessionRegistry } from "../service/session-registry";
 import { bindBudgetsToGate } from "./bind-budgets-to-gate";
 import type { PromptItem } from "./prompt-dataset";
@@ -54,9 +54,28 @@ export interface GroupContext {
   /** How an agent is started. @default launchAgentSession (`bash -lc <agentCommand>` per session) */
   launchAgent?: LaunchAgent;
   /** The run's generation gate (`relax serve`): while it is closed, the Group's budgets are paused. */
-  gate?: GenerationGate;
+  gate?: GateControl;
   /** Where agents run (`--agent-sandbox`, uid pool, env policy). @default the launcher's local backend */
   agentBackend?: SandboxBackend;
+  /**
+   * Creates a Group's sessions. A sharded gateway (`--gateway-shards`) returns its controller-side
+   * copies, each opened on the shard its Group hashes to (with its own `baseUrl`).
+   * @default a {@link GatewaySession} with a {@link SessionForest} on `renderer`, served by `registry`'s gateway
+   */
+  createSession?: (options: SessionSpec) => GatewaySession;
+}
+
+/** What a session is made of (see {@link GroupContext.createSession}). */
+export interface SessionSpec {
+  /** Non-secret label, e.g. `g3-1-0a1b2c.s0`. */
+  id: string;
+  /** The agent's Bearer credential (128 random bits, hex). */
+  credential: string;
+  groupId: string;
+  mode: "train" | "eval";
+  /** The forest's options without its renderer (every gateway process has its own). */
+  forest: Omit<SessionForestOptions, "renderer">;
+  samplingSeedBase?: number;
 }
 
 /** Progress callbacks of {@link runGroup}. */
@@ -140,26 +159,34 @@ export async function runGroup(
     // separate: 128 random bits from the CSPRNG, seen only by the agent and the registry's digest.
     const id = `${groupId}.s${i}`;
     const credential = randomBytes(16).toString("hex");
-    const forest = new SessionForest({
-      sessionId: id,
-      renderer,
-      policy: context.matchingPolicy,
-      maxContextTokens: context.maxContextTokens,
-      rolloutId: id,
-      metadata: { groupId, groupIndex, slot: i, promptIndex: prompt.index },
-    });
-    const session = new GatewaySession({
+    const spec: SessionSpec = {
       id,
       credential,
       groupId,
       mode,
-      forest,
+      forest: {
+        sessionId: id,
+        policy: context.matchingPolicy,
+        maxContextTokens: context.maxContextTokens,
+        rolloutId: id,
+        metadata: { groupId, groupIndex, slot: i, promptIndex: prompt.index },
+      },
       // sampling_seed = rollout_seed + sample position × 1000 (+ turn), with --rollout-deterministic-seed
       // (docs/contract.md#runtime-flags).
       ...(context.deterministicSeed !== undefined
         ? { samplingSeedBase: context.deterministicSeed + (prompt.index * size + i) * 1000 }
         : {}),
-    });
+    };
+    const session =
+      context.createSession?.(spec) ??
+      new GatewaySession({
+        id,
+        credential,
+        groupId,
+        mode,
+        forest: new SessionForest({ ...spec.forest, renderer }),
+        ...(spec.samplingSeedBase !== undefined ? { samplingSeedBase: spec.samplingSeedBase } : {}),
+      });
     registry.add(session);
     sessions.push(session);
   }
@@ -167,8 +194,10 @@ export async function runGroup(
   // Signals derived with AbortSignal.any put no listener on the run's signal, which outlives every Group
   // (one listener per resident session there would pass Node's MaxListeners limit).
   const control = options.control;
-  const signals = [context.signal, control?.signal].filter((item) => item !== undefined);
-  const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
+  // The loss of a gateway shard serving one of the sessions ends the Group (its forest is gone).
+  const lost = new AbortController();
+  const signals = [context.signal, control?.signal, lost.signal].filter((item) => item !== undefined);
+  const signal = AbortSignal.any(signals);
   control?.onState?.("preparing", sessions);
   const handles: AgentSessionHandle[] = [];
   const outcomes: AgentOutcome[] = [];
@@ -178,6 +207,12 @@ export async function runGroup(
   const fail = (reason: string, message: string) => {
     failure ??= { reason, message };
   };
+  for (const session of sessions) {
+    session.onLost((message) => {
+      fail("shard_failed", `session ${session.id}: ${message}`);
+      lost.abort(new Error(message));
+    });
+  }
   try {
     const input = await buildSessionInput({
       ...(prompt.messages !== undefined ? { prompt: prompt.messages as never } : {}),
@@ -187,13 +222,15 @@ export async function runGroup(
     });
     for (const session of sessions) {
       try {
+        await session.ready;
+        if (failure !== undefined) break;
         handles.push(
           await launchAgent({
             sessionId: session.credential,
             sessionLabel: session.id,
             groupId,
             rolloutMode: mode,
-            baseUrl: context.baseUrl,
+            baseUrl: session.baseUrl ?? context.baseUrl,
             command: context.agentCommand,
             cwd: context.agentCwd,
             agentEnv: context.agentEnv,
@@ -314,6 +351,8 @@ export async function runGroup(
     const settled = await Promise.all(handles.map((handle) => handle.terminate("group finished")));
     outcomes.push(...settled);
     for (const session of sessions) registry.remove(session.id, "group finished");
+    // A shard's sessions: wait for their final forests (at once in a one-process gateway).
+    await Promise.all(sessions.map((session) => session.settled));
     // The resident slot is free from here: export and reward run outside resident capacity.
     control?.onState?.("exited", sessions);
   }

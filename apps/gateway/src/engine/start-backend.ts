@@ -12,6 +12,11 @@ export interface Backend {
   description: string;
   /** The stand-in engine, when one was started. */
   standin?: StandinEngine;
+  /**
+   * Where the engine is, for other processes that call it (gateway shards build their own client from
+   * it): one URL (a server, a router, the stand-in) or SGLang workers.
+   */
+  endpoint: { baseUrl: string } | { workers: string[] };
   close(): Promise<void>;
 }
 
@@ -48,6 +53,10 @@ export async function startBackend(options: StartBackendOptions): Promise<Backen
         : createSglangClient({ workers: options.sglangUrls });
     return {
       client,
+      endpoint:
+        options.sglangUrls.length === 1
+          ? { baseUrl: options.sglangUrls[0]! }
+          : { workers: [...options.sglangUrls] },
       kind: "sglang",
       description: `SGLang at ${options.sglangUrls.join(", ")}`,
       close: async () => {},
@@ -70,6 +79,7 @@ export async function startBackend(options: StartBackendOptions): Promise<Backen
   const url = await standin.listen(0, "127.0.0.1");
   return {
     client: createSglangClient({ baseUrl: url }),
+    endpoint: { baseUrl: url },
     kind: "standin",
     standin,
     description: `built-in SGLang-compatible stand-in engine at ${url} (scripted policy ${options.enginePolicy}; not a model)`,

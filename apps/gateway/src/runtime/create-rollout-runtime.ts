@@ -1,32 +1,31 @@
-import { readFile } from "node:fs/promises";
-import { type ChatRenderer, createChatRenderer, loadTokenizer, type TextTokenizer } from "@relax/chat";
+import type { ChatRenderer, TextTokenizer } from "@relax/chat";
 import { createExportPipeline, type ExportPipeline } from "@relax/export";
 import type { SglangClient } from "@relax/sglang";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/load-config";
-import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 import type { RolloutConfig } from "../config/rollout-config";
 import { EngineHealth } from "../controller/engine-health";
 import { type PromptItem, readPromptDataset } from "../controller/prompt-dataset";
 import { type GroupLaunchInfo, RolloutController, type StepResult } from "../controller/rollout-controller";
-import type { GroupResult, LaunchAgent } from "../controller/run-group";
+import type { GroupResult, LaunchAgent, SessionSpec } from "../controller/run-group";
 import { BackendUnavailableError } from "../engine/backend-unavailable-error";
 import { type Backend, startBackend } from "../engine/start-backend";
 import { createLogger } from "../report/create-logger";
+import { createRunEvents } from "../report/create-run-events";
 import { RunReporter } from "../report/run-reporter";
+import { createAgentApi } from "../service/create-agent-api";
 import { createGatewayApp } from "../service/create-gateway-app";
-import { createTokenCounter } from "../service/create-token-counter";
-import { createTurnRunner } from "../service/create-turn-runner";
-import { createEncodeOffload, encodeWorkers } from "../service/encode-offload";
-import { EncodePool } from "../service/encode-pool";
-import { GenerationGate } from "../service/generation-gate";
+import { encodeWorkers } from "../service/encode-offload";
+import { SessionNotFoundError } from "../service/gateway-errors";
+import { type GateControl, GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
+import { ShardPool } from "../shard/shard-pool";
 import { AsyncDisposableStack } from "./async-disposable-stack";
 import { createAgentBackend } from "./create-agent-backend";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
-import { loadVisionSetup } from "./load-vision-setup";
+import { loadTextStack } from "./load-text-stack";
 import { formatAgentCapacity } from "./plan-agent-capacity";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
 import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
@@ -151,7 +150,12 @@ export interface RolloutRuntime extends AsyncDisposable {
    * The run's generation gate (one per runtime): every engine call passes it, and Groups pause their
    * agents' active-time budgets while it is closed. Open unless a trainer pauses it (`relax serve`).
    */
-  readonly gate: GenerationGate;
+  readonly gate: GateControl;
+  /**
+   * The gateway shards (`--gateway-shards N > 1`): their state, pids and URLs; `undefined` when this
+   * process serves the agents itself.
+   */
+  readonly shards: ShardPool | undefined;
   /** Engine outage handling: Groups wait for the engine's health; backend drops counted apart. */
   readonly engineHealth: EngineHealth;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
@@ -209,14 +213,6 @@ export async function createRolloutRuntime(
   }
 }
 
-/** Top-level fields carrying a structured-output format (`contract-change` warnings name them). */
-const STRUCTURED_OUTPUT_FIELDS: ReadonlySet<string> = new Set([
-  "response_format",
-  "text",
-  "output_config",
-  "output_format",
-]);
-
 async function startRuntime(options: {
   config: RolloutConfig;
   components: RolloutComponents;
@@ -227,35 +223,13 @@ async function startRuntime(options: {
 }): Promise<RolloutRuntime> {
   const { config, components, cwd, logger, io, stack } = options;
 
-  const tokenizerDir = resolveTokenizerPath(components.tokenizer.source);
-  const tokenizer = await loadTokenizer(tokenizerDir);
-  const chatTemplatePath = components.tokenizer.chatTemplatePath;
-  const chatTemplate = chatTemplatePath !== undefined ? await readFile(chatTemplatePath, "utf8") : undefined;
-  const template = chatTemplate !== undefined ? { chatTemplate } : {};
-  const processorConfigPath = components.tokenizer.processorConfigPath;
-  // Large observations are rendered and tokenised in worker threads (see encode-offload.ts). A vision
-  // renderer (--processor-config) renders on the event loop: the workers know only the text template.
-  const offload =
-    processorConfigPath === undefined
-      ? stack.adopt(
-          createEncodeOffload({
-            tokenizer,
-            pool: new EncodePool({ tokenizerDir, size: encodeWorkers(), ...template }),
-          }),
-          (item) => item.close(),
-        )
-      : undefined;
-  const { renderer, images, vision } =
-    offload !== undefined
-      ? {
-          renderer: offload.wrapRenderer(createChatRenderer({ tokenizer: offload.tokenizer, ...template })),
-          images: undefined,
-          vision: undefined,
-        }
-      : await loadVisionSetup({
-          renderer: createChatRenderer({ tokenizer, ...template }),
-          ...(processorConfigPath !== undefined ? { processorConfigPath } : {}),
-        });
+  const shardCount = components.gateway.shards;
+  // One process: large observations render and tokenise in its worker threads (encode-offload.ts). A
+  // sharded run's controller only restores forests and decodes: the shards hold the encode workers.
+  const text = stack.adopt(await loadTextStack(components, { offload: shardCount === 1 }), (item) =>
+    item.close(),
+  );
+  const { tokenizer, renderer, images, vision, offload } = text;
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   for (const warning of exporter.warnings) {
@@ -319,101 +293,72 @@ async function startRuntime(options: {
   if (agents !== undefined) stack.defer(() => agents.backend.dispose());
 
   const registry = new SessionRegistry();
-  /** A presented credential's session label, for logs (never the credential itself). */
-  const labelOf = (credential: string | undefined) =>
-    credential !== undefined ? (registry.get(credential)?.id ?? "(unknown)") : undefined;
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
-  const gate = new GenerationGate({ engine: backend.client });
-  const { crossStep } = components;
+  const { crossStep, gateway } = components;
   logger.info(
     { ...components.capacity },
     `agent slots: ${formatAgentCapacity(components.capacity)} (docs/contract.md#external-capacity)`,
   );
+  const events = createRunEvents({ logger, reporter, engineHealth, components });
   // Bound below, once the controller exists: turns are stamped with the train step running.
   let currentStep: () => number | undefined = () => undefined;
-  const generate = createTurnRunner({
-    ...(images ? { images } : {}),
-    gate,
-    ...(crossStep.maxAbortedCount !== undefined ? { maxAbortedCount: crossStep.maxAbortedCount } : {}),
-    // A partial-rollout step close pauses the gate for train sessions; an eval is not held by it.
-    ...(crossStep.partialRollout ? { bypassGate: (session) => session.mode === "eval" } : {}),
-    currentStep: () => currentStep(),
-    ...(offload !== undefined ? { offload } : {}),
-    registry,
-    engine: backend.client,
-    tokenizer,
-    renderer,
-    ...components.turns,
-    onNotice: (notice) => logger.warn({ code: notice.code }, notice.message),
-    onTurn: (event) => {
-      reporter.turnFinished(event);
-      if (event.classification !== undefined) {
-        const { requestClass, harness, rule } = event.classification;
-        const policy = components.turns.classifier.policyOf(requestClass);
-        logger.debug(
-          {
-            session: event.sessionId,
-            request_class: requestClass,
-            harness,
-            rule,
-            policy,
-            turn: event.turnId,
-          },
-          "request classified",
-        );
-      }
-      if (event.error !== undefined) {
-        engineHealth.noteTurnError(event.sessionId, event.error);
-        logger.debug({ session: event.sessionId, err: String(event.error) }, "turn failed");
-      }
-      if (event.issues !== undefined) {
-        reporter.parseIssues(event.issues.map((issue) => issue.kind));
-        for (const issue of event.issues) {
-          logger.warn({ session: event.sessionId, turn: event.turnId, kind: issue.kind }, issue.message);
-        }
-      }
-    },
-  });
-  // Fields whose contract Relax does not honour: WARN once per field and run, counted every time.
-  const contractWarned = new Set<string>();
-  const { gateway } = components;
-  const app = createGatewayApp({
-    registry,
-    generate,
-    basePath: gateway.basePath,
-    heartbeatMs: gateway.heartbeatMs,
-    maxRequestBytes: gateway.maxRequestBytes,
-    health: () => ({ backend: backend.kind }),
-    // context.sessionId is the presented credential: logs carry the session's label instead.
-    onWarning: (warning, context) => {
-      // With --honor-response-format the structured-output fields are honoured (json_schema).
-      const honoured = components.turns.honorResponseFormat && STRUCTURED_OUTPUT_FIELDS.has(warning.path);
-      if (warning.type !== "contract-change" || honoured) {
-        logger.debug(
-          { protocol: context.protocol, session: labelOf(context.sessionId), ...warning },
-          "request warning",
-        );
-        return;
-      }
-      reporter.contractChanged(warning.path);
-      if (contractWarned.has(warning.path)) return;
-      contractWarned.add(warning.path);
-      logger.warn(
-        { protocol: context.protocol, session: labelOf(context.sessionId), path: warning.path },
-        `${warning.message} (logged once per run${STRUCTURED_OUTPUT_FIELDS.has(warning.path) ? "; --honor-response-format passes JSON schemas to SGLang" : ""})`,
-      );
-    },
-    onRefusal: (event) => {
-      reporter.requestRefused(event.status);
-      logger.warn(
-        { session: event.sessionId, group: event.group, path: event.path, status: event.status },
-        `request refused: ${event.status} ${event.message}`,
-      );
-    },
-    normalizers: components.normalizers,
-    countTokens: createTokenCounter(renderer, components.turns.defaultTemplateKwargs),
-    ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
-  });
+  let gate: GateControl;
+  let app: Hono;
+  let shards: ShardPool | undefined;
+  if (shardCount === 1) {
+    const localGate = new GenerationGate({ engine: backend.client });
+    gate = localGate;
+    app = createAgentApi({
+      components,
+      registry,
+      gate: localGate,
+      engine: backend.client,
+      tokenizer,
+      renderer,
+      ...(images !== undefined ? { images } : {}),
+      ...(offload !== undefined ? { offload } : {}),
+      currentStep: () => currentStep(),
+      events,
+      health: () => ({ backend: backend.kind }),
+      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
+    });
+  } else {
+    // Sharded: agents talk to their shard; this process keeps Groups, capacity, export and the trainer API.
+    const pool = stack.adopt(
+      await ShardPool.start({
+        size: shardCount,
+        config,
+        cwd,
+        engine: backend.endpoint,
+        host: gateway.host,
+        basePath: gateway.basePath,
+        renderer,
+        events,
+        logger,
+        encodeWorkers: Math.max(1, Math.ceil((encodeWorkers() - 1) / shardCount)),
+        ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
+      }),
+      (item) => item.close(),
+    );
+    shards = pool;
+    gate = pool.gate;
+    // This port serves /health (with each shard's state) and the trainer's routes; a session credential
+    // presented here is unknown (404): each agent's RELAX_BASE_URL is its shard.
+    app = createGatewayApp({
+      registry: new SessionRegistry(),
+      generate: () => Promise.reject(new SessionNotFoundError({ sessionId: "(unknown)" })),
+      basePath: gateway.basePath,
+      heartbeatMs: gateway.heartbeatMs,
+      maxRequestBytes: gateway.maxRequestBytes,
+      health: () => ({ backend: backend.kind, ...registry.snapshot(), shards: pool.status() }),
+      onRefusal: (event) => events.refusal(event),
+      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
+    });
+    logger.info(
+      { shards: shardCount },
+      `gateway: ${shardCount} shards (Groups placed by consistent hashing of their id; docs/architecture.md#gateway-shards)`,
+    );
+  }
   if (io.routes !== undefined) app.route("/", io.routes);
   const server = stack.use(await listenGateway({ app, host: gateway.host, port: gateway.port }));
   const baseUrl = `http://${gateway.host}:${server.port}${gateway.basePath}/`;
@@ -426,6 +371,7 @@ async function startRuntime(options: {
       exporter,
       baseUrl,
       gate,
+      ...(shards !== undefined ? { createSession: (spec: SessionSpec) => shards.createSession(spec) } : {}),
       ...components.group,
       ...(agents !== undefined ? { agentBackend: agents.backend } : {}),
       ...(io.signal !== undefined ? { signal: io.signal } : {}),
@@ -449,6 +395,7 @@ async function startRuntime(options: {
     ...(components.saveDebugRolloutData !== undefined
       ? { saveDebugRolloutData: components.saveDebugRolloutData }
       : {}),
+    ...(shards !== undefined ? { onCurrentStep: (step: number | undefined) => shards.setStep(step) } : {}),
   });
 
   currentStep = () => controller.currentStep;
@@ -563,6 +510,7 @@ async function startRuntime(options: {
     reporter,
     controller,
     gate,
+    shards,
     engineHealth,
     get cursor() {
       return controller.cursor;

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
@@ -80,7 +81,15 @@ export interface RolloutComponents {
   /** Harness normalisers switched off by `--disable-normalizer` (the request-side ones). */
   normalizers: Partial<HarnessNormalizers>;
   /** The gateway HTTP server. */
-  gateway: { host: string; port: number; basePath: string; heartbeatMs: number; maxRequestBytes: number };
+  gateway: {
+    host: string;
+    port: number;
+    basePath: string;
+    heartbeatMs: number;
+    maxRequestBytes: number;
+    /** Gateway shard processes (`--gateway-shards`, `auto` resolved): 1 = this process serves agents. */
+    shards: number;
+  };
   /** Settings shared by every Group (the rest of `GroupContext` is built at start). */
   group: {
     agentCommand: string;
@@ -237,6 +246,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       basePath: config.basePath,
       heartbeatMs: config.sseHeartbeatSeconds * 1000,
       maxRequestBytes: config.maxRequestBytes,
+      shards: config.gatewayShards === "auto" ? Math.min(16, availableParallelism()) : config.gatewayShards,
     },
     group: {
       agentCommand: config.agentCommand,

@@ -22,7 +22,17 @@ export class GatewaySession {
   readonly credential: string;
   readonly groupId: string;
   readonly mode: "train" | "eval";
-  readonly forest: SessionForest;
+  /**
+   * The session's forest. In a sharded gateway (`--gateway-shards`) the controller's copy is a
+   * placeholder until the session closes; {@link GatewaySession.settled} resolves once the shard's final
+   * forest has replaced it.
+   */
+  forest: SessionForest;
+  /**
+   * `RELAX_BASE_URL` for this session's agent when it differs from the run's (a sharded gateway points
+   * each agent at its own shard). @default the run's base URL
+   */
+  baseUrl?: string;
   /**
    * Base of the per-turn sampling seed (`base + turn id`) sent when the agent gives none; set with
    * `--rollout-deterministic-seed` so that a run is reproducible. `undefined` sends no seed.
@@ -39,6 +49,7 @@ export class GatewaySession {
   #abortCount = 0;
   #protected = false;
   #protectionPending = false;
+  readonly #onChange: (() => void) | undefined;
   /** Engine time and token counts, for metrics. */
   readonly stats = { turns: 0, generatedTokens: 0, engineMs: 0, gatewayMs: 0 };
   /**
@@ -74,7 +85,13 @@ export class GatewaySession {
     mode: "train" | "eval";
     forest: SessionForest;
     samplingSeedBase?: number;
+    /**
+     * Called (synchronously) after every change of `requests`, `inflight`, `generating`, `abortCount` or
+     * `protected`: a gateway shard mirrors them to the controller with it.
+     */
+    onChange?: () => void;
   }) {
+    this.#onChange = options.onChange;
     this.id = options.id;
     this.credential = options.credential ?? options.id;
     if (options.samplingSeedBase !== undefined) this.samplingSeedBase = options.samplingSeedBase;
@@ -131,18 +148,20 @@ export class GatewaySession {
   recordPauseAbort(threshold: number | undefined): void {
     this.#abortCount++;
     if (threshold !== undefined && this.#abortCount >= threshold) this.#protectionPending = true;
+    this.#onChange?.();
   }
 
   /** Makes a pending protection effective (called when the gate reopens). Returns whether it changed. */
   promoteProtection(): boolean {
     if (!this.#protectionPending || this.#protected) return false;
     this.#protected = true;
+    this.#onChange?.();
     return true;
   }
 
   /** Registers a callback for the session's first request (used by the Group barrier). */
   onFirstRequest(listener: () => void): void {
-    if (this.#requests > 0) listener();
+    if (this.requests > 0) listener();
     else this.#firstRequestListeners.push(listener);
   }
 
@@ -160,11 +179,41 @@ export class GatewaySession {
     this.#inflight.add(controller);
     this.#requests++;
     if (this.#requests === 1) for (const listener of this.#firstRequestListeners.splice(0)) listener();
+    this.#onChange?.();
     return controller;
   }
 
   endRequest(controller: AbortController): void {
-    this.#inflight.delete(controller);
+    if (this.#inflight.delete(controller)) this.#onChange?.();
+  }
+
+  /**
+   * Resolves once the session has been opened where its requests are served (at once in a one-process
+   * gateway; a sharded gateway's controller copy resolves when its shard registered it). Launch the
+   * agent only after it.
+   * @throws when the session could not be opened (its shard died).
+   */
+  get ready(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Resolves once the closed session's state is final here (at once in a one-process gateway; a sharded
+   * gateway's controller copy resolves when the shard's final forest arrived, or its shard died).
+   */
+  get settled(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Registers a callback for the loss of the process serving this session (a gateway shard that died):
+   * its Group cannot continue. Never called in a one-process gateway.
+   */
+  onLost(_listener: (message: string) => void): void {}
+
+  /** Records the first request of a remote session (a shard's mirror): the barrier's listeners run. */
+  protected noteFirstRequest(): void {
+    for (const listener of this.#firstRequestListeners.splice(0)) listener();
   }
 
   /** Waits for the Group's Runtime lease (the first-request barrier), or rejects when `signal` aborts. */
@@ -190,9 +239,11 @@ export class GatewaySession {
   /** Marks the start and end of an engine call (for the active-generation count). */
   generationStarted(): void {
     this.#generating++;
+    this.#onChange?.();
   }
   generationEnded(): void {
     this.#generating--;
+    this.#onChange?.();
   }
 
   /** Releases held requests: the Group got its Runtime lease. */
@@ -210,5 +261,6 @@ export class GatewaySession {
     this.#leaseReject(error);
     for (const controller of this.#inflight) controller.abort(new DOMException(reason, "AbortError"));
     this.#inflight.clear();
+    this.#onChange?.();
   }
 }

@@ -51,6 +51,32 @@ export interface GateChange {
   weightVersion: string | undefined;
 }
 
+/**
+ * The controls of a generation gate that the controller, the budgets and the trainer API use: a
+ * {@link GenerationGate} in a one-process gateway, a fan-out over every shard's gate with
+ * `--gateway-shards` (`ShardedGate`). Engine calls themselves go through the gate of the process that
+ * serves the session.
+ */
+export interface GateControl {
+  /** `open`, `pausing` (closed, calls still returning) or `paused` (closed, nothing generating). */
+  readonly state: GenerationGateState;
+  /** The trainer-named weight version in effect (`undefined` when none was ever named). */
+  readonly weightVersion: string | undefined;
+  /** Names the weight version the engine serves, without reopening. */
+  setWeightVersion(version: string): void;
+  /** Live counts (a sharded gateway's sum of each shard's last report, at most ~50 ms old). */
+  counts(): GateCounts;
+  /**
+   * Closes the gate: aborts every in-flight engine call (partial output kept) and resolves when nothing
+   * generates. @throws GatePauseTimeoutError, GatePauseCancelledError as {@link GenerationGate.pause}.
+   */
+  pause(options?: { timeoutMs?: number }): Promise<GatePauseResult>;
+  /** Reopens the gate: held requests continue. See {@link GenerationGate.resume}. */
+  resume(options?: { weightVersion?: string }): GateResumeResult;
+  /** Calls `listener` on every state or weight-version change; returns the unsubscribe function. */
+  onChange(listener: (change: GateChange) => void): () => void;
+}
+
 /** The part of the SGLang client a gate uses: aborting a rid on every worker. */
 export interface GateEngine {
   abort(rid: string, options?: { allowPrefix?: boolean }): Promise<AbortOutcome[]>;
@@ -176,7 +202,7 @@ export interface GateTicket {
  * await sglang.updateWeightsFromDisk({ modelPath: "/ckpt/2", weightVersion: "v2" });
  * gate.resume({ weightVersion: "v2" }); // { resumedRequests: 8, weightVersion: "v2" }
  */
-export class GenerationGate {
+export class GenerationGate implements GateControl {
   readonly #engine: GateEngine;
   readonly #reabortIntervalMs: number;
   readonly #ridPrefix: string;

@@ -1,0 +1,534 @@
+import { type ChildProcess, fork } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { TokenRenderer } from "@relax/chat";
+import { SessionForest } from "@relax/forest";
+import type { Logger } from "pino";
+import type { RolloutConfig } from "../config/rollout-config";
+import type { SessionSpec } from "../controller/run-group";
+import { BackendUnavailableError } from "../engine/backend-unavailable-error";
+import type { AgentApiEvents } from "../service/create-agent-api";
+import type { TurnEvent } from "../service/create-turn-runner";
+import { GatewaySession } from "../service/gateway-session";
+import type { GateCounts, GenerationGateState } from "../service/generation-gate";
+import { rendezvousShard } from "./rendezvous";
+import {
+  type ControllerMessage,
+  createIpcChannel,
+  type EngineSpec,
+  type SessionFinal,
+  type SessionStateReport,
+  type ShardChannel,
+  type ShardMessage,
+  shardMessageSchema,
+} from "./shard-protocol";
+import { ShardedGate, type ShardPauseOutcome } from "./sharded-gate";
+
+/** Options of {@link ShardPool.start}. */
+export interface ShardPoolOptions {
+  /** Shard processes (`--gateway-shards`). */
+  size: number;
+  /** The run's validated configuration (each shard derives its turn settings from it). */
+  config: RolloutConfig;
+  /** Directory relative paths resolve against. */
+  cwd: string;
+  /** How shards reach the engine (the backend's URLs). */
+  engine: EngineSpec;
+  /** Host the shards listen on (their port is picked free). */
+  host: string;
+  /** Base path of the agent API (`--base-path`). */
+  basePath: string;
+  /** Restores the shards' forests at session close (the same template as the shards'). */
+  renderer: TokenRenderer;
+  /** Where the shards' turn, warning and refusal events go (the run's handlers). */
+  events: AgentApiEvents;
+  logger: Logger;
+  /** Encode worker threads per shard. @default 1 */
+  encodeWorkers?: number;
+  /** The trainer's control token, refused as a session credential on every shard. */
+  controlToken?: string;
+  /** Restarts per shard before it is left down (its sessions then fail to open). @default 10 */
+  maxRestarts?: number;
+}
+
+/** One shard as `/health` and the start log show it. */
+export interface ShardStatus {
+  index: number;
+  /** `starting` (first start), `ready`, `restarting` (after a crash), `down` (out of restarts). */
+  state: "starting" | "ready" | "restarting" | "down";
+  pid?: number;
+  /** `RELAX_BASE_URL` of this shard's agents. */
+  url?: string;
+  /** Sessions open on it. */
+  sessions: number;
+  restarts: number;
+}
+
+const ZERO_COUNTS: GateCounts = { generating: 0, held: 0, abortedPartials: 0, bypassing: 0 };
+
+/** The shard entry: the built `dist/shard-main.js`, or the TypeScript source under tsx (tests, benches). */
+function shardEntry(): { file: string; execArgv: string[] } {
+  const here = import.meta.url;
+  if (here.endsWith(".ts")) {
+    return {
+      file: fileURLToPath(new URL("./shard-main.ts", here)),
+      execArgv: ["--import", "tsx", "--conditions=@relax/source"],
+    };
+  }
+  return { file: fileURLToPath(new URL("./shard-main.js", here)), execArgv: [] };
+}
+
+/** A running shard process and the controller's bookkeeping of it. */
+class Shard {
+  readonly index: number;
+  state: ShardStatus["state"] = "starting";
+  restarts = 0;
+  child: ChildProcess | undefined;
+  channel: ShardChannel<ControllerMessage, ShardMessage> | undefined;
+  url: string | undefined;
+  ready!: Promise<void>;
+  gateState: GenerationGateState = "open";
+  counts: GateCounts = ZERO_COUNTS;
+  readonly sessions = new Map<string, ShardSession>();
+  readonly opens = new Map<string, { resolve: () => void; reject: (error: Error) => void }>();
+  readonly pauses = new Map<number, (outcome: ShardPauseOutcome) => void>();
+
+  constructor(index: number) {
+    this.index = index;
+  }
+
+  send(message: ControllerMessage): void {
+    this.channel?.send(message);
+  }
+}
+
+/**
+ * A sharded gateway's shard processes (`--gateway-shards N`), owned by the controller: it starts them,
+ * places each Group's sessions on one shard by rendezvous hashing of the Group id (so a shard that dies
+ * takes only the Groups it served), mirrors their counters, collects each session's final forest at
+ * close, fans the generation gate out ({@link ShardedGate}) and restarts a shard that dies, after
+ * telling every Group it served that its sessions are lost (the Groups drop as `shard_failed`).
+ *
+ * Agents talk to their shard directly (`RELAX_BASE_URL` is the shard's URL; no proxy hop). The
+ * controller and the shards exchange only the typed messages of `shard-protocol.ts`.
+ */
+export class ShardPool {
+  readonly gate: ShardedGate;
+  readonly #options: ShardPoolOptions;
+  readonly #shards: Shard[];
+  #step: number | null = null;
+  #pauseSeq = 0;
+  #closing = false;
+
+  private constructor(options: ShardPoolOptions) {
+    this.#options = options;
+    this.#shards = Array.from({ length: options.size }, (_, index) => new Shard(index));
+    this.gate = new ShardedGate({
+      reports: () =>
+        this.#shards
+          .filter((shard) => shard.state === "ready")
+          .map((shard) => ({ state: shard.gateState, counts: shard.counts })),
+      pauseAll: (timeoutMs) => Promise.all(this.#shards.map((shard) => this.#pauseShard(shard, timeoutMs))),
+      resumeAll: (weightVersion) => {
+        for (const shard of this.#shards) {
+          shard.send({ type: "resume", ...(weightVersion !== undefined ? { weightVersion } : {}) });
+        }
+      },
+      setWeightVersionAll: (version) => {
+        for (const shard of this.#shards) shard.send({ type: "weight_version", version });
+      },
+    });
+  }
+
+  /**
+   * Starts every shard and resolves when all listen.
+   * @throws Error naming the shard when one fails to start (the others are stopped).
+   */
+  static async start(options: ShardPoolOptions): Promise<ShardPool> {
+    const pool = new ShardPool(options);
+    for (const shard of pool.#shards) pool.#spawn(shard);
+    try {
+      await Promise.all(pool.#shards.map((shard) => shard.ready));
+    } catch (error) {
+      await pool.close();
+      throw error;
+    }
+    return pool;
+  }
+
+  /** Shards in this pool. */
+  get size(): number {
+    return this.#shards.length;
+  }
+
+  /** Each shard's state, pid, URL, open sessions and restarts. */
+  status(): ShardStatus[] {
+    return this.#shards.map((shard) => ({
+      index: shard.index,
+      state: shard.state,
+      ...(shard.child?.pid !== undefined ? { pid: shard.child.pid } : {}),
+      ...(shard.url !== undefined ? { url: shard.url } : {}),
+      sessions: shard.sessions.size,
+      restarts: shard.restarts,
+    }));
+  }
+
+  /** The shard a Group's sessions are placed on. */
+  shardOf(groupId: string): number {
+    return rendezvousShard(groupId, this.#shards.length);
+  }
+
+  /** Tells every shard the train step now running (turns are stamped with it). */
+  setStep(step: number | undefined): void {
+    const value = step ?? null;
+    if (value === this.#step) return;
+    this.#step = value;
+    for (const shard of this.#shards) shard.send({ type: "step", step: value });
+  }
+
+  /**
+   * The controller's copy of a new session, opened on its Group's shard (see `GroupContext.createSession`):
+   * `ready` resolves once the shard registered it, `baseUrl` is the shard's URL.
+   */
+  createSession(spec: SessionSpec): GatewaySession {
+    const shard = this.#shards[this.shardOf(spec.groupId)]!;
+    const session = new ShardSession(spec, {
+      renderer: this.#options.renderer,
+      send: (message) => shard.send(message),
+    });
+    shard.sessions.set(spec.id, session);
+    session.start(
+      (async () => {
+        await shard.ready;
+        if (session.state === "closed") return false;
+        session.baseUrl = shard.url;
+        const opened = new Promise<void>((resolve, reject) => shard.opens.set(spec.id, { resolve, reject }));
+        shard.send({
+          type: "open",
+          id: spec.id,
+          credential: spec.credential,
+          groupId: spec.groupId,
+          mode: spec.mode,
+          forest: spec.forest as Record<string, unknown>,
+          ...(spec.samplingSeedBase !== undefined ? { samplingSeedBase: spec.samplingSeedBase } : {}),
+        });
+        session.markSent();
+        await opened;
+        return true;
+      })(),
+    );
+    return session;
+  }
+
+  /** Stops every shard (their open sessions are closed there) and waits for them to exit. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    await Promise.all(
+      this.#shards.map(async (shard) => {
+        const child = shard.child;
+        if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+        shard.send({ type: "shutdown" });
+        const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+        await exited;
+        clearTimeout(timer);
+      }),
+    );
+  }
+
+  #spawn(shard: Shard): void {
+    const { logger } = this.#options;
+    const entry = shardEntry();
+    const child = fork(entry.file, [], {
+      execArgv: entry.execArgv,
+      serialization: "advanced",
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+      env: process.env,
+    });
+    shard.child = child;
+    shard.gateState = "open";
+    shard.counts = ZERO_COUNTS;
+    const channel = createIpcChannel<ControllerMessage, ShardMessage>(child, shardMessageSchema, (error) =>
+      logger.warn({ shard: shard.index }, error.message),
+    );
+    shard.channel = channel;
+    let settleReady!: { resolve: () => void; reject: (error: Error) => void };
+    shard.ready = new Promise<void>((resolve, reject) => {
+      settleReady = { resolve, reject };
+    });
+    shard.ready.catch(() => undefined);
+    channel.onMessage((message) => {
+      if (message.type === "ready") {
+        shard.url = `http://${this.#options.host}:${message.port}${this.#options.basePath}/`;
+        shard.state = "ready";
+        logger.info(
+          { shard: shard.index, pid: child.pid, url: shard.url, restarts: shard.restarts },
+          `gateway shard ${shard.index} listening at ${shard.url}`,
+        );
+        settleReady.resolve();
+        return;
+      }
+      if (message.type === "init_failed") {
+        settleReady.reject(new Error(`gateway shard ${shard.index} failed to start: ${message.message}`));
+        return;
+      }
+      this.#receive(shard, message);
+    });
+    child.once("exit", (code, signal) => {
+      channel.close();
+      const how = signal !== null ? `signal ${signal}` : `code ${code}`;
+      settleReady.reject(new Error(`gateway shard ${shard.index} exited (${how}) before it listened`));
+      this.#onExit(shard, child.pid, how);
+    });
+    const gate = this.gate;
+    channel.send({
+      type: "init",
+      shard: shard.index,
+      config: this.#options.config as unknown as Record<string, unknown>,
+      cwd: this.#options.cwd,
+      engine: this.#options.engine,
+      encodeWorkers: this.#options.encodeWorkers ?? 1,
+      gate: {
+        paused: gate.state !== "open",
+        ...(gate.weightVersion !== undefined ? { weightVersion: gate.weightVersion } : {}),
+      },
+      step: this.#step,
+      ...(this.#options.controlToken !== undefined ? { controlToken: this.#options.controlToken } : {}),
+    });
+  }
+
+  #receive(shard: Shard, message: ShardMessage): void {
+    const { events } = this.#options;
+    switch (message.type) {
+      case "opened":
+        shard.opens.get(message.id)?.resolve();
+        shard.opens.delete(message.id);
+        return;
+      case "open_failed":
+        shard.opens.get(message.id)?.reject(new Error(message.message));
+        shard.opens.delete(message.id);
+        return;
+      case "state":
+        for (const report of message.sessions) shard.sessions.get(report.id)?.applyState(report);
+        return;
+      case "closed":
+        shard.sessions.get(message.id)?.applyFinal(message.final);
+        shard.sessions.delete(message.id);
+        return;
+      case "gate":
+        shard.gateState = message.state;
+        shard.counts = message.counts;
+        this.gate.noteReports();
+        return;
+      case "paused":
+        shard.pauses.get(message.seq)?.({ kind: "paused", result: message.result });
+        shard.pauses.delete(message.seq);
+        return;
+      case "pause_failed":
+        shard.pauses.get(message.seq)?.({
+          kind: message.kind,
+          message: message.message,
+          generating: message.generating,
+        });
+        shard.pauses.delete(message.seq);
+        return;
+      case "turn": {
+        const event = message.event as unknown as TurnEvent;
+        if (message.error !== undefined) {
+          const { name, message: text, outage } = message.error;
+          // The marker the engine-health check reads does not cross processes: an outage is rebuilt as one.
+          event.error = outage
+            ? new BackendUnavailableError({ message: text })
+            : Object.assign(new Error(text), { name });
+        }
+        events.turn(event);
+        return;
+      }
+      case "notice":
+        events.notice({ code: message.code, message: message.message });
+        return;
+      case "warning":
+        events.warning(message.warning, {
+          protocol: message.protocol,
+          ...(message.session !== undefined ? { session: message.session } : {}),
+        });
+        return;
+      case "refusal": {
+        const event = message.event as unknown as Parameters<AgentApiEvents["refusal"]>[0];
+        const session = event.sessionId !== undefined ? shard.sessions.get(event.sessionId) : undefined;
+        if (session !== undefined) {
+          session.lastRefusal = { status: event.status, path: event.path, message: event.message };
+        }
+        events.refusal(event);
+        return;
+      }
+      case "ready":
+      case "init_failed":
+        return;
+    }
+  }
+
+  #pauseShard(shard: Shard, timeoutMs: number | undefined): Promise<ShardPauseOutcome> {
+    if (shard.state !== "ready") return Promise.resolve({ kind: "gone" });
+    const seq = ++this.#pauseSeq;
+    return new Promise<ShardPauseOutcome>((resolve) => {
+      shard.pauses.set(seq, resolve);
+      shard.send({ type: "pause", seq, ...(timeoutMs !== undefined ? { timeoutMs } : {}) });
+    });
+  }
+
+  #onExit(shard: Shard, pid: number | undefined, how: string): void {
+    for (const resolve of shard.pauses.values()) resolve({ kind: "gone" });
+    shard.pauses.clear();
+    const lost = [...shard.sessions.values()];
+    shard.sessions.clear();
+    if (this.#closing) {
+      for (const session of lost) session.markLost("the gateway is shutting down");
+      return;
+    }
+    const message = `gateway shard ${shard.index} (pid ${pid ?? "?"}) exited (${how})`;
+    const groups = new Set(lost.map((session) => session.groupId));
+    const restart = shard.restarts < (this.#options.maxRestarts ?? 10);
+    this.#options.logger.warn(
+      { shard: shard.index, pid, groups: groups.size, sessions: lost.length, restarts: shard.restarts },
+      `AGENTIC ${message}: its ${groups.size} Group(s) are dropped (shard_failed); ${restart ? "restarting it" : "it stays down (out of restarts)"}`,
+    );
+    for (const open of shard.opens.values()) open.reject(new Error(message));
+    shard.opens.clear();
+    for (const session of lost) session.markLost(message);
+    this.gate.noteReports();
+    if (!restart) {
+      shard.state = "down";
+      shard.url = undefined;
+      shard.ready = Promise.reject(new Error(`${message} and is down (restarted ${shard.restarts} times)`));
+      shard.ready.catch(() => undefined);
+      return;
+    }
+    shard.restarts++;
+    shard.state = "restarting";
+    this.#spawn(shard);
+  }
+}
+
+/**
+ * The controller's copy of a session served by a shard: counters mirrored from the shard, the lease and
+ * the close sent to it, the final forest adopted at close ({@link GatewaySession.settled}).
+ */
+class ShardSession extends GatewaySession {
+  readonly #renderer: TokenRenderer;
+  readonly #send: (message: ControllerMessage) => void;
+  #remote: SessionStateReport;
+  #ready: Promise<void> = Promise.resolve();
+  #sent = false;
+  #final = false;
+  #settle!: () => void;
+  readonly #settled: Promise<void>;
+  readonly #lostListeners: Array<(message: string) => void> = [];
+  #lostMessage: string | undefined;
+
+  constructor(
+    spec: SessionSpec,
+    link: { renderer: TokenRenderer; send: (message: ControllerMessage) => void },
+  ) {
+    super({
+      id: spec.id,
+      credential: spec.credential,
+      groupId: spec.groupId,
+      mode: spec.mode,
+      // A placeholder until the close: the shard's forest replaces it (applyFinal).
+      forest: new SessionForest({ ...spec.forest, renderer: link.renderer }),
+      ...(spec.samplingSeedBase !== undefined ? { samplingSeedBase: spec.samplingSeedBase } : {}),
+    });
+    this.#renderer = link.renderer;
+    this.#send = link.send;
+    this.#remote = { id: spec.id, requests: 0, inflight: 0, generating: 0, abortCount: 0, protected: false };
+    this.#settled = new Promise<void>((resolve) => {
+      this.#settle = resolve;
+    });
+  }
+
+  /** Starts the open on the shard (`opening` resolves true once registered, false when closed first). */
+  start(opening: Promise<boolean>): void {
+    this.#ready = opening.then(() => undefined);
+    this.#ready.catch(() => undefined);
+  }
+
+  /** The open message went out: a close must now be sent (and its final state awaited). */
+  markSent(): void {
+    this.#sent = true;
+  }
+
+  override get ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  override get settled(): Promise<void> {
+    return this.#settled;
+  }
+
+  override get requests(): number {
+    return this.#remote.requests;
+  }
+
+  override get inflight(): number {
+    return this.#remote.inflight;
+  }
+
+  override get generating(): number {
+    return this.#remote.generating;
+  }
+
+  override get abortCount(): number {
+    return this.#remote.abortCount;
+  }
+
+  override get protected(): boolean {
+    return this.#remote.protected;
+  }
+
+  override onLost(listener: (message: string) => void): void {
+    if (this.#lostMessage !== undefined) listener(this.#lostMessage);
+    else this.#lostListeners.push(listener);
+  }
+
+  override lease(): void {
+    const before = this.state;
+    super.lease();
+    if (before === "prepare" && this.#sent) this.#send({ type: "lease", id: this.id });
+  }
+
+  override close(reason = "session closed"): void {
+    if (this.state === "closed") return;
+    super.close(reason);
+    if (this.#sent && !this.#final && this.#lostMessage === undefined) {
+      this.#send({ type: "close", id: this.id, reason });
+    } else this.#settle();
+  }
+
+  /** A counter report from the shard. */
+  applyState(report: SessionStateReport): void {
+    const first = this.#remote.requests === 0 && report.requests > 0;
+    this.#remote = report;
+    if (first) this.noteFirstRequest();
+  }
+
+  /** The shard's final state of the closed session: its forests and counters replace the placeholders. */
+  applyFinal(final: SessionFinal): void {
+    this.#final = true;
+    this.forest = SessionForest.fromSnapshot(final.forest, { renderer: this.#renderer });
+    for (const [name, snapshot] of final.sideForests) {
+      this.sideForests.set(name, SessionForest.fromSnapshot(snapshot, { renderer: this.#renderer }));
+    }
+    for (const [name, count] of final.requestClasses) this.requestClasses.set(name, count);
+    Object.assign(this.stats, final.stats);
+    if (final.lastRefusal !== undefined) this.lastRefusal = final.lastRefusal;
+    this.#settle();
+  }
+
+  /** The shard serving this session died: its Group is told, nothing more will come. */
+  markLost(message: string): void {
+    if (this.#lostMessage !== undefined) return;
+    this.#lostMessage = message;
+    for (const listener of this.#lostListeners.splice(0)) listener(message);
+    this.#settle();
+  }
+}
