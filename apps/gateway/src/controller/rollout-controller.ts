@@ -506,8 +506,9 @@ export class RolloutController {
         this.#debt = demand - exported.length;
         reporter.groupExported(result);
       } else if (!NOT_A_DROP.has(result.reason)) {
-        // A drop the backend caused (engine down) says nothing about the agent: not in the drop budget.
-        if (!engineHealth?.isBackendDrop(result)) consecutiveDrops++;
+        // A drop the backend caused (engine down, a gateway shard died) says nothing about the agent: not
+        // in the drop budget.
+        if (!engineHealth?.isBackendDrop(result) && !isShardDrop(result)) consecutiveDrops++;
         logDrop(logger, rolloutId, result);
         reporter.groupDropped(result);
         const outage = engineHealth?.failure;
@@ -773,8 +774,9 @@ export class RolloutController {
         exported.push(result);
         reporter.groupExported(result);
       } else if (result.reason !== "interrupted") {
-        // A drop the backend caused (engine down) says nothing about the agent: not in the drop budget.
-        if (!engineHealth?.isBackendDrop(result)) consecutiveDrops++;
+        // A drop the backend caused (engine down, a gateway shard died) says nothing about the agent: not
+        // in the drop budget.
+        if (!engineHealth?.isBackendDrop(result) && !isShardDrop(result)) consecutiveDrops++;
         logDrop(logger, rolloutId, result);
         reporter.groupDropped(result);
         const outage = engineHealth?.failure;
@@ -938,4 +940,9 @@ export function stepMetrics(options: {
 
 function groupIndexOf(result: GroupResult): number {
   return result.kind === "exported" ? result.export.groupIndex : -1;
+}
+
+/** A Group dropped because the gateway shard serving it died (see `ShardPool`). */
+function isShardDrop(result: GroupResult): boolean {
+  return result.kind === "dropped" && result.reason === "shard_failed";
 }

@@ -42,6 +42,8 @@ const config = (overrides: Record<string, unknown> = {}) =>
       agentWritesReward: true,
       progress: false,
       logLevel: "silent",
+      // Two shards whatever the machine's cores (the default, auto, is one per core).
+      gatewayShards: 2,
       ...overrides,
     },
   );
@@ -112,7 +114,11 @@ describe("createRolloutRuntime", () => {
       expect(groups.flatMap((group) => (group.kind === "exported" ? group.export.rows : [])).length).toBe(4);
       expect(step.rows.map((row) => row.reward)).toEqual([1, 1, 1, 1]);
       expect(runtime.cursor).toBe(2);
-      expect(launcher.launched[0]!.baseUrl).toBe(runtime.baseUrl);
+      // Each agent is pointed at its Group's shard, not at the controller's port.
+      const shardUrls = runtime.shards!.status().map((shard) => shard.url);
+      expect(shardUrls).toHaveLength(2);
+      expect(shardUrls).toContain(launcher.launched[0]!.baseUrl);
+      expect(launcher.launched[0]!.baseUrl).not.toBe(runtime.baseUrl);
 
       runtime.cursor = 1;
       const next = await runtime.runStep({ rolloutId: 1, mode: "train", groups: 1 });

@@ -302,7 +302,7 @@ async function startRuntime(options: {
   const events = createRunEvents({ logger, reporter, engineHealth, components });
   // Bound below, once the controller exists: turns are stamped with the train step running.
   let currentStep: () => number | undefined = () => undefined;
-  let gate: GateControl;
+  let gate!: GateControl;
   let app: Hono;
   let shards: ShardPool | undefined;
   if (shardCount === 1) {
@@ -324,6 +324,24 @@ async function startRuntime(options: {
     });
   } else {
     // Sharded: agents talk to their shard; this process keeps Groups, capacity, export and the trainer API.
+    // This port serves /health (with each shard's state) and the trainer's routes; a session credential
+    // presented here is unknown (404): each agent's RELAX_BASE_URL is its shard.
+    app = createGatewayApp({
+      registry: new SessionRegistry(),
+      generate: () => Promise.reject(new SessionNotFoundError({ sessionId: "(unknown)" })),
+      basePath: gateway.basePath,
+      heartbeatMs: gateway.heartbeatMs,
+      maxRequestBytes: gateway.maxRequestBytes,
+      health: () => ({ backend: backend.kind, ...registry.snapshot(), shards: shards?.status() ?? [] }),
+      onRefusal: (event) => events.refusal(event),
+      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
+    });
+  }
+  if (io.routes !== undefined) app.route("/", io.routes);
+  // Listen before the shards start, so that a busy --port fails at once.
+  const server = stack.use(await listenGateway({ app, host: gateway.host, port: gateway.port }));
+  const baseUrl = `http://${gateway.host}:${server.port}${gateway.basePath}/`;
+  if (shardCount > 1) {
     const pool = stack.adopt(
       await ShardPool.start({
         size: shardCount,
@@ -342,26 +360,11 @@ async function startRuntime(options: {
     );
     shards = pool;
     gate = pool.gate;
-    // This port serves /health (with each shard's state) and the trainer's routes; a session credential
-    // presented here is unknown (404): each agent's RELAX_BASE_URL is its shard.
-    app = createGatewayApp({
-      registry: new SessionRegistry(),
-      generate: () => Promise.reject(new SessionNotFoundError({ sessionId: "(unknown)" })),
-      basePath: gateway.basePath,
-      heartbeatMs: gateway.heartbeatMs,
-      maxRequestBytes: gateway.maxRequestBytes,
-      health: () => ({ backend: backend.kind, ...registry.snapshot(), shards: pool.status() }),
-      onRefusal: (event) => events.refusal(event),
-      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
-    });
     logger.info(
       { shards: shardCount },
       `gateway: ${shardCount} shards (Groups placed by consistent hashing of their id; docs/architecture.md#gateway-shards)`,
     );
   }
-  if (io.routes !== undefined) app.route("/", io.routes);
-  const server = stack.use(await listenGateway({ app, host: gateway.host, port: gateway.port }));
-  const baseUrl = `http://${gateway.host}:${server.port}${gateway.basePath}/`;
 
   const groupSize = components.steps.train.groupSize;
   const controller = new RolloutController({

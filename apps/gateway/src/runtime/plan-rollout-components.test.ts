@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config";
 import { evalDueAfterStep, evalRolloutIds } from "./eval-schedule";
@@ -142,6 +143,8 @@ describe("planRolloutComponents", () => {
       basePath: "/agentic_api",
       heartbeatMs: 2000,
       maxRequestBytes: 33_554_432,
+      // --gateway-shards auto: one per core, at most 16.
+      shards: Math.min(16, availableParallelism()),
     });
     const { classifier, ...turns } = plan.turns;
     expect(turns).toEqual({

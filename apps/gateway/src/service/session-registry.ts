@@ -47,6 +47,11 @@ export class SessionRegistry {
     this.#byDigest.delete(credentialDigest(session.credential).toString("hex"));
   }
 
+  /** The open sessions, in registration order. */
+  list(): GatewaySession[] {
+    return [...this.#byId.values()].filter((session) => session.state !== "closed");
+  }
+
   get size(): number {
     return this.#byId.size;
   }

@@ -1,0 +1,206 @@
+import { chmodSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Writable } from "node:stream";
+import pino from "pino";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveConfig } from "../src/config/load-config";
+import type { RolloutConfigInput } from "../src/config/rollout-config";
+import type { GroupResult } from "../src/controller/run-group";
+import { createRolloutRuntime } from "../src/runtime/create-rollout-runtime";
+import {
+  AGENT_HOME_ENV,
+  expectRowMatchesEngine,
+  fixture,
+  leftoverAgentProcesses,
+  type RecordedGenerate,
+  startRecordingEngine,
+} from "./helpers";
+
+// The stand-in engine's scripted policy (not a model): a fixed answer per turn.
+const policy = (request: { promptText: string }) => {
+  const turn = (request.promptText.match(/<\|im_start\|>assistant/g) ?? []).length;
+  return { text: `Answer ${turn}.` };
+};
+
+/** A logger whose lines are kept (JSON objects) for assertions. */
+function captureLogger() {
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk, _encoding, callback) {
+      for (const line of String(chunk).split("\n")) if (line.trim()) lines.push(JSON.parse(line));
+      callback();
+    },
+  });
+  return { logger: pino({ level: "info" }, stream), lines };
+}
+
+function callsBySession(generates: RecordedGenerate[]): Map<string, RecordedGenerate[]> {
+  const bySession = new Map<string, RecordedGenerate[]>();
+  for (const call of generates) {
+    const session = String(call.headers["x-smg-routing-key"]);
+    bySession.set(session, [...(bySession.get(session) ?? []), call]);
+  }
+  return bySession;
+}
+
+describe("--gateway-shards (real agent processes, stand-in engine)", () => {
+  let engine: Awaited<ReturnType<typeof startRecordingEngine>>;
+  beforeAll(async () => {
+    // 5 ms per token: turns last long enough for a shard to die in the middle of a Group.
+    engine = await startRecordingEngine(policy, { tokenLatencyMs: 5 });
+  });
+  afterAll(async () => {
+    await engine.close();
+  });
+
+  const config = (flags: Partial<RolloutConfigInput>) =>
+    resolveConfig(
+      {},
+      {
+        promptData: fixture("data.jsonl"),
+        metadataKey: "metadata",
+        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("echo-agent.mjs")}`,
+        sglangUrl: [engine.url],
+        agentWritesReward: true,
+        progress: false,
+        logLevel: "info",
+        gatewayShards: 2,
+        ...flags,
+        agentEnv: [...(flags.agentEnv ?? []), AGENT_HOME_ENV],
+      },
+    );
+
+  it("should place each Group on one shard, point its agents there, and write rows holding exactly the engine's ids", async () => {
+    const { logger, lines } = captureLogger();
+    const runtime = await createRolloutRuntime(
+      config({ agentEnv: ["AGENT_TURNS=2"], nSamplesPerPrompt: 2, rolloutBatchSize: 6 }),
+      { logger },
+    );
+    try {
+      const shards = runtime.shards!;
+      expect(shards.size).toBe(2);
+      const status = shards.status();
+      expect(status.map((shard) => shard.state)).toEqual(["ready", "ready"]);
+      expect(new Set(status.map((shard) => shard.pid)).size).toBe(2);
+      expect(status.every((shard) => shard.url !== runtime.baseUrl)).toBe(true);
+      const seen: Array<{ group: string; urls: string[] }> = [];
+      const step = await runtime.runStep({
+        rolloutId: 0,
+        mode: "train",
+        onGroup: (result) =>
+          seen.push({ group: result.groupId, urls: result.sessions.map((s) => s.baseUrl!) }),
+      });
+      expect(step.groups.map((group) => group.kind)).toEqual(Array(6).fill("exported"));
+      // Every session of a Group on the shard its id hashes to.
+      for (const { group, urls } of seen) {
+        expect(urls).toEqual([status[shards.shardOf(group)]!.url, status[shards.shardOf(group)]!.url]);
+      }
+      const bySession = callsBySession(engine.generates);
+      expect(step.rows).toHaveLength(12);
+      for (const row of step.rows) {
+        const calls = bySession.get(row.session_id) ?? [];
+        expect(calls).toHaveLength(2);
+        expectRowMatchesEngine(expect, row, calls);
+      }
+      // The controller's port does not serve sessions: a credential there is unknown.
+      const stray = await fetch(new URL("v1/chat/completions", runtime.baseUrl), {
+        method: "POST",
+        headers: {
+          authorization: "Bearer 0123456789abcdef0123456789abcdef",
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
+      });
+      expect(stray.status).toBe(404);
+      const health = (await (await fetch(new URL("health", runtime.baseUrl))).json()) as {
+        shards: Array<{ state: string }>;
+      };
+      expect(health.shards.map((shard) => shard.state)).toEqual(["ready", "ready"]);
+      expect(lines.filter((line) => String(line.msg).startsWith("gateway shard ")).length).toBe(2);
+    } finally {
+      await runtime.close();
+    }
+    expect(leftoverAgentProcesses("g0-")).toEqual([]);
+  }, 120_000);
+
+  it("should drop only the Groups of a shard that dies (shard_failed), restart it, and finish the step with exact rows", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-shards-"));
+    chmodSync(dir, 0o777);
+    const { logger, lines } = captureLogger();
+    engine.generates.length = 0;
+    const runtime = await createRolloutRuntime(
+      config({
+        agentEnv: ["AGENT_TURNS=6"],
+        nSamplesPerPrompt: 2,
+        rolloutBatchSize: 4,
+        output: join(dir, "rows.jsonl"),
+      }),
+      { logger },
+    );
+    try {
+      const shards = runtime.shards!;
+      const before = shards.status();
+      const results: GroupResult[] = [];
+      let killed: number | undefined;
+      // Kill a shard once one of its Groups is past its first request (mid-Group, requests in flight).
+      const watcher = setInterval(() => {
+        if (killed !== undefined) return;
+        for (const status of shards.status()) {
+          if (status.state !== "ready" || status.pid === undefined) continue;
+          const active = runtime.registry
+            .list()
+            .find((session) => shards.shardOf(session.groupId) === status.index && session.requests > 0);
+          if (active === undefined) continue;
+          killed = status.index;
+          process.kill(status.pid, "SIGKILL");
+          return;
+        }
+      }, 20);
+      const step = await runtime
+        .runStep({ rolloutId: 0, mode: "train", onGroup: (result) => results.push(result) })
+        .finally(() => clearInterval(watcher));
+      expect(killed).toBeDefined();
+      const dropped = results.filter((result) => result.kind === "dropped");
+      expect(dropped.length).toBeGreaterThanOrEqual(1);
+      for (const result of dropped) {
+        expect(result.kind === "dropped" && result.reason).toBe("shard_failed");
+        expect(shards.shardOf(result.groupId)).toBe(killed);
+        expect(result.kind === "dropped" && result.message).toMatch(
+          new RegExp(`gateway shard ${killed} \\(pid ${before[killed!]!.pid}\\) exited \\(signal SIGKILL\\)`),
+        );
+      }
+      // The step still closes with its 4 Groups, replacements included; nothing of a dead shard is exported.
+      expect(step.groups.filter((group) => group.kind === "exported")).toHaveLength(4);
+      const bySession = callsBySession(engine.generates);
+      for (const row of step.rows) expectRowMatchesEngine(expect, row, bySession.get(row.session_id) ?? []);
+      expect(step.metrics["rollout/dropped_groups/shard_failed"]).toBe(dropped.length);
+      // Restarted: a new process, ready (it loads its tokenizer again), one restart counted; the log says
+      // what happened.
+      for (let wait = 0; wait < 300 && shards.status()[killed!]!.state !== "ready"; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const after = shards.status()[killed!]!;
+      expect(after).toMatchObject({ state: "ready", restarts: 1 });
+      expect(after.pid).not.toBe(before[killed!]!.pid);
+      const warn = lines.find((line) => String(line.msg).includes(`gateway shard ${killed} (pid`));
+      expect(String(warn?.msg)).toMatch(/Group\(s\) are dropped \(shard_failed\); restarting it$/);
+
+      // The restarted shard serves new Groups: run until one lands on it, with exact rows.
+      let onRestarted = 0;
+      for (let rolloutId = 1; rolloutId < 6 && onRestarted === 0; rolloutId++) {
+        const next = await runtime.runStep({ rolloutId, mode: "train", groups: 2 });
+        for (const group of next.groups) {
+          expect(group.kind).toBe("exported");
+          if (shards.shardOf(group.groupId) === killed) onRestarted++;
+        }
+        const calls = callsBySession(engine.generates);
+        for (const row of next.rows) expectRowMatchesEngine(expect, row, calls.get(row.session_id) ?? []);
+      }
+      expect(onRestarted).toBeGreaterThan(0);
+    } finally {
+      await runtime.close();
+    }
+    expect(leftoverAgentProcesses("g")).toEqual([]);
+  }, 240_000);
+});
