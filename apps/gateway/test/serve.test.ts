@@ -69,6 +69,8 @@ const config = (dir: string, overrides: Record<string, unknown> = {}) =>
       logLevel: "silent",
       output: join(dir, "rows-{rollout_id}.jsonl"),
       runDir: join(dir, "run"),
+      // Two gateway shards whatever the machine's cores: pause / resume / weight versions cross them.
+      gatewayShards: 2,
       ...overrides,
     },
   );

@@ -25,6 +25,11 @@ const channel = createIpcChannel<ShardMessage, ControllerMessage>(process, contr
 );
 // The controller is gone (it exited or closed the channel): nothing is left to serve.
 channel.onClose(() => process.exit(0));
+// A shard lives as long as its controller: a Ctrl-C (SIGINT to the whole foreground process group) or a
+// hang-up reaches the controller, which interrupts the run and then shuts its shards down in order. A
+// SIGTERM sent to the shard itself still ends it (the controller then drops its Groups and restarts it).
+process.on("SIGINT", () => {});
+process.on("SIGHUP", () => {});
 
 let started = false;
 channel.onMessage((message) => {
