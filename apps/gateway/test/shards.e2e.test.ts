@@ -92,7 +92,9 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
           seen.push({ group: result.groupId, urls: result.sessions.map((s) => s.baseUrl!) }),
       });
       expect(
-        step.groups.map((group) => (group.kind === "dropped" ? `${group.reason}: ${group.message}` : group.kind)),
+        step.groups.map((group) =>
+          group.kind === "dropped" ? `${group.reason}: ${group.message}` : group.kind,
+        ),
       ).toEqual(Array(6).fill("exported"));
       // Every session of a Group on the shard its id hashes to.
       for (const { group, urls } of seen) {
