@@ -291,7 +291,7 @@ export function createTurnRunner(
       const generation = await generateWithContinuation({
         generate: (request) => engine.generate(imageData.length > 0 ? { ...request, imageData } : request),
         ...(gate !== undefined ? { gate } : {}),
-        inputIds: [...inputIds],
+        inputIds,
         signal,
         routingKey: sessionId,
         onEngineStart: () => session.generationStarted(),
@@ -340,7 +340,7 @@ export function createTurnRunner(
         toolParser: options.toolCallParser,
         reasoningParser: options.reasoningParser,
         forceReasoning:
-          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink([...inputIds]),
+          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(inputIds),
         callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
         ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
       });
