@@ -89,6 +89,17 @@ export class SessionForest {
   readonly #root: InternalRoot;
   readonly #turns: MutableTurn[] = [];
   readonly #context: MatchContext;
+  /** The subtree seed of each first observation (a root child), computed once. */
+  readonly #seeds = new WeakMap<InternalNode, string>();
+  readonly #seedOf = (node: InternalNode): string => {
+    let seed = this.#seeds.get(node);
+    if (seed === undefined) {
+      const observation = node as InternalObservation;
+      seed = this.#seed(observation.tools ?? [], observation.chatTemplateKwargs ?? {});
+      this.#seeds.set(node, seed);
+    }
+    return seed;
+  };
   #latestResponse: string | undefined;
 
   constructor(options: SessionForestOptions) {
@@ -171,7 +182,12 @@ export class SessionForest {
       });
     }
     const seed = this.#seed(tools, chatTemplateKwargs);
-    const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
+    const match = matchState(this.#context, {
+      messages,
+      seed,
+      tolerant: this.policy === "tolerant",
+      seedOf: this.#seedOf,
+    });
     const matched = match.node;
     const placement = placeObservation({
       match,
@@ -256,6 +272,7 @@ export class SessionForest {
       if (parent.kind === "root") {
         node.tools = structuredClone(tools);
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
+        this.#seeds.set(node, seed);
         // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
         // session was. The first request and a retry that supersedes an unanswered first observation are not.
         if (startsSegment) node.resetFrom = this.#latestResponse;
@@ -417,7 +434,12 @@ export class SessionForest {
   matchExportState(state: ConversationState): ExportMatch {
     const { messages, tools, chatTemplateKwargs } = checkState(state);
     const seed = this.#seed(tools, chatTemplateKwargs);
-    const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
+    const match = matchState(this.#context, {
+      messages,
+      seed,
+      tolerant: this.policy === "tolerant",
+      seedOf: this.#seedOf,
+    });
     const node = match.node;
     if (match.depth !== messages.length || node.kind === "root") {
       const stateHash = hashConversationState({ messages, tools, chatTemplateKwargs });
