@@ -58,7 +58,18 @@ describe("fast observation delta (Qwen3 ChatML)", () => {
       chatTemplateKwargs: {},
       previousResponseIds: [9707, IM_END],
     });
-    expect(delta.ids).toEqual([NEWLINE, IM_START, USER, NEWLINE, 6023, IM_END, NEWLINE, IM_START, ASSISTANT, NEWLINE]);
+    expect(delta.ids).toEqual([
+      NEWLINE,
+      IM_START,
+      USER,
+      NEWLINE,
+      6023,
+      IM_END,
+      NEWLINE,
+      IM_START,
+      ASSISTANT,
+      NEWLINE,
+    ]);
     // A response cut by length: the turn end is prepended.
     const cut = fast.renderObservationDelta({
       messages: [{ role: "user", content: "hi" }],
@@ -155,12 +166,40 @@ describe("fast observation delta (Qwen3 ChatML)", () => {
           const got = fast.explainObservationDelta(input);
           const want = jinja.explainObservationDelta(input);
           expect(got).toEqual(want);
-          if (fastDeltaWriterFor(tokenizer.chatTemplate!)!(messages, chatTemplateKwargs) !== undefined) calls++;
+          if (fastDeltaWriterFor(tokenizer.chatTemplate!)!(messages, chatTemplateKwargs) !== undefined)
+            calls++;
         },
       ),
       { numRuns: 400, seed: 16 },
     );
     // The property exercised the fast path, not only the fallback.
     expect(calls).toBeGreaterThan(100);
+  });
+
+  it("never serves a prefix rendered for other tools, even when the caller's tool list is edited in place", () => {
+    const template =
+      "{% if tools %}<|im_start|>system\nT{{ tools | length }}<|im_end|>\n{% endif %}{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}";
+    const renderer = createChatRenderer({ tokenizer, chatTemplate: template });
+    const list: FunctionTool[] = [tools[0]!];
+    const input = {
+      messages: [{ role: "user" as const, content: "hi" }],
+      tools: list,
+      chatTemplateKwargs: {},
+    };
+    const one = renderer.explainObservationDelta(input);
+    list.push({ ...tools[0]!, function: { ...tools[0]!.function, name: "other" } });
+    const two = renderer.explainObservationDelta(input);
+    expect(one.text).toBe("\n<|im_start|>user\nhi<|im_end|>\n<|im_start|>assistant\n");
+    expect(two).toEqual(one);
+    // The dummy prefix now carries "T2": rendered again, not served from the one-tool entry.
+    expect(
+      renderer.renderText({
+        messages: [{ role: "user", content: "x" }],
+        tools: list,
+        chatTemplateKwargs: {},
+      }),
+    ).toBe("<|im_start|>system\nT2<|im_end|>\n<|im_start|>user\nx<|im_end|>\n<|im_start|>assistant\n");
+    list.pop();
+    expect(renderer.explainObservationDelta({ ...input, chatTemplateKwargs: { k: 1 } })).toEqual(one);
   });
 });

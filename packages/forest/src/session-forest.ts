@@ -1,4 +1,5 @@
 import type { ChatMessage, ConversationState, FunctionTool, MediaItem, TokenRenderer } from "@relax/chat";
+import { sameJson } from "@relax/chat/internal";
 import { redactionPattern } from "./drift/compare-text";
 import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
 import { ExportMatchError } from "./errors/export-match-error";
@@ -101,6 +102,8 @@ export class SessionForest {
     return seed;
   };
   #latestResponse: string | undefined;
+  /** The last seed computed, with copies of its tools and kwargs (a session repeats them every turn). */
+  #lastSeed: { tools: unknown; chatTemplateKwargs: unknown; seed: string } | undefined;
 
   constructor(options: SessionForestOptions) {
     const { sessionId, renderer, policy = "tolerant", maxContextTokens, rolloutId, metadata } = options;
@@ -273,6 +276,8 @@ export class SessionForest {
         node.tools = structuredClone(tools);
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
         this.#seeds.set(node, seed);
+        // The node's copies serve as the seed cache's (no second copy of the tools per session).
+        this.#lastSeed = { tools: node.tools, chatTemplateKwargs: node.chatTemplateKwargs, seed };
         // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
         // session was. The first request and a retry that supersedes an unanswered first observation are not.
         if (startsSegment) node.resetFrom = this.#latestResponse;
@@ -685,8 +690,22 @@ export class SessionForest {
   }
 
   #seed(tools: readonly FunctionTool[], chatTemplateKwargs: ConversationState["chatTemplateKwargs"]): string {
+    const last = this.#lastSeed;
+    if (
+      last !== undefined &&
+      sameJson(last.chatTemplateKwargs, chatTemplateKwargs) &&
+      sameJson(last.tools, tools)
+    ) {
+      return last.seed;
+    }
     try {
-      return seedStateHash(tools, chatTemplateKwargs);
+      const seed = seedStateHash(tools, chatTemplateKwargs);
+      this.#lastSeed = {
+        tools: structuredClone(tools),
+        chatTemplateKwargs: structuredClone(chatTemplateKwargs),
+        seed,
+      };
+      return seed;
     } catch (error) {
       throw new ForestInputError({ path: "state", reason: (error as Error).message });
     }

@@ -24,7 +24,11 @@ describe("encodeGenerateBody", () => {
       fc.property(
         fc.string({ unit: "binary", minLength: 1, maxLength: 12 }),
         fc.array(
-          fc.oneof(fc.nat({ max: 300_000 }), fc.nat({ max: 9 }), fc.constantFrom(262_143, 262_144, 2 ** 31 - 1, 1e21)),
+          fc.oneof(
+            fc.nat({ max: 300_000 }),
+            fc.nat({ max: 9 }),
+            fc.constantFrom(262_143, 262_144, 2 ** 31 - 1, 1e21),
+          ),
           { minLength: 1, maxLength: 200 },
         ),
         fc.boolean(),
@@ -59,6 +63,8 @@ describe("encodeGenerateBody", () => {
     const ids = Array.from({ length: 131_072 }, (_, i) => (i * 7919) % 151_936);
     const options = { rid: "long", inputIds: Int32Array.from(ids), sampling: { maxNewTokens: 1 } };
     const body = Buffer.from(encodeGenerateBody(convertGenerateRequestParts(options), options.inputIds));
-    expect(body.equals(Buffer.from(JSON.stringify(convertGenerateRequest({ ...options, inputIds: ids }))))).toBe(true);
+    expect(
+      body.equals(Buffer.from(JSON.stringify(convertGenerateRequest({ ...options, inputIds: ids })))),
+    ).toBe(true);
   });
 });

@@ -95,4 +95,3 @@ export function encodeGenerateBody(
   offset += buffer.write(tail, offset, "utf8");
   return buffer.subarray(0, offset);
 }
-

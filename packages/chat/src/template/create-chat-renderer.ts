@@ -1,3 +1,4 @@
+import { sameJson } from "../canonical/same-json";
 import { stableStringify } from "../canonical/stable-stringify";
 import { ChatTemplateError } from "../errors/chat-template-error";
 import { ObservationDeltaError } from "../errors/observation-delta-error";
@@ -182,7 +183,20 @@ export function createChatRenderer({
       toolArguments,
     });
 
+  // The last (tools, kwargs) asked for, as copies, checked by structure before the key is serialised:
+  // a session asks with the same tools and kwargs every turn.
+  let last: { tools: unknown; kwargs: unknown; info: PrefixInfo } | undefined;
+
   function prefixInfo(tools: FunctionTool[], requestKwargs: ChatTemplateKwargs): PrefixInfo {
+    if (last !== undefined && sameJson(last.kwargs, requestKwargs) && sameJson(last.tools, tools)) {
+      return last.info;
+    }
+    const info = keyedPrefixInfo(tools, requestKwargs);
+    last = { tools: structuredClone(tools), kwargs: structuredClone(requestKwargs), info };
+    return info;
+  }
+
+  function keyedPrefixInfo(tools: FunctionTool[], requestKwargs: ChatTemplateKwargs): PrefixInfo {
     const kwargs = mergeKwargs(requestKwargs);
     const key = stableStringify({ tools, kwargs });
     const cached = prefixes.get(key);

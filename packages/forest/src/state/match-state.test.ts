@@ -31,21 +31,28 @@ const observationMessage: fc.Arbitrary<ChatMessage> = fc.oneof(
     .tuple(fc.constantFrom("ok", "x"), fc.constantFrom("c1", "c2"))
     .map(([content, id]) => ({ role: "tool" as const, content, tool_call_id: id })),
   // Content parts and extra keys: compared by hash only.
-  fc.constant({ role: "user" as const, content: [{ type: "text" as const, text: "a" }] }),
+  fc.constant<ChatMessage>({ role: "user", content: [{ type: "text", text: "a" }] }),
 );
 
 const assistant: fc.Arbitrary<AssistantMessage> = fc.oneof(
   fc.constantFrom("r", "q", "").map((content) => ({ role: "assistant" as const, content })),
-  fc.constant({ role: "assistant" as const, content: "r", reasoning_content: "think" }),
-  fc.constant({ role: "assistant" as const, content: "r", reasoning_content: "" }),
+  fc.constant<AssistantMessage>({ role: "assistant", content: "r", reasoning_content: "think" }),
+  fc.constant<AssistantMessage>({ role: "assistant", content: "r", reasoning_content: "" }),
   fc
     .constantFrom('{"a":1}', '{"a":2}')
     .map((args) => ({ role: "assistant" as const, content: "", tool_calls: [call("c1", args)] })),
-  fc.constant({ role: "assistant" as const, content: "", tool_calls: [] }),
+  fc.constant<AssistantMessage>({ role: "assistant", content: "", tool_calls: [] }),
 );
 
 type Step =
-  | { kind: "extend"; from: number; added: ChatMessage[]; reply: AssistantMessage; fail: boolean; tools: boolean }
+  | {
+      kind: "extend";
+      from: number;
+      added: ChatMessage[];
+      reply: AssistantMessage;
+      fail: boolean;
+      tools: boolean;
+    }
   | { kind: "edit"; from: number; reply: AssistantMessage };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
@@ -60,7 +67,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       tools: fc.boolean(),
     }),
   },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("edit" as const), from: fc.nat(), reply: assistant }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("edit" as const), from: fc.nat(), reply: assistant }),
+  },
 );
 
 /** The match context of a forest, rebuilt from its public nodes. */
@@ -75,62 +85,74 @@ function contextOf(forest: SessionForest): MatchContext {
 }
 
 const seedOf = (node: InternalNode) =>
-  seedStateHash((node as InternalObservation).tools ?? [], (node as InternalObservation).chatTemplateKwargs ?? {});
+  seedStateHash(
+    (node as InternalObservation).tools ?? [],
+    (node as InternalObservation).chatTemplateKwargs ?? {},
+  );
 
 describe("matchState: comparing committed messages instead of hashing them", () => {
   it("finds exactly what hashing every message finds, over generated forests and requests (property)", () => {
     const renderer = createCharRenderer();
     let descended = 0;
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 14 }), fc.constantFrom("tolerant", "exact"), (steps, policy) => {
-        const forest = new SessionForest({ sessionId: "s", renderer, policy: policy as "tolerant" | "exact" });
-        const states: { messages: ChatMessage[]; tools: boolean }[] = [];
-        for (const s of steps) {
-          const base = states.length === 0 ? { messages: [], tools: false } : states[s.from % states.length]!;
-          let messages: ChatMessage[];
-          let tools = base.tools;
-          if (s.kind === "extend") {
-            messages = [...base.messages, ...s.added];
-            if (base.messages.length === 0) tools = s.tools;
-          } else {
-            // Rewrite the last assistant message of a committed state, then ask for a new turn.
-            const at = base.messages.findLastIndex((m) => m.role === "assistant");
-            if (at < 0) continue;
-            messages = [...base.messages.slice(0, at), s.reply, { role: "user", content: "a" }];
+      fc.property(
+        fc.array(step, { minLength: 1, maxLength: 14 }),
+        fc.constantFrom("tolerant", "exact"),
+        (steps, policy) => {
+          const forest = new SessionForest({
+            sessionId: "s",
+            renderer,
+            policy: policy as "tolerant" | "exact",
+          });
+          const states: { messages: ChatMessage[]; tools: boolean }[] = [];
+          for (const s of steps) {
+            const base =
+              states.length === 0 ? { messages: [], tools: false } : states[s.from % states.length]!;
+            let messages: ChatMessage[];
+            let tools = base.tools;
+            if (s.kind === "extend") {
+              messages = [...base.messages, ...s.added];
+              if (base.messages.length === 0) tools = s.tools;
+            } else {
+              // Rewrite the last assistant message of a committed state, then ask for a new turn.
+              const at = base.messages.findLastIndex((m) => m.role === "assistant");
+              if (at < 0) continue;
+              messages = [...base.messages.slice(0, at), s.reply, { role: "user", content: "a" }];
+            }
+            const state = { messages, tools: tools ? TOOLS : [], chatTemplateKwargs: {} };
+            const context = contextOf(forest);
+            const seed = seedStateHash(state.tools, state.chatTemplateKwargs);
+            const tolerant = policy === "tolerant";
+            const reference = matchState(context, { messages, seed, tolerant });
+            const fast = matchState(context, { messages, seed, tolerant, seedOf });
+            expect(fast).toEqual(reference);
+            if (reference.depth > 0) descended++;
+            let plan: ReturnType<SessionForest["beginTurn"]>;
+            try {
+              plan = forest.beginTurn(state);
+            } catch {
+              continue;
+            }
+            if (s.kind === "extend" && s.fail) {
+              forest.failTurn(plan);
+              continue;
+            }
+            const reply = s.kind === "extend" ? s.reply : { role: "assistant" as const, content: "r" };
+            const ids = renderer.renderResponse(reply);
+            try {
+              forest.commitResponse(plan, {
+                outputIds: ids,
+                logprobs: ids.map(() => -0.5),
+                finishReason: "stop",
+                message: reply,
+              });
+            } catch {
+              continue;
+            }
+            states.push({ messages: [...messages, reply], tools });
           }
-          const state = { messages, tools: tools ? TOOLS : [], chatTemplateKwargs: {} };
-          const context = contextOf(forest);
-          const seed = seedStateHash(state.tools, state.chatTemplateKwargs);
-          const tolerant = policy === "tolerant";
-          const reference = matchState(context, { messages, seed, tolerant });
-          const fast = matchState(context, { messages, seed, tolerant, seedOf });
-          expect(fast).toEqual(reference);
-          if (reference.depth > 0) descended++;
-          let plan: ReturnType<SessionForest["beginTurn"]>;
-          try {
-            plan = forest.beginTurn(state);
-          } catch {
-            continue;
-          }
-          if (s.kind === "extend" && s.fail) {
-            forest.failTurn(plan);
-            continue;
-          }
-          const reply = s.kind === "extend" ? s.reply : { role: "assistant" as const, content: "r" };
-          const ids = renderer.renderResponse(reply);
-          try {
-            forest.commitResponse(plan, {
-              outputIds: ids,
-              logprobs: ids.map(() => -0.5),
-              finishReason: "stop",
-              message: reply,
-            });
-          } catch {
-            continue;
-          }
-          states.push({ messages: [...messages, reply], tools });
-        }
-      }),
+        },
+      ),
       { numRuns: 300, seed: 16 },
     );
     expect(descended).toBeGreaterThan(300);
@@ -148,7 +170,11 @@ describe("matchState: comparing committed messages instead of hashing them", () 
       finishReason: "stop",
       message: reply,
     });
-    const messages: ChatMessage[] = [{ role: "user", content: "a" }, { ...reply }, { role: "user", content: "b" }];
+    const messages: ChatMessage[] = [
+      { role: "user", content: "a" },
+      { ...reply },
+      { role: "user", content: "b" },
+    ];
     const context = contextOf(forest);
     const seed = seedStateHash([], {});
     const hashed = vi.mocked(chainStateHash);
