@@ -339,8 +339,7 @@ export function createTurnRunner(
         finishReason,
         toolParser: options.toolCallParser,
         reasoningParser: options.reasoningParser,
-        forceReasoning:
-          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(inputIds),
+        forceReasoning: options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(inputIds),
         callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
         ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
       });
