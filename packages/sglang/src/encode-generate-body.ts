@@ -52,7 +52,7 @@ function fill(id: number): void {
 export function encodeGenerateBody(
   wire: Omit<GenerateRequestWire, "input_ids">,
   inputIds: ArrayLike<number>,
-): Uint8Array {
+): Uint8Array<ArrayBuffer> {
   const { rid, ...rest } = wire;
   const restJson = JSON.stringify(rest);
   // Every id is written as `,<digits>`; the first one's comma becomes the `[`.
@@ -93,5 +93,5 @@ export function encodeGenerateBody(
     buffer = next;
   }
   offset += buffer.write(tail, offset, "utf8");
-  return buffer.subarray(0, offset);
+  return buffer.subarray(0, offset) as Uint8Array<ArrayBuffer>;
 }
