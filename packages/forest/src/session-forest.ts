@@ -7,7 +7,7 @@ import { ForestInputError } from "./errors/forest-input-error";
 import { SessionContextLengthError } from "./errors/session-context-length-error";
 import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
-import { collectImageData, collectPrefix, trainLength } from "./node/collect-prefix";
+import { collectImageData, collectPrefix, collectPrefixArray, trainLength } from "./node/collect-prefix";
 import { computeForestStats } from "./node/compute-forest-stats";
 import type {
   ForestNode,
@@ -723,6 +723,7 @@ export class SessionForest {
     const nodes = this.#nodes;
     const snapshot = { ...record, toleratedEdits: [...record.toleratedEdits], edits: [...record.edits] };
     let cached: number[] | undefined;
+    let cachedArray: Int32Array | undefined;
     let images: string[] | undefined;
     return Object.defineProperties(snapshot as unknown as TurnPlan, {
       inputIds: {
@@ -730,6 +731,13 @@ export class SessionForest {
         get: () => {
           cached ??= collectPrefix(nodes, record.observationStateHash, record.promptTokens);
           return cached;
+        },
+      },
+      inputIdArray: {
+        enumerable: false,
+        get: () => {
+          cachedArray ??= collectPrefixArray(nodes, record.observationStateHash, record.promptTokens);
+          return cachedArray;
         },
       },
       imageData: {

@@ -68,9 +68,11 @@ function validateInputIds(inputIds: ArrayLike<number>): void {
   if (inputIds.length === 0) {
     throw new SglangInvalidArgumentError({ field: "inputIds", reason: "must not be empty" });
   }
+  // An Int32Array holds integers only: a sign check suffices.
+  const typed = inputIds instanceof Int32Array;
   for (let index = 0; index < inputIds.length; index++) {
     const id = inputIds[index]!;
-    if (!Number.isInteger(id) || id < 0) {
+    if (typed ? id < 0 : !Number.isInteger(id) || id < 0) {
       throw new SglangInvalidArgumentError({
         field: `inputIds[${index}]`,
         reason: `must be a non-negative integer token id, got ${JSON.stringify(id)}`,

@@ -235,7 +235,7 @@ export function createTurnRunner(
         refusal: IMAGE_REFUSAL,
         signal,
       });
-      let inputIds: readonly number[];
+      let inputIds: ArrayLike<number>;
       let maxNewTokens = requestedMax;
       if (forest !== undefined) {
         const segmentStart = forest === session.forest && session.compactedSinceTrain;
@@ -264,7 +264,7 @@ export function createTurnRunner(
                 },
               });
         if (segmentStart) session.compactedSinceTrain = false;
-        inputIds = plan.inputIds;
+        inputIds = plan.inputIdArray;
         maxNewTokens = plan.maxNewTokens ?? requestedMax;
       } else {
         // passthrough: rendered, generated and answered; nothing is recorded.
