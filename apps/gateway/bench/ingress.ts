@@ -196,10 +196,10 @@ for (const [contextTokens, sessions, turns] of [
 ] as const) {
   const run = await runClients({ url: gatewayUrl, sessions, turns, contextTokens, phases: true });
   const cpuPerTurn = run.cpuMs / run.rtts.length;
-  const steadyCpu = mean(run.cpuMsByTurn.slice(1)) / sessions;
-  const steadyParse = mean(run.parseMsByTurn.slice(1));
+  const steadyCpu = median(run.cpuMsByTurn.slice(1)) / sessions;
+  const steadyParse = median(run.parseMsByTurn.slice(1));
   rows.push(
-    `  ${contextTokens / 1000}k context (${sessions} sessions × ${turns} turns, ${fmt(run.bytesPerBody / 1024, 0)} KiB bodies): gateway CPU ${fmt(cpuPerTurn)} ms/turn all-in, JSON.parse ${fmt(run.parseMsPerBody, 3)} ms → ${fmt(cpuPerTurn / run.parseMsPerBody, 1)}× JSON.parse; turns 2-${turns}: ${fmt(steadyCpu)} ms/turn, JSON.parse ${fmt(steadyParse, 3)} ms → ${fmt(steadyCpu / steadyParse, 1)}×`,
+    `  ${contextTokens / 1000}k context (${sessions} sessions × ${turns} turns, ${fmt(run.bytesPerBody / 1024, 0)} KiB bodies): gateway CPU ${fmt(cpuPerTurn)} ms/turn all-in, JSON.parse ${fmt(run.parseMsPerBody, 3)} ms → ${fmt(cpuPerTurn / run.parseMsPerBody, 1)}× JSON.parse; turns 2-${turns} (median per turn index): ${fmt(steadyCpu)} ms/turn, JSON.parse ${fmt(steadyParse, 3)} ms → ${fmt(steadyCpu / steadyParse, 1)}×`,
   );
   if (contextTokens === 8_000) {
     const floorRun = await runClients({ url: floorUrl, sessions, turns, contextTokens });
@@ -231,15 +231,16 @@ const heapWith = getHeapStatistics().used_heap_size;
 dropSessions(memory.ids);
 gc();
 const forestBytes = heapWith - getHeapStatistics().used_heap_size;
-const early = mean(memory.cpuMsByTurn.slice(1, 11));
-const late = mean(memory.cpuMsByTurn.slice(90, 100));
-const earlyParse = mean(memory.parseMsByTurn.slice(1, 11));
-const lateParse = mean(memory.parseMsByTurn.slice(90, 100));
+// Medians: on a shared 2-core machine a single turn now and then takes several times its usual CPU.
+const early = median(memory.cpuMsByTurn.slice(1, 11));
+const late = median(memory.cpuMsByTurn.slice(90, 100));
+const earlyParse = median(memory.parseMsByTurn.slice(1, 11));
+const lateParse = median(memory.parseMsByTurn.slice(90, 100));
 rows.push(
   `  64k context, 1 session × 100 turns: gateway CPU ${fmt(memory.cpuMs / memory.rtts.length)} ms/turn, JSON.parse ${fmt(memory.parseMsPerBody, 3)} ms → ${fmt(memory.cpuMs / memory.rtts.length / memory.parseMsPerBody, 1)}× JSON.parse`,
 );
 rows.push(
-  `  flat in turns (same run): turns 2-11 ${fmt(early)} ms/turn (JSON.parse ${fmt(earlyParse, 3)}), turns 91-100 ${fmt(late)} ms/turn (JSON.parse ${fmt(lateParse, 3)}) → late ÷ early minus parse ${fmt((late - lateParse) / (early - earlyParse))}×`,
+  `  flat in turns (same run, medians): turns 2-11 ${fmt(early)} ms/turn (JSON.parse ${fmt(earlyParse, 3)}), turns 91-100 ${fmt(late)} ms/turn (JSON.parse ${fmt(lateParse, 3)}) → late ÷ early minus parse ${fmt((late - lateParse) / (early - earlyParse))}×`,
 );
 rows.push(
   `  forest heap: ${fmt(forestBytes / 2 ** 20, 2)} MiB for ${stored} stored tokens → ${fmt(forestBytes / stored, 1)} bytes per stored token (message text included)`,
@@ -300,8 +301,8 @@ gateway.close();
 floor.close();
 engineProcess.kill("SIGTERM");
 
-function mean(values: readonly number[]): number {
-  return values.reduce((sum, value) => sum + value, 0) / Math.max(1, values.length);
+function median(values: readonly number[]): number {
+  return percentile([...values], 50);
 }
 
 function listening(server: Server): Promise<void> {
