@@ -3,40 +3,31 @@ import type { GenerateRequestWire } from "./sglang-api";
 /** Ids below this get their digits from a shared table; larger ids (no known vocabulary) are formatted. */
 const TABLE_LIMIT = 1 << 18;
 
-// `,<digits>` of id v as up to 8 little-endian bytes in (low[v], high[v]), its length in width[v] (0:
-// not filled yet). Filled on first use and grown by powers of two, so a process holds at most
-// 9 B × 2^18 ≈ 2.3 MiB, shared by every session.
-let low = new Uint32Array(0);
-let high = new Uint32Array(0);
-let width = new Uint8Array(0);
+// `,<digits>` of id v as up to 8 little-endian bytes in (low[v], high[v]) and its length in width[v], for
+// every v below TABLE_LIMIT: built once, on the first body, and shared by every session (9 B × 2^18 ≈
+// 2.3 MiB per process).
+let table: { low: Uint32Array; high: Uint32Array; width: Uint8Array } | undefined;
 
-function grow(id: number): void {
-  let size = Math.max(1024, width.length);
-  while (size <= id) size *= 2;
-  const nextLow = new Uint32Array(size);
-  const nextHigh = new Uint32Array(size);
-  const nextWidth = new Uint8Array(size);
-  nextLow.set(low);
-  nextHigh.set(high);
-  nextWidth.set(width);
-  low = nextLow;
-  high = nextHigh;
-  width = nextWidth;
-}
-
-function fill(id: number): void {
-  if (id >= width.length) grow(id);
-  const text = `,${id}`;
-  let lo = 0;
-  let hi = 0;
-  for (let i = 0; i < text.length; i++) {
-    const byte = text.charCodeAt(i);
-    if (i < 4) lo |= byte << (8 * i);
-    else hi |= byte << (8 * (i - 4));
+function digitTable(): { low: Uint32Array; high: Uint32Array; width: Uint8Array } {
+  if (table !== undefined) return table;
+  const low = new Uint32Array(TABLE_LIMIT);
+  const high = new Uint32Array(TABLE_LIMIT);
+  const width = new Uint8Array(TABLE_LIMIT);
+  for (let id = 0; id < TABLE_LIMIT; id++) {
+    const text = `,${id}`;
+    let lo = 0;
+    let hi = 0;
+    for (let i = 0; i < text.length; i++) {
+      const byte = text.charCodeAt(i);
+      if (i < 4) lo |= byte << (8 * i);
+      else hi |= byte << (8 * (i - 4));
+    }
+    low[id] = lo >>> 0;
+    high[id] = hi >>> 0;
+    width[id] = text.length;
   }
-  low[id] = lo >>> 0;
-  high[id] = hi >>> 0;
-  width[id] = text.length;
+  table = { low, high, width };
+  return table;
 }
 
 /**
@@ -65,10 +56,10 @@ export function encodeGenerateBody(
   let view = new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
   const start = buffer.write(head, 0, "utf8");
   let offset = start;
+  const { low, high, width } = digitTable();
   for (let i = 0; i < n; i++) {
     const id = inputIds[i]!;
     if (id < TABLE_LIMIT) {
-      if (id >= width.length || width[id] === 0) fill(id);
       view.setUint32(offset, low[id]!, true);
       view.setUint32(offset + 4, high[id]!, true);
       offset += width[id]!;
