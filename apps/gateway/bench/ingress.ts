@@ -4,12 +4,16 @@
 // `process.cpuUsage()` here is the gateway's own CPU (HTTP, parse, match, render, tokenise, engine
 // request, parse, commit, reply; encode workers included). Every figure is a ratio measured side by side
 // in this run:
-//   1. gateway CPU per turn ÷ JSON.parse of the same request body (timed in the agents' process), 8k and
-//      32k-token contexts;
+//   1. gateway CPU per turn ÷ JSON.parse of the same request body (timed in the agents' process), 8k,
+//      32k and 128k-token contexts, all-in (first turns tokenise the whole prompt) and steady (turns after
+//      the first, read per turn index: the agents pause between turn indexes);
 //   2. turns/s through the gateway ÷ turns/s through a plain node:http proxy (parse the body, one
 //      fixed-size /generate to the same stand-in, a minimal reply) with the same agents and bodies;
 //   3. p99 round trip of healthy sessions while another session's request is one 5 MB word ÷ without;
-//   4. forest heap bytes per stored token on a 100-turn ~64k-token session (message text included).
+//   4. forest heap bytes per stored token on a 100-turn ~64k-token session (message text included), and
+//      on the same run "flat in the number of turns": CPU per turn minus JSON.parse, turns 90-99 ÷ 2-11;
+//   5. p50 round trip of an active session with 1,000 other sessions resident (each holding a forest of
+//      one committed turn) ÷ with none.
 // BENCH_NO_OFFLOAD=1 runs the same with every render and tokenisation on the event loop, for comparison.
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
@@ -37,7 +41,7 @@ const benchStarted = performance.now();
 const engineProcess = spawn(
   process.execPath,
   ["--import", "tsx", "--conditions=@relax/source", fileURLToPath(new URL("./engine.ts", import.meta.url))],
-  { stdio: ["ignore", "pipe", "inherit"] },
+  { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, BENCH_ENGINE_CONTEXT: "262144" } },
 );
 const engineUrl = await new Promise<string>((resolve, reject) => {
   engineProcess.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
@@ -97,6 +101,8 @@ interface ClientResult {
   rtts: number[];
   wallMs: number;
   parseMsPerBody: number;
+  /** Mean JSON.parse time of the bodies of each turn index. */
+  parseMsByTurn: number[];
   bytesPerBody: number;
   attack: string;
 }
@@ -109,7 +115,7 @@ function addSessions(count: number): string[] {
       id,
       groupId: `g-${id}`,
       mode: "train",
-      forest: new SessionForest({ sessionId: id, renderer, maxContextTokens: 65_536 }),
+      forest: new SessionForest({ sessionId: id, renderer, maxContextTokens: 262_144 }),
     });
     registry.add(session);
     session.lease();
@@ -124,7 +130,9 @@ async function runClients(options: {
   turns: number;
   contextTokens: number;
   attack?: { bytes: number; leadMs: number };
-}): Promise<ClientResult & { cpuMs: number; ids: string[] }> {
+  /** Pause between turn indexes and read the gateway's CPU time of each (`cpuMsByTurn`). */
+  phases?: boolean;
+}): Promise<ClientResult & { cpuMs: number; cpuMsByTurn: number[]; ids: string[] }> {
   const ids = addSessions(options.sessions);
   const attackId = options.attack ? addSessions(1)[0] : undefined;
   const repeat = Math.max(1, Math.floor((options.contextTokens - options.turns * 40) / perSentence));
@@ -135,22 +143,38 @@ async function runClients(options: {
     sentence,
     repeat,
     ...(options.attack ? { attack: { ...options.attack, sessionId: attackId } } : {}),
+    ...(options.phases ? { phases: true } : {}),
   };
-  const cpuBefore = process.cpuUsage();
+  const cpuMs = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const cpuBefore = cpuMs();
   const child = spawn(
     process.execPath,
     [fileURLToPath(new URL("./ingress-clients.mjs", import.meta.url)), JSON.stringify(config)],
-    {
-      stdio: ["ignore", "pipe", "inherit"],
-    },
+    { stdio: ["pipe", "pipe", "inherit"] },
   );
   let out = "";
-  child.stdout!.on("data", (chunk: Buffer) => (out += chunk.toString()));
+  const cpuMsByTurn: number[] = [];
+  let phaseStart = cpuBefore;
+  child.stdout!.on("data", (chunk: Buffer) => {
+    out += chunk.toString();
+    for (let newline = out.indexOf("\n"); newline >= 0; newline = out.indexOf("\n")) {
+      const line = out.slice(0, newline);
+      if (!line.startsWith("phase ")) break;
+      out = out.slice(newline + 1);
+      const now = cpuMs();
+      cpuMsByTurn.push(now - phaseStart);
+      phaseStart = now;
+      child.stdin!.write("go\n");
+    }
+  });
   const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
-  const cpu = process.cpuUsage(cpuBefore);
+  const cpuTotal = cpuMs() - cpuBefore;
   if (code !== 0) throw new Error(`agents exited with ${code}`);
   const result = JSON.parse(out) as ClientResult;
-  return { ...result, cpuMs: (cpu.user + cpu.system) / 1000, ids };
+  return { ...result, cpuMs: cpuTotal, cpuMsByTurn, ids };
 }
 
 function dropSessions(ids: readonly string[]): void {
@@ -164,26 +188,63 @@ const fmt = (value: number, digits = 2) => value.toFixed(digits);
 dropSessions((await runClients({ url: gatewayUrl, sessions: 4, turns: 3, contextTokens: 8_000 })).ids);
 dropSessions((await runClients({ url: floorUrl, sessions: 4, turns: 3, contextTokens: 8_000 })).ids);
 
-// 1. CPU per turn ÷ JSON.parse, and 2. turns/s vs the floor (8k).
+// 1. CPU per turn ÷ JSON.parse (all-in, and steady: turns after the first), and 2. turns/s vs the floor (8k).
 for (const [contextTokens, sessions, turns] of [
   [8_000, 16, 8],
   [32_000, 6, 6],
+  [128_000, 2, 5],
 ] as const) {
-  const run = await runClients({ url: gatewayUrl, sessions, turns, contextTokens });
+  const run = await runClients({ url: gatewayUrl, sessions, turns, contextTokens, phases: true });
   const cpuPerTurn = run.cpuMs / run.rtts.length;
+  const steadyCpu = median(run.cpuMsByTurn.slice(1)) / sessions;
+  const steadyParse = median(run.parseMsByTurn.slice(1));
   rows.push(
-    `  ${contextTokens / 1000}k context (${sessions} sessions × ${turns} turns, ${fmt(run.bytesPerBody / 1024, 0)} KiB bodies): gateway CPU ${fmt(cpuPerTurn)} ms/turn, JSON.parse ${fmt(run.parseMsPerBody, 3)} ms → ${fmt(cpuPerTurn / run.parseMsPerBody, 1)}× JSON.parse`,
+    `  ${contextTokens / 1000}k context (${sessions} sessions × ${turns} turns, ${fmt(run.bytesPerBody / 1024, 0)} KiB bodies): gateway CPU ${fmt(cpuPerTurn)} ms/turn all-in, JSON.parse ${fmt(run.parseMsPerBody, 3)} ms → ${fmt(cpuPerTurn / run.parseMsPerBody, 1)}× JSON.parse; turns 2-${turns} (median per turn index): ${fmt(steadyCpu)} ms/turn, JSON.parse ${fmt(steadyParse, 3)} ms → ${fmt(steadyCpu / steadyParse, 1)}×`,
   );
   if (contextTokens === 8_000) {
     const floorRun = await runClients({ url: floorUrl, sessions, turns, contextTokens });
     const gatewayRate = run.rtts.length / (run.wallMs / 1000);
     const floorRate = floorRun.rtts.length / (floorRun.wallMs / 1000);
+    const floorCpu = floorRun.cpuMs / floorRun.rtts.length;
     rows.push(
-      `  turns/s at 8k: gateway ${fmt(gatewayRate, 1)}, plain node:http proxy ${fmt(floorRate, 1)} → ${fmt(gatewayRate / floorRate)}× the floor`,
+      `  turns/s at 8k: gateway ${fmt(gatewayRate, 1)}, plain node:http proxy ${fmt(floorRate, 1)} → ${fmt(gatewayRate / floorRate)}× the floor; the proxy's own CPU ${fmt(floorCpu)} ms/turn → ${fmt(floorCpu / floorRun.parseMsPerBody, 1)}× JSON.parse (an HTTP request in, one engine call out, a reply)`,
     );
+    dropSessions(floorRun.ids);
   }
   dropSessions(run.ids);
 }
+
+// 4. Forest bytes per stored token: one session, 100 turns, ~64k tokens at the end; the heap with the
+// session's forest minus the heap once it is dropped (both after a full GC). The same run, read per turn
+// index, gives the CPU of late turns against early ones.
+const memory = await runClients({
+  url: gatewayUrl,
+  sessions: 1,
+  turns: 100,
+  contextTokens: 63_000,
+  phases: true,
+});
+const stats = registry.get(memory.ids[0]!)!.forest.stats();
+const stored = stats.observationTokens + stats.responseTokens;
+gc();
+const heapWith = getHeapStatistics().used_heap_size;
+dropSessions(memory.ids);
+gc();
+const forestBytes = heapWith - getHeapStatistics().used_heap_size;
+// Medians: on a shared 2-core machine a single turn now and then takes several times its usual CPU.
+const early = median(memory.cpuMsByTurn.slice(1, 11));
+const late = median(memory.cpuMsByTurn.slice(90, 100));
+const earlyParse = median(memory.parseMsByTurn.slice(1, 11));
+const lateParse = median(memory.parseMsByTurn.slice(90, 100));
+rows.push(
+  `  64k context, 1 session × 100 turns: gateway CPU ${fmt(memory.cpuMs / memory.rtts.length)} ms/turn, JSON.parse ${fmt(memory.parseMsPerBody, 3)} ms → ${fmt(memory.cpuMs / memory.rtts.length / memory.parseMsPerBody, 1)}× JSON.parse`,
+);
+rows.push(
+  `  flat in turns (same run, medians): turns 2-11 ${fmt(early)} ms/turn (JSON.parse ${fmt(earlyParse, 3)}), turns 91-100 ${fmt(late)} ms/turn (JSON.parse ${fmt(lateParse, 3)}) → late ÷ early minus parse ${fmt((late - lateParse) / (early - earlyParse))}×`,
+);
+rows.push(
+  `  forest heap: ${fmt(forestBytes / 2 ** 20, 2)} MiB for ${stored} stored tokens → ${fmt(forestBytes / stored, 1)} bytes per stored token (message text included)`,
+);
 
 // 3. Healthy p99 with and without a 5 MB-word attack (the attack is in the encode pool throughout).
 const quiet = await runClients({ url: gatewayUrl, sessions: 8, turns: 8, contextTokens: 8_000 });
@@ -202,22 +263,31 @@ rows.push(
   `  healthy p99 round trip: ${fmt(p99Quiet, 1)} ms quiet, ${fmt(p99Attacked, 1)} ms during a 5 MB-word request (${attacked.attack} at the end) → ${fmt(p99Attacked / p99Quiet)}×`,
 );
 await waitFor(() => pool.pending === 0, 10_000);
+// An aborted attack terminates its worker; let the replacement load its tokenizer before measuring more.
+await pool.ready();
 
-// 4. Forest bytes per stored token: one session, 100 turns, ~64k tokens at the end; the heap with the
-// session's forest minus the heap once it is dropped (both after a full GC).
-const memory = await runClients({ url: gatewayUrl, sessions: 1, turns: 100, contextTokens: 63_000 });
-const stats = registry.get(memory.ids[0]!)!.forest.stats();
-const stored = stats.observationTokens + stats.responseTokens;
+// 5. Added latency at 1,000 resident sessions: p50 round trip of one active session (2k context, 40
+// turns; a first run warms up) with no other session, then with 1,000 others registered, each holding a
+// committed turn, then alone again; "alone" is the mean of the two runs around it.
+const activeRun = async () => {
+  const run = await runClients({ url: gatewayUrl, sessions: 1, turns: 40, contextTokens: 2_000 });
+  dropSessions(run.ids);
+  return percentile(run.rtts.slice(5), 50);
+};
+await activeRun();
+const aloneBefore = await activeRun();
+const residents = await runClients({ url: gatewayUrl, sessions: 1_000, turns: 1, contextTokens: 1_000 });
+const residentTokens = residents.ids.reduce((sum, id) => {
+  const s = registry.get(id)!.forest.stats();
+  return sum + s.observationTokens + s.responseTokens;
+}, 0);
+const p50Crowded = await activeRun();
+dropSessions(residents.ids);
 gc();
-const heapWith = getHeapStatistics().used_heap_size;
-dropSessions(memory.ids);
-gc();
-const forestBytes = heapWith - getHeapStatistics().used_heap_size;
+const aloneAfter = await activeRun();
+const p50Alone = (aloneBefore + aloneAfter) / 2;
 rows.push(
-  `  64k context, 1 session × 100 turns: gateway CPU ${fmt(memory.cpuMs / memory.rtts.length)} ms/turn, JSON.parse ${fmt(memory.parseMsPerBody, 3)} ms → ${fmt(memory.cpuMs / memory.rtts.length / memory.parseMsPerBody, 1)}× JSON.parse`,
-);
-rows.push(
-  `  forest heap: ${fmt(forestBytes / 2 ** 20, 2)} MiB for ${stored} stored tokens → ${fmt(forestBytes / stored, 1)} bytes per stored token (message text included)`,
+  `  1,000 resident sessions (${residentTokens} stored tokens): active-session p50 round trip ${fmt(p50Alone, 2)} ms alone (${fmt(aloneBefore, 2)} before, ${fmt(aloneAfter, 2)} after), ${fmt(p50Crowded, 2)} ms with them → ${fmt((p50Crowded / p50Alone - 1) * 100, 1)} % added`,
 );
 
 console.log(
@@ -230,6 +300,10 @@ await pool.close();
 gateway.close();
 floor.close();
 engineProcess.kill("SIGTERM");
+
+function median(values: readonly number[]): number {
+  return percentile([...values], 50);
+}
 
 function listening(server: Server): Promise<void> {
   return new Promise((resolve) => (server.listening ? resolve() : server.once("listening", () => resolve())));

@@ -65,6 +65,10 @@ describe("SessionForest: a two-turn tool conversation (character tokenizer)", ()
     expect(plan2.matchedMessages).toBe(3);
     expect(plan2.transition).toBe("append");
     expect(renderer.decode(plan2.inputIds)).toBe(PROMPT + R1_TEXT + OBS_TEXT);
+    // The typed copy the gateway sends holds the same ids.
+    expect(plan2.inputIdArray).toBeInstanceOf(Int32Array);
+    expect(Array.from(plan2.inputIdArray)).toEqual(plan2.inputIds);
+    expect(plan2.inputIdArray.length).toBe(plan2.promptTokens);
     expect(plan2.observationTokens).toBe(
       renderer.encode(OBS_TEXT.replace(/<\|im_(start|end)\|>/g, "#")).length,
     );

@@ -1,4 +1,5 @@
 import type { ChatMessage, ConversationState, FunctionTool, MediaItem, TokenRenderer } from "@relax/chat";
+import { sameJson } from "@relax/chat/internal";
 import { redactionPattern } from "./drift/compare-text";
 import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
 import { ExportMatchError } from "./errors/export-match-error";
@@ -6,7 +7,7 @@ import { ForestInputError } from "./errors/forest-input-error";
 import { SessionContextLengthError } from "./errors/session-context-length-error";
 import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
-import { collectImageData, collectPrefix, trainLength } from "./node/collect-prefix";
+import { collectImageData, collectPrefix, collectPrefixArray, trainLength } from "./node/collect-prefix";
 import { computeForestStats } from "./node/compute-forest-stats";
 import type {
   ForestNode,
@@ -89,7 +90,20 @@ export class SessionForest {
   readonly #root: InternalRoot;
   readonly #turns: MutableTurn[] = [];
   readonly #context: MatchContext;
+  /** The subtree seed of each first observation (a root child), computed once. */
+  readonly #seeds = new WeakMap<InternalNode, string>();
+  readonly #seedOf = (node: InternalNode): string => {
+    let seed = this.#seeds.get(node);
+    if (seed === undefined) {
+      const observation = node as InternalObservation;
+      seed = this.#seed(observation.tools ?? [], observation.chatTemplateKwargs ?? {});
+      this.#seeds.set(node, seed);
+    }
+    return seed;
+  };
   #latestResponse: string | undefined;
+  /** The last seed computed, with copies of its tools and kwargs (a session repeats them every turn). */
+  #lastSeed: { tools: unknown; chatTemplateKwargs: unknown; seed: string } | undefined;
 
   constructor(options: SessionForestOptions) {
     const { sessionId, renderer, policy = "tolerant", maxContextTokens, rolloutId, metadata } = options;
@@ -171,7 +185,12 @@ export class SessionForest {
       });
     }
     const seed = this.#seed(tools, chatTemplateKwargs);
-    const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
+    const match = matchState(this.#context, {
+      messages,
+      seed,
+      tolerant: this.policy === "tolerant",
+      seedOf: this.#seedOf,
+    });
     const matched = match.node;
     const placement = placeObservation({
       match,
@@ -256,6 +275,9 @@ export class SessionForest {
       if (parent.kind === "root") {
         node.tools = structuredClone(tools);
         node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
+        this.#seeds.set(node, seed);
+        // The node's copies serve as the seed cache's (no second copy of the tools per session).
+        this.#lastSeed = { tools: node.tools, chatTemplateKwargs: node.chatTemplateKwargs, seed };
         // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
         // session was. The first request and a retry that supersedes an unanswered first observation are not.
         if (startsSegment) node.resetFrom = this.#latestResponse;
@@ -417,7 +439,12 @@ export class SessionForest {
   matchExportState(state: ConversationState): ExportMatch {
     const { messages, tools, chatTemplateKwargs } = checkState(state);
     const seed = this.#seed(tools, chatTemplateKwargs);
-    const match = matchState(this.#context, { messages, seed, tolerant: this.policy === "tolerant" });
+    const match = matchState(this.#context, {
+      messages,
+      seed,
+      tolerant: this.policy === "tolerant",
+      seedOf: this.#seedOf,
+    });
     const node = match.node;
     if (match.depth !== messages.length || node.kind === "root") {
       const stateHash = hashConversationState({ messages, tools, chatTemplateKwargs });
@@ -663,8 +690,22 @@ export class SessionForest {
   }
 
   #seed(tools: readonly FunctionTool[], chatTemplateKwargs: ConversationState["chatTemplateKwargs"]): string {
+    const last = this.#lastSeed;
+    if (
+      last !== undefined &&
+      sameJson(last.chatTemplateKwargs, chatTemplateKwargs) &&
+      sameJson(last.tools, tools)
+    ) {
+      return last.seed;
+    }
     try {
-      return seedStateHash(tools, chatTemplateKwargs);
+      const seed = seedStateHash(tools, chatTemplateKwargs);
+      this.#lastSeed = {
+        tools: structuredClone(tools),
+        chatTemplateKwargs: structuredClone(chatTemplateKwargs),
+        seed,
+      };
+      return seed;
     } catch (error) {
       throw new ForestInputError({ path: "state", reason: (error as Error).message });
     }
@@ -682,6 +723,7 @@ export class SessionForest {
     const nodes = this.#nodes;
     const snapshot = { ...record, toleratedEdits: [...record.toleratedEdits], edits: [...record.edits] };
     let cached: number[] | undefined;
+    let cachedArray: Int32Array | undefined;
     let images: string[] | undefined;
     return Object.defineProperties(snapshot as unknown as TurnPlan, {
       inputIds: {
@@ -689,6 +731,13 @@ export class SessionForest {
         get: () => {
           cached ??= collectPrefix(nodes, record.observationStateHash, record.promptTokens);
           return cached;
+        },
+      },
+      inputIdArray: {
+        enumerable: false,
+        get: () => {
+          cachedArray ??= collectPrefixArray(nodes, record.observationStateHash, record.promptTokens);
+          return cachedArray;
         },
       },
       imageData: {

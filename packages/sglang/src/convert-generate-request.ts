@@ -12,24 +12,38 @@ import type { GenerateRequestWire } from "./sglang-api";
  *
  * @throws SglangInvalidArgumentError naming the field (`inputIds[12]`, `sampling.maxNewTokens`, ...).
  */
-export function convertGenerateRequest({
-  rid,
-  inputIds,
-  imageData,
-  sampling,
-  returnLogprob = true,
-}: {
+export function convertGenerateRequest(options: GenerateRequestInput): GenerateRequestWire {
+  const { rid, ...rest } = convertGenerateRequestParts(options);
+  const { inputIds } = options;
+  return { rid, input_ids: Array.isArray(inputIds) ? (inputIds as number[]) : Array.from(inputIds), ...rest };
+}
+
+/** What {@link convertGenerateRequest} reads. */
+export interface GenerateRequestInput {
   rid: string;
   inputIds: ArrayLike<number>;
   imageData?: readonly string[];
   sampling?: SamplingParams;
   returnLogprob?: boolean;
-}): GenerateRequestWire {
+}
+
+/**
+ * {@link convertGenerateRequest} without `input_ids` (validated all the same), for
+ * `encodeGenerateBody`, which writes the ids itself: `rid` first, then the other fields in wire order.
+ *
+ * @throws SglangInvalidArgumentError naming the field.
+ */
+export function convertGenerateRequestParts({
+  rid,
+  inputIds,
+  imageData,
+  sampling,
+  returnLogprob = true,
+}: GenerateRequestInput): Omit<GenerateRequestWire, "input_ids"> {
   validateInputIds(inputIds);
   validateSampling(sampling);
-  const wire: GenerateRequestWire = {
+  const wire: Omit<GenerateRequestWire, "input_ids"> = {
     rid,
-    input_ids: Array.isArray(inputIds) ? (inputIds as number[]) : Array.from(inputIds),
     sampling_params: convertSamplingParams(sampling),
     return_logprob: returnLogprob,
   };
@@ -54,9 +68,11 @@ function validateInputIds(inputIds: ArrayLike<number>): void {
   if (inputIds.length === 0) {
     throw new SglangInvalidArgumentError({ field: "inputIds", reason: "must not be empty" });
   }
+  // An Int32Array holds integers only: a sign check suffices.
+  const typed = inputIds instanceof Int32Array;
   for (let index = 0; index < inputIds.length; index++) {
     const id = inputIds[index]!;
-    if (!Number.isInteger(id) || id < 0) {
+    if (typed ? id < 0 : !Number.isInteger(id) || id < 0) {
       throw new SglangInvalidArgumentError({
         field: `inputIds[${index}]`,
         reason: `must be a non-negative integer token id, got ${JSON.stringify(id)}`,

@@ -1,8 +1,9 @@
 import { EventSourceParserStream } from "eventsource-parser/stream";
 import type { KyInstance } from "ky";
 import { GenerateStreamAccumulator } from "./accumulate-generate-stream";
-import { convertGenerateRequest } from "./convert-generate-request";
+import { convertGenerateRequestParts } from "./convert-generate-request";
 import { createRequestId, requestIdsCollide } from "./create-request-id";
+import { encodeGenerateBody } from "./encode-generate-body";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
 import { parseRetryAfter } from "./errors/sglang-api-error";
@@ -268,7 +269,7 @@ class SglangClientImpl implements SglangClient {
         });
       }
     }
-    const wire = convertGenerateRequest({
+    const wire = convertGenerateRequestParts({
       rid,
       inputIds: options.inputIds,
       ...(options.imageData !== undefined ? { imageData: options.imageData } : {}),
@@ -276,7 +277,8 @@ class SglangClientImpl implements SglangClient {
       returnLogprob: options.returnLogprob ?? true,
     });
     if (stream) wire.stream = true;
-    const body = JSON.stringify(wire);
+    // The bytes of JSON.stringify({rid, input_ids, ...}), written without it (encode-generate-body.ts).
+    const body = encodeGenerateBody(wire, options.inputIds);
     const url =
       options.url === undefined ? this.#chooseTarget(options.routingKey) : normalizeUrl(options.url, "url");
     const signal = options.signal;

@@ -5,6 +5,8 @@ export interface CannedCall {
   path: string;
   headers: IncomingMessage["headers"];
   body: unknown;
+  /** The body's bytes as UTF-8 text, as sent. */
+  text: string;
 }
 
 export type CannedHandler = (call: CannedCall, response: ServerResponse) => void;
@@ -21,6 +23,7 @@ export async function startCannedServer(handler: CannedHandler) {
       path: request.url ?? "/",
       headers: request.headers,
       body: text ? JSON.parse(text) : undefined,
+      text,
     };
     calls.push(call);
     handler(call, response);

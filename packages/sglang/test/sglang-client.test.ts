@@ -27,6 +27,32 @@ const generateCalls = (calls: CannedCall[]) => calls.filter((call) => call.path 
 const fastRetry = { limit: 3, backoffMs: 1, maxBackoffMs: 5 };
 
 describe("createSglangClient /generate", () => {
+  it("sends the body bytes JSON.stringify gives, for arrays and Int32Arrays, streamed or not", async () => {
+    const sglang = await server((_call, response) =>
+      json(response, 200, {
+        text: "",
+        output_ids: [7],
+        meta_info: {
+          id: "r",
+          finish_reason: { type: "stop" },
+          prompt_tokens: 3,
+          completion_tokens: 1,
+          cached_tokens: 0,
+          output_token_logprobs: [[-0.5, 7, null]],
+        },
+      }),
+    );
+    const client = createSglangClient({ baseUrl: sglang.url });
+    const sampling = { maxNewTokens: 4, temperature: 1, stopTokenIds: [151645] };
+    await client.generate({ rid: "rid-ü", inputIds: Int32Array.from([151644, 0, 9]), sampling });
+    await client.generate({ rid: "rid-2", inputIds: [151644, 0, 9], sampling, returnLogprob: false });
+    const texts = generateCalls(sglang.calls).map((call) => call.text);
+    expect(texts).toEqual([
+      '{"rid":"rid-ü","input_ids":[151644,0,9],"sampling_params":{"max_new_tokens":4,"temperature":1,"stop_token_ids":[151645],"skip_special_tokens":false,"no_stop_trim":true},"return_logprob":true}',
+      '{"rid":"rid-2","input_ids":[151644,0,9],"sampling_params":{"max_new_tokens":4,"temperature":1,"stop_token_ids":[151645],"skip_special_tokens":false,"no_stop_trim":true},"return_logprob":false}',
+    ]);
+  });
+
   it("should never retry /generate after a 503 and type the error", async () => {
     const sglang = await server((_call, response) => json(response, 503, { error: { message: "busy" } }));
     const client = createSglangClient({ baseUrl: sglang.url, controlRetry: fastRetry });

@@ -235,7 +235,7 @@ export function createTurnRunner(
         refusal: IMAGE_REFUSAL,
         signal,
       });
-      let inputIds: readonly number[];
+      let inputIds: ArrayLike<number>;
       let maxNewTokens = requestedMax;
       if (forest !== undefined) {
         const segmentStart = forest === session.forest && session.compactedSinceTrain;
@@ -264,7 +264,7 @@ export function createTurnRunner(
                 },
               });
         if (segmentStart) session.compactedSinceTrain = false;
-        inputIds = plan.inputIds;
+        inputIds = plan.inputIdArray;
         maxNewTokens = plan.maxNewTokens ?? requestedMax;
       } else {
         // passthrough: rendered, generated and answered; nothing is recorded.
@@ -291,7 +291,7 @@ export function createTurnRunner(
       const generation = await generateWithContinuation({
         generate: (request) => engine.generate(imageData.length > 0 ? { ...request, imageData } : request),
         ...(gate !== undefined ? { gate } : {}),
-        inputIds: [...inputIds],
+        inputIds,
         signal,
         routingKey: sessionId,
         onEngineStart: () => session.generationStarted(),
@@ -339,8 +339,7 @@ export function createTurnRunner(
         finishReason,
         toolParser: options.toolCallParser,
         reasoningParser: options.reasoningParser,
-        forceReasoning:
-          options.reasoningParser !== undefined && renderer.promptEndsInOpenThink([...inputIds]),
+        forceReasoning: options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(inputIds),
         callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
         ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
       });

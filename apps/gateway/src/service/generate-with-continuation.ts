@@ -15,7 +15,7 @@ export interface GenerateWithContinuationOptions {
   /** The run's pause/resume gate; without one, this is a single engine call. */
   gate?: GenerationGate;
   /** The turn's prompt: the lineage token ids. */
-  inputIds: readonly number[];
+  inputIds: ArrayLike<number>;
   /** Sampling of the turn; `maxNewTokens` is the planned budget of the whole turn. */
   sampling: SamplingParams & { maxNewTokens: number };
   /** The request's signal (client disconnect or session close). */
@@ -134,7 +134,7 @@ export async function generateWithContinuation(
       let abortedByPause = false;
       try {
         result = await generate({
-          inputIds: outputIds.length === 0 ? inputIds : [...inputIds, ...outputIds],
+          inputIds: outputIds.length === 0 ? inputIds : [...Array.from(inputIds), ...outputIds],
           rid,
           signal,
           ...(options.routingKey !== undefined ? { routingKey: options.routingKey } : {}),

@@ -8,5 +8,6 @@ export { canonicalToolArguments } from "../canonical/canonical-tool-arguments";
 export { EMPTY_TOOL_RESULT } from "../canonical/canonicalize-messages";
 export { mergeTemplateKwargs } from "../canonical/canonicalize-template-kwargs";
 export { EMPTY_TOOL_PARAMETERS } from "../canonical/canonicalize-tools";
+export { sameJson } from "../canonical/same-json";
 export { stableStringify } from "../canonical/stable-stringify";
 export { DUMMY_PREFIX_MESSAGES } from "../template/create-chat-renderer";

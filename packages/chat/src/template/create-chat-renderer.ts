@@ -1,3 +1,4 @@
+import { sameJson } from "../canonical/same-json";
 import { stableStringify } from "../canonical/stable-stringify";
 import { ChatTemplateError } from "../errors/chat-template-error";
 import { ObservationDeltaError } from "../errors/observation-delta-error";
@@ -6,6 +7,7 @@ import type { ChatTemplateKwargs, ConversationState, FunctionTool } from "../mes
 import type { TextTokenizer } from "../tokenizer/text-tokenizer";
 import { compileChatTemplate } from "./compile-chat-template";
 import type { TemplateContentFormat } from "./detect-content-format";
+import { type FastDeltaWriter, fastDeltaWriterFor } from "./fast-observation-delta";
 import { DEFAULT_THINK_TAGS, promptEndsInOpenThink, type ThinkTags } from "./prompt-ends-in-open-think";
 import { renderChatTemplate } from "./render-chat-template";
 import type { ToolArgumentsMode } from "./to-template-messages";
@@ -50,6 +52,13 @@ export interface ChatRendererOptions {
   toolArguments?: ToolArgumentsMode;
   /** Reasoning markers for {@link ChatRenderer.promptEndsInOpenThink}. @default `<think>` / `</think>` */
   thinkTags?: ThinkTags;
+  /**
+   * Write observation deltas of user, system and tool messages without the Jinja interpreter when the
+   * template is one the fast path is verified token-identical for (keyed by the template source's
+   * sha256: today Qwen3's ChatML template); anything else is rendered with Jinja. `false` renders every
+   * delta with Jinja (the reference). @default true
+   */
+  fastDeltas?: boolean;
 }
 
 /** Input of an observation delta (see {@link TokenRenderer.renderObservationDelta}). */
@@ -94,6 +103,11 @@ interface PrefixInfo {
   dummyIds: number[];
   dummyEndsAtBoundary: boolean;
   turnClose: TurnClose;
+  /**
+   * The Jinja-free delta writer of this template, when one is verified for its source and this
+   * tokenizer cuts at the dummy prefix's end (its last id is an added token).
+   */
+  fastDelta: FastDeltaWriter | undefined;
 }
 
 const MAX_CACHED_PREFIXES = 64;
@@ -132,6 +146,7 @@ export function createChatRenderer({
   specialTokens = tokenizer.templateSpecialTokens ?? {},
   toolArguments = "object",
   thinkTags = DEFAULT_THINK_TAGS,
+  fastDeltas = true,
 }: ChatRendererOptions): ChatRenderer {
   const templates = tokenizer.chatTemplates ?? {};
   const defaultTemplate = chatTemplate ?? tokenizer.chatTemplate ?? templates.default;
@@ -168,7 +183,20 @@ export function createChatRenderer({
       toolArguments,
     });
 
+  // The last (tools, kwargs) asked for, as copies, checked by structure before the key is serialised:
+  // a session asks with the same tools and kwargs every turn.
+  let last: { tools: unknown; kwargs: unknown; info: PrefixInfo } | undefined;
+
   function prefixInfo(tools: FunctionTool[], requestKwargs: ChatTemplateKwargs): PrefixInfo {
+    if (last !== undefined && sameJson(last.kwargs, requestKwargs) && sameJson(last.tools, tools)) {
+      return last.info;
+    }
+    const info = keyedPrefixInfo(tools, requestKwargs);
+    last = { tools: structuredClone(tools), kwargs: structuredClone(requestKwargs), info };
+    return info;
+  }
+
+  function keyedPrefixInfo(tools: FunctionTool[], requestKwargs: ChatTemplateKwargs): PrefixInfo {
     const kwargs = mergeKwargs(requestKwargs);
     const key = stableStringify({ tools, kwargs });
     const cached = prefixes.get(key);
@@ -204,12 +232,14 @@ export function createChatRenderer({
       });
     }
     const last = dummyIds[dummyIds.length - 1];
+    const dummyEndsAtBoundary = last !== undefined && boundaryIds.has(last);
     const info: PrefixInfo = {
       kwargs,
       dummyText,
       dummyIds,
-      dummyEndsAtBoundary: last !== undefined && boundaryIds.has(last),
+      dummyEndsAtBoundary,
       turnClose,
+      fastDelta: fastDeltas && dummyEndsAtBoundary ? fastDeltaWriterFor(templateFor(tools)) : undefined,
     };
     if (prefixes.size >= MAX_CACHED_PREFIXES) {
       const oldest = prefixes.keys().next().value;
@@ -232,6 +262,13 @@ export function createChatRenderer({
       });
     }
     const info = prefixInfo(tools, chatTemplateKwargs);
+    const fastText = info.fastDelta?.(messages, info.kwargs);
+    if (fastText !== undefined) {
+      // The cut follows an added token (the dummy's last id), where the tokenizer splits, so the delta's
+      // ids are its own text's ids: the same as the full render's ids after the dummy's (test/fast-delta).
+      const templateIds = tokenizer.encode(fastText);
+      return withTurnEnd(info, previousResponseIds, templateIds, fastText);
+    }
     const full = guard(() => render([...DUMMY_PREFIX_MESSAGES, ...messages], tools, info.kwargs, true));
     if (!full.startsWith(info.dummyText)) {
       throw new ObservationDeltaError({
@@ -257,18 +294,7 @@ export function createChatRenderer({
         message: `the delta ${JSON.stringify(full.slice(info.dummyText.length, info.dummyText.length + 20))}… neither starts with nor follows a special token, so its ids depend on the preceding text`,
       });
     }
-    const { turnEndIds } = info.turnClose;
-    const missingTurnEnd =
-      previousResponseIds !== undefined &&
-      turnEndIds.length > 0 &&
-      !endsWith(previousResponseIds, turnEndIds);
-    const prepended = missingTurnEnd ? [...turnEndIds] : [];
-    return {
-      ids: [...prepended, ...templateIds],
-      turnEndIds: prepended,
-      templateIds,
-      text: full.slice(info.dummyText.length),
-    };
+    return withTurnEnd(info, previousResponseIds, templateIds, full.slice(info.dummyText.length));
   }
 
   return {
@@ -282,6 +308,25 @@ export function createChatRenderer({
     explainObservationDelta,
     turnClose: ({ tools, chatTemplateKwargs }) => prefixInfo(tools, chatTemplateKwargs).turnClose,
     promptEndsInOpenThink: (prompt) => promptEndsInOpenThink(prompt, { tokenizer, tags: thinkTags }),
+  };
+}
+
+/** The delta with the template's turn end prepended when the previous response lacks it. */
+function withTurnEnd(
+  info: PrefixInfo,
+  previousResponseIds: ArrayLike<number> | undefined,
+  templateIds: number[],
+  text: string,
+): ObservationDelta {
+  const { turnEndIds } = info.turnClose;
+  const missingTurnEnd =
+    previousResponseIds !== undefined && turnEndIds.length > 0 && !endsWith(previousResponseIds, turnEndIds);
+  const prepended = missingTurnEnd ? [...turnEndIds] : [];
+  return {
+    ids: prepended.length > 0 ? [...prepended, ...templateIds] : templateIds.slice(),
+    turnEndIds: prepended,
+    templateIds,
+    text,
   };
 }
 

@@ -18,6 +18,23 @@ export function collectPrefix(
   return out;
 }
 
+/** Like {@link collectPrefix}, into an `Int32Array` (one `set` per node). */
+export function collectPrefixArray(
+  nodes: ReadonlyMap<string, InternalNode>,
+  stateHash: string,
+  length: number,
+): Int32Array {
+  const out = new Int32Array(length);
+  let node = nodes.get(stateHash);
+  let end = length;
+  while (node !== undefined) {
+    end -= node.tokens.length;
+    out.set(node.tokens, end);
+    node = node.parentStateHash === null ? undefined : nodes.get(node.parentStateHash);
+  }
+  return out;
+}
+
 /** Training tokens a node adds to its lineage: its expanded delta when it has images, else its tokens. */
 export function trainLength(node: InternalNode): number {
   return node.kind === "observation" && node.trainTokens !== undefined

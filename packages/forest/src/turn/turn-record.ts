@@ -78,6 +78,12 @@ export interface TurnPlan extends TurnRecord {
    */
   readonly inputIds: number[];
   /**
+   * The same ids as {@link TurnPlan.inputIds} in an `Int32Array`, copied node by node with `set` (a memory
+   * copy rather than one write per id): what the gateway sends to the engine. Materialised on first read
+   * and cached; independent of `inputIds` (reading one does not build the other). Never mutate it.
+   */
+  readonly inputIdArray: Int32Array;
+  /**
    * The images of the lineage, in prompt order (one per image placeholder in `inputIds`), as URLs to send
    * as SGLang `image_data`. Empty for text-only lineages.
    */
