@@ -207,4 +207,66 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
     }
     expect(leftoverAgentProcesses("g")).toEqual([]);
   }, 240_000);
+
+  it("should declare a shard that stops answering hung after --gateway-shard-timeout, drop its Groups and restart it", async () => {
+    const { logger, lines } = captureLogger();
+    engine.generates.length = 0;
+    const runtime = await createRolloutRuntime(
+      config({
+        agentEnv: ["AGENT_TURNS=6"],
+        nSamplesPerPrompt: 2,
+        rolloutBatchSize: 3,
+        gatewayShardTimeout: 2,
+      }),
+      { logger },
+    );
+    try {
+      const shards = runtime.shards!;
+      let stopped: { index: number; pid: number } | undefined;
+      // SIGSTOP a shard once one of its Groups is mid-way: it neither dies nor answers.
+      const watcher = setInterval(() => {
+        if (stopped !== undefined) return;
+        for (const status of shards.status()) {
+          if (status.state !== "ready" || status.pid === undefined) continue;
+          const active = runtime.registry
+            .list()
+            .find((session) => shards.shardOf(session.groupId) === status.index && session.requests > 0);
+          if (active === undefined) continue;
+          stopped = { index: status.index, pid: status.pid };
+          process.kill(status.pid, "SIGSTOP");
+          return;
+        }
+      }, 20);
+      const results: GroupResult[] = [];
+      const step = await runtime
+        .runStep({ rolloutId: 0, mode: "train", onGroup: (result) => results.push(result) })
+        .finally(() => clearInterval(watcher));
+      expect(stopped).toBeDefined();
+      const dropped = results.filter((result) => result.kind === "dropped");
+      expect(dropped.length).toBeGreaterThanOrEqual(1);
+      for (const result of dropped) {
+        expect(result.kind === "dropped" && result.reason).toBe("shard_failed");
+        expect(result.kind === "dropped" && result.message).toMatch(
+          new RegExp(
+            `gateway shard ${stopped!.index} \\(pid ${stopped!.pid}\\) exited \\(hung: nothing received for [23] s, killed\\)`,
+          ),
+        );
+      }
+      expect(step.groups.filter((group) => group.kind === "exported")).toHaveLength(3);
+      const bySession = callsBySession(engine.generates);
+      for (const row of step.rows) expectRowMatchesEngine(expect, row, bySession.get(row.session_id) ?? []);
+      expect(
+        lines.some((line) =>
+          String(line.msg).startsWith(`AGENTIC gateway shard ${stopped!.index} sent nothing for`),
+        ),
+      ).toBe(true);
+      for (let wait = 0; wait < 300 && shards.status()[stopped!.index]!.state !== "ready"; wait++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(shards.status()[stopped!.index]).toMatchObject({ state: "ready", restarts: 1 });
+    } finally {
+      await runtime.close();
+    }
+    expect(leftoverAgentProcesses("g")).toEqual([]);
+  }, 240_000);
 });

@@ -235,7 +235,7 @@ export function addRolloutOptions(command: Command): Command {
     )
     .option(
       "--gateway-shards <n|auto>",
-      "gateway shard processes: 1 serves agents from this process; N > 1 starts N shards, each Group on one (consistent hashing), agents pointed at their shard; auto = number of cores, at most 16 (default auto)",
+      "gateway shard processes, auto or 1 to 64: 1 serves agents from this process (and --port); N > 1 starts N shards on free ports, each Group on one (consistent hashing), agents pointed at their shard; auto = number of cores, at most 16 (default auto)",
       (value: string) => {
         if (value === "auto") return "auto";
         const n = Number(value);
@@ -243,6 +243,11 @@ export function addRolloutOptions(command: Command): Command {
           throw new InvalidArgumentError("--gateway-shards: expected auto or an integer from 1 to 64");
         return n;
       },
+    )
+    .option(
+      "--gateway-shard-timeout <s>",
+      "a gateway shard silent this long (no heartbeat) is declared hung: killed, its Groups dropped as shard_failed, restarted (default 30)",
+      float("--gateway-shard-timeout"),
     )
     .option(
       "--sse-heartbeat-seconds <s>",

@@ -220,6 +220,11 @@ export const rolloutConfigSchema = z
      * most 16. @default "auto"
      */
     gatewayShards: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default("auto"),
+    /**
+     * A gateway shard that sends nothing (not even its 1 s heartbeat) for this many seconds is declared
+     * hung: killed, its Groups dropped as `shard_failed`, restarted (`--gateway-shard-timeout`). @default 30
+     */
+    gatewayShardTimeout: z.number().positive().default(30),
     /** Buffered-SSE heartbeat interval in seconds. @default 15 */
     sseHeartbeatSeconds: z.number().positive().default(15),
     logLevel: z.enum(["trace", "debug", "info", "warn", "error", "silent"]).default("info"),

@@ -1,7 +1,7 @@
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
 
 /**
- * The start-up banner of `relax rollout`: gateway URL, backend, tokenizer, agent, train dataset and, when
+ * The start-up banner of `relax rollout`: gateway URL (with `--gateway-shards`, every shard's URL), backend, tokenizer, agent, train dataset and, when
  * there are eval datasets, their prompts, Group shape and schedule. `title` and `steps` (the step count
  * shown; default `--num-rollout`) let `relax serve` reuse it.
  */
@@ -9,11 +9,16 @@ export function formatBanner(
   runtime: RolloutRuntime,
   options: { title?: string; steps?: string } = {},
 ): string {
-  const { components, backend, baseUrl, prompts, evalDatasets } = runtime;
+  const { components, backend, baseUrl, prompts, evalDatasets, shards } = runtime;
   const { train } = components.steps;
   return [
     options.title ?? "Relax agentic rollout",
-    `  gateway   ${baseUrl}`,
+    shards === undefined
+      ? `  gateway   ${baseUrl}`
+      : `  gateway   ${shards.size} shards (agents use their shard's URL): ${shards
+          .status()
+          .map((shard) => shard.url ?? `shard ${shard.index} ${shard.state}`)
+          .join(", ")}; /health at ${new URL("/health", baseUrl).href}`,
     `  backend   ${backend.description}`,
     backend.kind === "standin"
       ? "            NOTE: the stand-in engine replays a scripted policy through SGLang's wire format; it is not a model."

@@ -332,7 +332,16 @@ async function startRuntime(options: {
       basePath: gateway.basePath,
       heartbeatMs: gateway.heartbeatMs,
       maxRequestBytes: gateway.maxRequestBytes,
-      health: () => ({ backend: backend.kind, ...registry.snapshot(), shards: shards?.status() ?? [] }),
+      // Sessions and states as the controller sees them; forests live on the shards.
+      health: () => {
+        const { forestNodes: _placeholders, ...sessions } = registry.snapshot();
+        return {
+          ...(shards?.degraded ? { status: "degraded" } : {}),
+          backend: backend.kind,
+          ...sessions,
+          shards: shards?.status() ?? [],
+        };
+      },
       onRefusal: (event) => events.refusal(event),
       ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
     });
@@ -354,6 +363,7 @@ async function startRuntime(options: {
         events,
         logger,
         encodeWorkers: Math.max(1, Math.ceil((encodeWorkers() - 1) / shardCount)),
+        unresponsiveMs: gateway.shardTimeoutMs,
         ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
       }),
       (item) => item.close(),

@@ -145,6 +145,7 @@ describe("planRolloutComponents", () => {
       maxRequestBytes: 33_554_432,
       // --gateway-shards auto: one per core, at most 16.
       shards: Math.min(16, availableParallelism()),
+      shardTimeoutMs: 30_000,
     });
     const { classifier, ...turns } = plan.turns;
     expect(turns).toEqual({

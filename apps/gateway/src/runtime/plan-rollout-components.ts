@@ -89,6 +89,8 @@ export interface RolloutComponents {
     maxRequestBytes: number;
     /** Gateway shard processes (`--gateway-shards`, `auto` resolved): 1 = this process serves agents. */
     shards: number;
+    /** A shard silent this long is declared hung (`--gateway-shard-timeout`), in ms. */
+    shardTimeoutMs: number;
   };
   /** Settings shared by every Group (the rest of `GroupContext` is built at start). */
   group: {
@@ -247,6 +249,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
       heartbeatMs: config.sseHeartbeatSeconds * 1000,
       maxRequestBytes: config.maxRequestBytes,
       shards: config.gatewayShards === "auto" ? Math.min(16, availableParallelism()) : config.gatewayShards,
+      shardTimeoutMs: config.gatewayShardTimeout * 1000,
     },
     group: {
       agentCommand: config.agentCommand,

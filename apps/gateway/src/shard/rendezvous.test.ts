@@ -36,6 +36,17 @@ describe("rendezvousShard", () => {
     expect(moved / keys.length).toBeLessThan(0.25);
   });
 
+  it("should send a left-out shard's keys to their next-best shard and move no other key", () => {
+    for (const key of keys.slice(0, 1000)) {
+      const before = rendezvousShard(key, 4);
+      const after = rendezvousShard(key, 4, (index) => index !== 2);
+      if (before === 2) expect(after).not.toBe(2);
+      else expect(after).toBe(before);
+    }
+    expect(rendezvousShard("k", 3, () => false)).toBe(-1);
+    expect(rendezvousShard("k", 1, () => false)).toBe(-1);
+  });
+
   it("should refuse a shard count that is not a positive integer", () => {
     expect(() => rendezvousShard("k", 0)).toThrow(new RangeError("shard count must be ≥ 1, got 0"));
     expect(() => rendezvousShard("k", 1.5)).toThrow(RangeError);

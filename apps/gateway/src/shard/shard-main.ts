@@ -239,4 +239,6 @@ async function start(init: Extract<ControllerMessage, { type: "init" }>): Promis
 
   const server = await listenGateway({ app, host: components.gateway.host, port: 0 });
   channel.send({ type: "ready", port: server.port });
+  // Liveness: a stalled event loop stops these, and the controller declares the shard hung.
+  setInterval(() => channel.send({ type: "heartbeat" }), 1_000).unref();
 }

@@ -46,14 +46,27 @@ export interface ShardPoolOptions {
   encodeWorkers?: number;
   /** The trainer's control token, refused as a session credential on every shard. */
   controlToken?: string;
-  /** Restarts per shard before it is left down (its sessions then fail to open). @default 10 */
+  /**
+   * Restarts of one shard within {@link ShardPoolOptions.restartWindowMs} after which it is left down (new
+   * Groups are placed on the other shards). @default 10
+   */
   maxRestarts?: number;
+  /** The window of `maxRestarts`, in ms. @default 600000 (10 minutes) */
+  restartWindowMs?: number;
+  /**
+   * A shard that sends nothing (not even its 1 s heartbeat) for this long is declared hung: it is killed,
+   * its Groups drop as `shard_failed`, and it is restarted (`--gateway-shard-timeout`). In ms. @default 30000
+   */
+  unresponsiveMs?: number;
 }
 
 /** One shard as `/health` and the start log show it. */
 export interface ShardStatus {
   index: number;
-  /** `starting` (first start), `ready`, `restarting` (after a crash), `down` (out of restarts). */
+  /**
+   * `starting` (first start), `ready`, `restarting` (after a crash), `down` (out of restarts: new Groups
+   * go to the other shards).
+   */
   state: "starting" | "ready" | "restarting" | "down";
   pid?: number;
   /** `RELAX_BASE_URL` of this shard's agents. */
@@ -82,6 +95,12 @@ class Shard {
   readonly index: number;
   state: ShardStatus["state"] = "starting";
   restarts = 0;
+  /** When each recent restart happened (ms, `performance.now()`), for the restart window. */
+  readonly restartTimes: number[] = [];
+  /** When the last message of the running process arrived (ms, `performance.now()`). */
+  lastHeard = 0;
+  /** Set when the watchdog killed the process for silence: its exit is reported as hung. */
+  hungMs: number | undefined;
   child: ChildProcess | undefined;
   channel: ShardChannel<ControllerMessage, ShardMessage> | undefined;
   url: string | undefined;
@@ -118,6 +137,7 @@ export class ShardPool {
   #step: number | null = null;
   #pauseSeq = 0;
   #closing = false;
+  readonly #watchdog: NodeJS.Timeout;
 
   private constructor(options: ShardPoolOptions) {
     this.#options = options;
@@ -137,6 +157,24 @@ export class ShardPool {
         for (const shard of this.#shards) shard.send({ type: "weight_version", version });
       },
     });
+    const unresponsiveMs = options.unresponsiveMs ?? 30_000;
+    this.#watchdog = setInterval(
+      () => {
+        const now = performance.now();
+        for (const shard of this.#shards) {
+          if (shard.state !== "ready" || shard.hungMs !== undefined) continue;
+          if (now - shard.lastHeard <= unresponsiveMs) continue;
+          shard.hungMs = now - shard.lastHeard;
+          options.logger.warn(
+            { shard: shard.index, pid: shard.child?.pid, silent_s: Math.round(shard.hungMs / 1000) },
+            `AGENTIC gateway shard ${shard.index} sent nothing for ${Math.round(shard.hungMs / 1000)} s (--gateway-shard-timeout): declared hung, killing it`,
+          );
+          shard.child?.kill("SIGKILL");
+        }
+      },
+      Math.min(1_000, unresponsiveMs),
+    );
+    this.#watchdog.unref();
   }
 
   /**
@@ -172,9 +210,18 @@ export class ShardPool {
     }));
   }
 
-  /** The shard a Group's sessions are placed on. */
+  /**
+   * The shard a Group's sessions are placed on: rendezvous hashing of its id over the shards that are not
+   * down (a down shard's Groups go to their next-best shard; no other Group moves). `-1` when every shard
+   * is down.
+   */
   shardOf(groupId: string): number {
-    return rendezvousShard(groupId, this.#shards.length);
+    return rendezvousShard(groupId, this.#shards.length, (index) => this.#shards[index]!.state !== "down");
+  }
+
+  /** Whether a shard is down or restarting (`/health` then says `degraded`). */
+  get degraded(): boolean {
+    return this.#shards.some((shard) => shard.state !== "ready");
   }
 
   /** Tells every shard the train step now running (turns are stamped with it). */
@@ -190,7 +237,17 @@ export class ShardPool {
    * `ready` resolves once the shard registered it, `baseUrl` is the shard's URL.
    */
   createSession(spec: SessionSpec): GatewaySession {
-    const shard = this.#shards[this.shardOf(spec.groupId)]!;
+    const index = this.shardOf(spec.groupId);
+    const shard = this.#shards[index];
+    if (shard === undefined) {
+      const session = new ShardSession(spec, { renderer: this.#options.renderer, send: () => {} });
+      session.start(
+        Promise.reject(
+          new Error(`every gateway shard is down (out of restarts); see the shard warnings above`),
+        ),
+      );
+      return session;
+    }
     const session = new ShardSession(spec, {
       renderer: this.#options.renderer,
       send: (message) => shard.send(message),
@@ -222,6 +279,7 @@ export class ShardPool {
   /** Stops every shard (their open sessions are closed there) and waits for them to exit. */
   async close(): Promise<void> {
     this.#closing = true;
+    clearInterval(this.#watchdog);
     await Promise.all(
       this.#shards.map(async (shard) => {
         const child = shard.child;
@@ -243,8 +301,18 @@ export class ShardPool {
       serialization: "advanced",
       stdio: ["ignore", "inherit", "inherit", "ipc"],
       env: process.env,
+      // Its own process group: a Ctrl-C (SIGINT to the terminal's foreground group) reaches the controller
+      // only, which interrupts the run and shuts the shards down in order. A shard whose controller dies
+      // exits when the IPC channel closes.
+      detached: true,
     });
+    // A write to a channel whose shard just died fails with EPIPE: the exit handler does the rest.
+    child.on("error", (error) =>
+      logger.debug({ shard: shard.index, err: String(error) }, "shard channel error"),
+    );
     shard.child = child;
+    shard.hungMs = undefined;
+    shard.lastHeard = performance.now();
     shard.gateState = "open";
     shard.counts = ZERO_COUNTS;
     const channel = createIpcChannel<ControllerMessage, ShardMessage>(child, shardMessageSchema, (error) =>
@@ -257,6 +325,8 @@ export class ShardPool {
     });
     shard.ready.catch(() => undefined);
     channel.onMessage((message) => {
+      shard.lastHeard = performance.now();
+      if (message.type === "heartbeat") return;
       if (message.type === "ready") {
         shard.url = `http://${this.#options.host}:${message.port}${this.#options.basePath}/`;
         shard.state = "ready";
@@ -275,7 +345,14 @@ export class ShardPool {
     });
     child.once("exit", (code, signal) => {
       channel.close();
-      const how = signal !== null ? `signal ${signal}` : `code ${code}`;
+      const how =
+        shard.hungMs !== undefined
+          ? `hung: nothing received for ${Math.round(shard.hungMs / 1000)} s, killed`
+          : signal !== null
+            ? `signal ${signal}`
+            : `code ${code}`;
+      shard.child = undefined;
+      shard.url = undefined;
       settleReady.reject(new Error(`gateway shard ${shard.index} exited (${how}) before it listened`));
       this.#onExit(shard, child.pid, how);
     });
@@ -363,6 +440,7 @@ export class ShardPool {
       }
       case "ready":
       case "init_failed":
+      case "heartbeat":
         return;
     }
   }
@@ -387,10 +465,14 @@ export class ShardPool {
     }
     const message = `gateway shard ${shard.index} (pid ${pid ?? "?"}) exited (${how})`;
     const groups = new Set(lost.map((session) => session.groupId));
-    const restart = shard.restarts < (this.#options.maxRestarts ?? 10);
+    const now = performance.now();
+    const windowMs = this.#options.restartWindowMs ?? 600_000;
+    while (shard.restartTimes.length > 0 && now - shard.restartTimes[0]! > windowMs)
+      shard.restartTimes.shift();
+    const restart = shard.restartTimes.length < (this.#options.maxRestarts ?? 10);
     this.#options.logger.warn(
       { shard: shard.index, pid, groups: groups.size, sessions: lost.length, restarts: shard.restarts },
-      `AGENTIC ${message}: its ${groups.size} Group(s) are dropped (shard_failed); ${restart ? "restarting it" : "it stays down (out of restarts)"}`,
+      `AGENTIC ${message}: its ${groups.size} Group(s) are dropped (shard_failed); ${restart ? "restarting it" : `it stays down (${shard.restartTimes.length} restarts in ${Math.round(windowMs / 60_000)} min); new Groups go to the other shards`}`,
     );
     for (const open of shard.opens.values()) open.reject(new Error(message));
     shard.opens.clear();
@@ -399,11 +481,12 @@ export class ShardPool {
     if (!restart) {
       shard.state = "down";
       shard.url = undefined;
-      shard.ready = Promise.reject(new Error(`${message} and is down (restarted ${shard.restarts} times)`));
+      shard.ready = Promise.reject(new Error(`${message} and is down (out of restarts)`));
       shard.ready.catch(() => undefined);
       return;
     }
     shard.restarts++;
+    shard.restartTimes.push(now);
     shard.state = "restarting";
     this.#spawn(shard);
   }

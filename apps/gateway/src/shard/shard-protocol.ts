@@ -117,6 +117,8 @@ export type SessionFinal = z.infer<typeof sessionFinalSchema>;
 /** Shard → controller. */
 export const shardMessageSchema = z.discriminatedUnion("type", [
   z.object({ type: z.literal("ready"), port: z.number().int().min(1) }).strict(),
+  /** Sent every second from the shard's event loop: a shard silent past the timeout is declared hung. */
+  z.object({ type: z.literal("heartbeat") }).strict(),
   z.object({ type: z.literal("init_failed"), message: z.string() }).strict(),
   z.object({ type: z.literal("opened"), id: z.string() }).strict(),
   z.object({ type: z.literal("open_failed"), id: z.string(), message: z.string() }).strict(),
