@@ -255,6 +255,15 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
           ],
         ]
       : [["rows written to", `nothing: ${runDir} already holds ${firstRolloutId} step(s)`]];
+  if (runtime.shards !== undefined) {
+    const status = runtime.shards.status();
+    const restarts = status.reduce((sum, shard) => sum + shard.restarts, 0);
+    const down = status.filter((shard) => shard.state === "down").length;
+    extra.push([
+      "gateway shards",
+      `${status.length} (restarts ${restarts}${down > 0 ? `, ${down} down` : ""})`,
+    ]);
+  }
   if (runtime.backend.kind === "standin")
     extra.push(["backend", "stand-in engine (scripted policy, not a model)"]);
   stdout.write(`\n${formatSummary(summary, extra)}\n`);

@@ -226,7 +226,11 @@ export function addRolloutOptions(command: Command): Command {
     .option("--output <file>", "training rows JSONL (default rollout-rows.jsonl; {rollout_id} is replaced)")
     .option("--save-debug-rollout-data <path>", "debug dump path containing {rollout_id}")
     .option("--host <host>", "gateway bind address (default 127.0.0.1)")
-    .option("--port <port>", "gateway port (default 0: any free port); with --gateway-shards > 1 it serves /health and the trainer API, and agents use their shard's own port", int("--port"))
+    .option(
+      "--port <port>",
+      "gateway port (default 0: any free port); with --gateway-shards > 1 it serves /health and the trainer API, and agents use their shard's own port",
+      int("--port"),
+    )
     .option("--base-path <path>", "base path of the agent API (default /agentic_api)")
     .option(
       "--max-request-bytes <n>",
