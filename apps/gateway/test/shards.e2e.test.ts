@@ -117,6 +117,15 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
         body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "hi" }] }),
       });
       expect(stray.status).toBe(404);
+      expect(await stray.json()).toEqual({
+        error: {
+          message:
+            "this is the controller's port of a sharded gateway (--gateway-shards): it serves no session; send model requests to your RELAX_BASE_URL (your gateway shard)",
+          type: "not_found_error",
+          param: null,
+          code: "session_discarded",
+        },
+      });
       const health = (await (await fetch(new URL("health", runtime.baseUrl))).json()) as {
         shards: Array<{ state: string }>;
       };

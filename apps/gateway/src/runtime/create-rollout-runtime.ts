@@ -343,6 +343,8 @@ async function startRuntime(options: {
         };
       },
       onRefusal: (event) => events.refusal(event),
+      sessionsElsewhere:
+        "this is the controller's port of a sharded gateway (--gateway-shards): it serves no session; send model requests to your RELAX_BASE_URL (your gateway shard)",
       ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
     });
   }

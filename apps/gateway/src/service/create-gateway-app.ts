@@ -42,6 +42,11 @@ export interface GatewayAppOptions {
    * 401 `authentication_error` in the agent protocol's format (compared in constant time).
    */
   controlToken?: string;
+  /**
+   * Set on a sharded gateway's controller port, which serves no session: every session credential is
+   * answered 404 `session_discarded` with this message (saying where agents go) instead of the usual one.
+   */
+  sessionsElsewhere?: string;
 }
 
 /**
@@ -63,6 +68,13 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
           status: 401,
           code: "authentication_error",
           message: "the control token is not a session credential",
+        });
+      }
+      if (options.sessionsElsewhere !== undefined) {
+        throw new ProtocolError({
+          status: 404,
+          code: "session_discarded",
+          message: options.sessionsElsewhere,
         });
       }
       return registry.get(sessionId) !== undefined;
