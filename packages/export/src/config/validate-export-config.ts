@@ -95,7 +95,7 @@ export function validateExportConfig(input: unknown): ExportConfigValidation {
     error(
       "missing_reward_source",
       "customRm",
-      "a single-context session needs a reward: set agentWritesReward when the agent writes `reward` " +
+      "a single-context session needs a reward: set agentWritesReward (--agent-writes-reward) when the agent writes `reward` " +
         "in its output, or configure a reward function (--custom-rm-path)",
     );
   }
