@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { createChatRenderer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -61,6 +62,20 @@ describe("EncodePool (Qwen3 files)", () => {
   it("should report the byte length of the longest Qwen3 token", async () => {
     expect(await pool.maxTokenBytes).toBe(128);
   });
+
+  it.runIf(process.platform === "linux")(
+    "should run its workers at nice 10 and leave the event loop's thread below it",
+    async () => {
+      await pool.encode("warm");
+      // /proc/self/task/<tid>/stat: field 19 is the nice value (after the ")" closing the thread name).
+      const niceOf = (tid: string) =>
+        Number(readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16]);
+      const mainNice = niceOf(String(process.pid));
+      const nices = readdirSync("/proc/self/task").map(niceOf);
+      expect(nices).toContain(10);
+      expect(mainNice).toBeLessThan(10);
+    },
+  );
 
   it("should start a spare worker when a task waits behind a long one", async () => {
     const abort = new AbortController();

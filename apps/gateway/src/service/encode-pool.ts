@@ -17,6 +17,12 @@ export interface EncodePoolOptions {
   maxSize?: number;
   /** The chat template the gateway's renderer was built with, when not the tokenizer's own. */
   chatTemplate?: string;
+  /**
+   * The workers' nice value, above the event loop's, so that a huge render never takes the CPU from the
+   * threads answering healthy turns. Applied on Linux only, where a thread's nice value is its own
+   * (elsewhere the call would renice the whole process). @default 10
+   */
+  nice?: number;
 }
 
 /** Work a pool worker does: tokenise a text, or render (and tokenise) a first prompt or an observation delta. */
@@ -66,6 +72,9 @@ const IDLE_EXTRA_MS = 30_000;
 // create-turn-runner.ts) answers `tooLarge` without tokenising.
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");
+// Below the event loops: on Linux a thread's nice value is its own (setpriority(PRIO_PROCESS, 0) names the
+// calling thread), so a huge render here yields the CPU to every gateway thread answering healthy turns.
+if (workerData.nice !== undefined) { try { require("node:os").setPriority(workerData.nice); } catch {} }
 class TooLarge { constructor(atLeast) { this.atLeast = atLeast; } }
 (async () => {
   const chat = await import(workerData.chatEntry);
@@ -157,6 +166,8 @@ export class EncodePool {
     chatInternalEntry: string;
     tokenizerDir: string;
     chatTemplate: string | undefined;
+    /** Applied on Linux only (`undefined` elsewhere): there the call renices one thread. */
+    nice: number | undefined;
   };
   #closed = false;
   #scanned = false;
@@ -171,8 +182,13 @@ export class EncodePool {
    */
   readonly maxTokenBytes: Promise<number>;
 
-  constructor({ tokenizerDir, size = 1, maxSize, chatTemplate }: EncodePoolOptions) {
-    this.#workerData = { ...chatEntryUrls(), tokenizerDir, chatTemplate };
+  constructor({ tokenizerDir, size = 1, maxSize, chatTemplate, nice = 10 }: EncodePoolOptions) {
+    this.#workerData = {
+      ...chatEntryUrls(),
+      tokenizerDir,
+      chatTemplate,
+      nice: process.platform === "linux" ? nice : undefined,
+    };
     this.#size = Math.max(1, size);
     this.#maxSize = Math.max(this.#size, maxSize ?? this.#size + 3);
     this.maxTokenBytes = new Promise<number>((resolve, reject) => {
