@@ -158,9 +158,18 @@ export class ShardPool {
       },
     });
     const unresponsiveMs = options.unresponsiveMs ?? 30_000;
+    const tickMs = Math.min(1_000, unresponsiveMs);
+    let lastTick = performance.now();
     this.#watchdog = setInterval(
       () => {
         const now = performance.now();
+        const late = now - lastTick > 3 * tickMs;
+        lastTick = now;
+        if (late) {
+          // This process's own event loop stalled: the shards' messages are queued unread, not missing.
+          for (const shard of this.#shards) shard.lastHeard = Math.max(shard.lastHeard, now);
+          return;
+        }
         for (const shard of this.#shards) {
           if (shard.state !== "ready" || shard.hungMs !== undefined) continue;
           if (now - shard.lastHeard <= unresponsiveMs) continue;
@@ -172,7 +181,7 @@ export class ShardPool {
           shard.child?.kill("SIGKILL");
         }
       },
-      Math.min(1_000, unresponsiveMs),
+      tickMs,
     );
     this.#watchdog.unref();
   }
