@@ -160,29 +160,26 @@ export class ShardPool {
     const unresponsiveMs = options.unresponsiveMs ?? 30_000;
     const tickMs = Math.min(1_000, unresponsiveMs);
     let lastTick = performance.now();
-    this.#watchdog = setInterval(
-      () => {
-        const now = performance.now();
-        const late = now - lastTick > 3 * tickMs;
-        lastTick = now;
-        if (late) {
-          // This process's own event loop stalled: the shards' messages are queued unread, not missing.
-          for (const shard of this.#shards) shard.lastHeard = Math.max(shard.lastHeard, now);
-          return;
-        }
-        for (const shard of this.#shards) {
-          if (shard.state !== "ready" || shard.hungMs !== undefined) continue;
-          if (now - shard.lastHeard <= unresponsiveMs) continue;
-          shard.hungMs = now - shard.lastHeard;
-          options.logger.warn(
-            { shard: shard.index, pid: shard.child?.pid, silent_s: Math.round(shard.hungMs / 1000) },
-            `AGENTIC gateway shard ${shard.index} sent nothing for ${Math.round(shard.hungMs / 1000)} s (--gateway-shard-timeout): declared hung, killing it`,
-          );
-          shard.child?.kill("SIGKILL");
-        }
-      },
-      tickMs,
-    );
+    this.#watchdog = setInterval(() => {
+      const now = performance.now();
+      const late = now - lastTick > 3 * tickMs;
+      lastTick = now;
+      if (late) {
+        // This process's own event loop stalled: the shards' messages are queued unread, not missing.
+        for (const shard of this.#shards) shard.lastHeard = Math.max(shard.lastHeard, now);
+        return;
+      }
+      for (const shard of this.#shards) {
+        if (shard.state !== "ready" || shard.hungMs !== undefined) continue;
+        if (now - shard.lastHeard <= unresponsiveMs) continue;
+        shard.hungMs = now - shard.lastHeard;
+        options.logger.warn(
+          { shard: shard.index, pid: shard.child?.pid, silent_s: Math.round(shard.hungMs / 1000) },
+          `AGENTIC gateway shard ${shard.index} sent nothing for ${Math.round(shard.hungMs / 1000)} s (--gateway-shard-timeout): declared hung, killing it`,
+        );
+        shard.child?.kill("SIGKILL");
+      }
+    }, tickMs);
     this.#watchdog.unref();
   }
 
