@@ -41,7 +41,12 @@ export interface TextStack {
  */
 export async function loadTextStack(
   components: RolloutComponents,
-  options: { offload: boolean; workers?: number },
+  options: {
+    offload: boolean;
+    workers?: number;
+    /** Most workers, spares included (see `EncodePoolOptions.maxSize`). @default workers + 3 */
+    maxWorkers?: number;
+  },
 ): Promise<TextStack> {
   const tokenizerDir = resolveTokenizerPath(components.tokenizer.source);
   const tokenizer = await loadTokenizer(tokenizerDir);
@@ -52,7 +57,12 @@ export async function loadTextStack(
   if (options.offload && processorConfigPath === undefined) {
     const offload = createEncodeOffload({
       tokenizer,
-      pool: new EncodePool({ tokenizerDir, size: options.workers ?? encodeWorkers(), ...template }),
+      pool: new EncodePool({
+        tokenizerDir,
+        size: options.workers ?? encodeWorkers(),
+        ...(options.maxWorkers !== undefined ? { maxSize: options.maxWorkers } : {}),
+        ...template,
+      }),
     });
     return {
       tokenizer,

@@ -50,7 +50,11 @@ let handlers: ((message: ControllerMessage) => void) | undefined;
 async function start(init: Extract<ControllerMessage, { type: "init" }>): Promise<void> {
   const config = init.config as RolloutConfig;
   const components = planRolloutComponents(config, { cwd: init.cwd });
-  const text = await loadTextStack(components, { offload: true, workers: init.encodeWorkers });
+  const text = await loadTextStack(components, {
+    offload: true,
+    workers: init.encodeWorkers,
+    maxWorkers: Math.max(init.encodeWorkers, init.encodeMaxWorkers),
+  });
   const engine =
     "baseUrl" in init.engine
       ? createSglangClient({ baseUrl: init.engine.baseUrl })

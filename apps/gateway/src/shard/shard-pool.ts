@@ -370,6 +370,8 @@ export class ShardPool {
       cwd: this.#options.cwd,
       engine: this.#options.engine,
       encodeWorkers: this.#options.encodeWorkers ?? 1,
+      // One process's pool may start 3 spare workers (each loads the tokenizer again): split over the shards.
+      encodeMaxWorkers: (this.#options.encodeWorkers ?? 1) + Math.ceil(3 / this.#shards.length),
       gate: {
         paused: gate.state !== "open",
         ...(gate.weightVersion !== undefined ? { weightVersion: gate.weightVersion } : {}),

@@ -46,6 +46,8 @@ export const controllerMessageSchema = z.discriminatedUnion("type", [
       engine: engineSpecSchema,
       /** Encode worker threads of this shard. */
       encodeWorkers: z.number().int().min(1),
+      /** Most encode workers of this shard, spares included (the pool's spares split over the shards). */
+      encodeMaxWorkers: z.number().int().min(1),
       /** The gate at start: a shard restarted while the run is paused starts paused. */
       gate: z.object({ paused: z.boolean(), weightVersion: z.string().optional() }).strict(),
       /** The train step running now. */
