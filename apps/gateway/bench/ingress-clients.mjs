@@ -1,5 +1,7 @@
 // Agents of the ingress bench (`bench/ingress.ts`), in their own process so that their CPU is not the
 // gateway's: each session replays its full history through /v1/chat/completions for `turns` turns.
+// A session is its credential (sent to `baseUrl`) or `{credential, baseUrl}` (its own gateway shard:
+// `bench/shards.ts`).
 // Optionally one attacker sends a single request whose content is one unbroken word of `attackBytes`.
 // Prints one JSON line: per-turn round trips, and the JSON.parse time of every body sent (measured here,
 // after the run, on the same machine). With `phases`, every session finishes turn t before any starts
@@ -33,7 +35,9 @@ if (phases) {
 }
 
 const bodies = [];
-async function runSession(sessionId) {
+async function runSession(session) {
+  const sessionId = typeof session === "string" ? session : session.credential;
+  const url = typeof session === "string" ? baseUrl : session.baseUrl;
   const messages = [
     { role: "system", content: "You are a load-test agent." },
     { role: "user", content: firstMessage },
@@ -43,7 +47,7 @@ async function runSession(sessionId) {
     const body = JSON.stringify({ model: "m", messages });
     bodies.push({ body, turn });
     const started = performance.now();
-    const response = await fetch(`${baseUrl}v1/chat/completions`, {
+    const response = await fetch(`${url}v1/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json", authorization: `Bearer ${sessionId}` },
       body,

@@ -80,7 +80,7 @@ async function measure(shards: number, sessions: number, turns: number, contextT
       const child = spawn(
         process.execPath,
         [
-          fileURLToPath(new URL("./shard-clients.mjs", import.meta.url)),
+          fileURLToPath(new URL("./ingress-clients.mjs", import.meta.url)),
           JSON.stringify({
             sessions: specs.map(({ session, credential }) => ({ credential, baseUrl: session.baseUrl })),
             turns: turnCount,

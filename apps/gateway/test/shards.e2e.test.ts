@@ -44,6 +44,60 @@ function callsBySession(generates: RecordedGenerate[]): Map<string, RecordedGene
   return bySession;
 }
 
+type Runtime = Awaited<ReturnType<typeof createRolloutRuntime>>;
+
+/**
+ * Runs step 0 and, once one shard's Group is past its first request (mid-Group, requests in flight),
+ * sends that shard `signal`. Returns the step, every Group result and the shard hit.
+ */
+async function runStepSignallingAShard(runtime: Runtime, signal: NodeJS.Signals) {
+  const shards = runtime.shards!;
+  let hit: { index: number; pid: number } | undefined;
+  const watcher = setInterval(() => {
+    if (hit !== undefined) return;
+    for (const status of shards.status()) {
+      if (status.state !== "ready" || status.pid === undefined) continue;
+      const active = runtime.registry
+        .list()
+        .find((session) => shards.shardOf(session.groupId) === status.index && session.requests > 0);
+      if (active === undefined) continue;
+      hit = { index: status.index, pid: status.pid };
+      process.kill(status.pid, signal);
+      return;
+    }
+  }, 20);
+  const results: GroupResult[] = [];
+  const step = await runtime
+    .runStep({ rolloutId: 0, mode: "train", onGroup: (result) => results.push(result) })
+    .finally(() => clearInterval(watcher));
+  expect(hit).toBeDefined();
+  return { step, results, hit: hit! };
+}
+
+/** Every dropped Group was on the shard hit and dropped `shard_failed` with `message`; returns the drops. */
+function expectOnlyItsGroupsDropped(
+  runtime: Runtime,
+  results: GroupResult[],
+  index: number,
+  message: RegExp,
+) {
+  const dropped = results.filter((result) => result.kind === "dropped");
+  expect(dropped.length).toBeGreaterThanOrEqual(1);
+  for (const result of dropped) {
+    expect(result.kind === "dropped" && result.reason).toBe("shard_failed");
+    expect(runtime.shards!.shardOf(result.groupId)).toBe(index);
+    expect(result.kind === "dropped" && result.message).toMatch(message);
+  }
+  return dropped;
+}
+
+/** Waits (up to 30 s) for shard `index` to be ready again: a restart loads the tokenizer again. */
+async function waitReady(runtime: Runtime, index: number): Promise<void> {
+  for (let wait = 0; wait < 300 && runtime.shards!.status()[index]!.state !== "ready"; wait++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 describe("--gateway-shards (real agent processes, stand-in engine)", () => {
   let engine: Awaited<ReturnType<typeof startRecordingEngine>>;
   beforeAll(async () => {
@@ -154,35 +208,14 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
     try {
       const shards = runtime.shards!;
       const before = shards.status();
-      const results: GroupResult[] = [];
-      let killed: number | undefined;
-      // Kill a shard once one of its Groups is past its first request (mid-Group, requests in flight).
-      const watcher = setInterval(() => {
-        if (killed !== undefined) return;
-        for (const status of shards.status()) {
-          if (status.state !== "ready" || status.pid === undefined) continue;
-          const active = runtime.registry
-            .list()
-            .find((session) => shards.shardOf(session.groupId) === status.index && session.requests > 0);
-          if (active === undefined) continue;
-          killed = status.index;
-          process.kill(status.pid, "SIGKILL");
-          return;
-        }
-      }, 20);
-      const step = await runtime
-        .runStep({ rolloutId: 0, mode: "train", onGroup: (result) => results.push(result) })
-        .finally(() => clearInterval(watcher));
-      expect(killed).toBeDefined();
-      const dropped = results.filter((result) => result.kind === "dropped");
-      expect(dropped.length).toBeGreaterThanOrEqual(1);
-      for (const result of dropped) {
-        expect(result.kind === "dropped" && result.reason).toBe("shard_failed");
-        expect(shards.shardOf(result.groupId)).toBe(killed);
-        expect(result.kind === "dropped" && result.message).toMatch(
-          new RegExp(`gateway shard ${killed} \\(pid ${before[killed!]!.pid}\\) exited \\(signal SIGKILL\\)`),
-        );
-      }
+      const { step, results, hit } = await runStepSignallingAShard(runtime, "SIGKILL");
+      const killed = hit.index;
+      const dropped = expectOnlyItsGroupsDropped(
+        runtime,
+        results,
+        killed,
+        new RegExp(`gateway shard ${killed} \\(pid ${before[killed]!.pid}\\) exited \\(signal SIGKILL\\)`),
+      );
       // The step still closes with its 4 Groups, replacements included; nothing of a dead shard is exported.
       expect(step.groups.filter((group) => group.kind === "exported")).toHaveLength(4);
       const bySession = callsBySession(engine.generates);
@@ -190,12 +223,10 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
       expect(step.metrics["rollout/dropped_groups/shard_failed"]).toBe(dropped.length);
       // Restarted: a new process, ready (it loads its tokenizer again), one restart counted; the log says
       // what happened.
-      for (let wait = 0; wait < 300 && shards.status()[killed!]!.state !== "ready"; wait++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      const after = shards.status()[killed!]!;
+      await waitReady(runtime, killed);
+      const after = shards.status()[killed]!;
       expect(after).toMatchObject({ state: "ready", restarts: 1 });
-      expect(after.pid).not.toBe(before[killed!]!.pid);
+      expect(after.pid).not.toBe(before[killed]!.pid);
       const warn = lines.find((line) => String(line.msg).includes(`gateway shard ${killed} (pid`));
       expect(String(warn?.msg)).toMatch(/Group\(s\) are dropped \(shard_failed\); restarting it$/);
 
@@ -231,48 +262,26 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
     );
     try {
       const shards = runtime.shards!;
-      let stopped: { index: number; pid: number } | undefined;
-      // SIGSTOP a shard once one of its Groups is mid-way: it neither dies nor answers.
-      const watcher = setInterval(() => {
-        if (stopped !== undefined) return;
-        for (const status of shards.status()) {
-          if (status.state !== "ready" || status.pid === undefined) continue;
-          const active = runtime.registry
-            .list()
-            .find((session) => shards.shardOf(session.groupId) === status.index && session.requests > 0);
-          if (active === undefined) continue;
-          stopped = { index: status.index, pid: status.pid };
-          process.kill(status.pid, "SIGSTOP");
-          return;
-        }
-      }, 20);
-      const results: GroupResult[] = [];
-      const step = await runtime
-        .runStep({ rolloutId: 0, mode: "train", onGroup: (result) => results.push(result) })
-        .finally(() => clearInterval(watcher));
-      expect(stopped).toBeDefined();
-      const dropped = results.filter((result) => result.kind === "dropped");
-      expect(dropped.length).toBeGreaterThanOrEqual(1);
-      for (const result of dropped) {
-        expect(result.kind === "dropped" && result.reason).toBe("shard_failed");
-        expect(result.kind === "dropped" && result.message).toMatch(
-          new RegExp(
-            `gateway shard ${stopped!.index} \\(pid ${stopped!.pid}\\) exited \\(hung: nothing received for [23] s, killed\\)`,
-          ),
-        );
-      }
+      // SIGSTOP: the shard neither dies nor answers.
+      const { step, results, hit: stopped } = await runStepSignallingAShard(runtime, "SIGSTOP");
+      expectOnlyItsGroupsDropped(
+        runtime,
+        results,
+        stopped.index,
+        new RegExp(
+          `gateway shard ${stopped.index} \\(pid ${stopped.pid}\\) exited \\(hung: nothing received for [23] s, killed\\)`,
+        ),
+      );
       expect(step.groups.filter((group) => group.kind === "exported")).toHaveLength(3);
       const bySession = callsBySession(engine.generates);
       for (const row of step.rows) expectRowMatchesEngine(expect, row, bySession.get(row.session_id) ?? []);
       expect(
         lines.some((line) =>
-          String(line.msg).startsWith(`AGENTIC gateway shard ${stopped!.index} sent nothing for`),
+          String(line.msg).startsWith(`AGENTIC gateway shard ${stopped.index} sent nothing for`),
         ),
       ).toBe(true);
-      for (let wait = 0; wait < 300 && shards.status()[stopped!.index]!.state !== "ready"; wait++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      expect(shards.status()[stopped!.index]).toMatchObject({ state: "ready", restarts: 1 });
+      await waitReady(runtime, stopped.index);
+      expect(shards.status()[stopped.index]).toMatchObject({ state: "ready", restarts: 1 });
     } finally {
       await runtime.close();
     }

@@ -77,6 +77,23 @@ export interface GateControl {
   onChange(listener: (change: GateChange) => void): () => void;
 }
 
+/**
+ * Tells every gate listener of a change; a listener that throws is skipped (a listener's failure must not
+ * break pause / resume). Shared by {@link GenerationGate} and the sharded gate.
+ */
+export function notifyGateListeners(
+  listeners: Iterable<(change: GateChange) => void>,
+  change: GateChange,
+): void {
+  for (const listener of listeners) {
+    try {
+      listener(change);
+    } catch {
+      // skipped: see above
+    }
+  }
+}
+
 /** The part of the SGLang client a gate uses: aborting a rid on every worker. */
 export interface GateEngine {
   abort(rid: string, options?: { allowPrefix?: boolean }): Promise<AbortOutcome[]>;
@@ -515,14 +532,7 @@ export class GenerationGate implements GateControl {
   }
 
   #emit(): void {
-    const change = { state: this.#state, weightVersion: this.#weightVersion };
-    for (const listener of this.#listeners) {
-      try {
-        listener(change);
-      } catch {
-        // A listener's failure must not break pause/resume.
-      }
-    }
+    notifyGateListeners(this.#listeners, { state: this.#state, weightVersion: this.#weightVersion });
   }
 
   #withTimeout(promise: Promise<GatePauseResult>, timeoutMs: number | undefined): Promise<GatePauseResult> {

@@ -7,6 +7,7 @@ import {
   GatePauseTimeoutError,
   type GateResumeResult,
   type GenerationGateState,
+  notifyGateListeners,
 } from "../service/generation-gate";
 
 /** One shard's pause outcome, as its gate reported it. */
@@ -177,13 +178,6 @@ export class ShardedGate implements GateControl {
   }
 
   #emit(): void {
-    const change = { state: this.#state, weightVersion: this.#weightVersion };
-    for (const listener of this.#listeners) {
-      try {
-        listener(change);
-      } catch {
-        // A listener's failure must not break pause/resume.
-      }
-    }
+    notifyGateListeners(this.#listeners, { state: this.#state, weightVersion: this.#weightVersion });
   }
 }
