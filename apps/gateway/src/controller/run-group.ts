@@ -179,14 +179,7 @@ export async function runGroup(
     };
     const session =
       context.createSession?.(spec) ??
-      new GatewaySession({
-        id,
-        credential,
-        groupId,
-        mode,
-        forest: new SessionForest({ ...spec.forest, renderer }),
-        ...(spec.samplingSeedBase !== undefined ? { samplingSeedBase: spec.samplingSeedBase } : {}),
-      });
+      new GatewaySession({ ...spec, forest: new SessionForest({ ...spec.forest, renderer }) });
     registry.add(session);
     sessions.push(session);
   }
@@ -209,7 +202,7 @@ export async function runGroup(
   };
   for (const session of sessions) {
     session.onLost((message) => {
-      fail("shard_failed", `session ${session.id}: ${message}`);
+      fail("shard_failed", `${message}; the Group's ${sessions.length} session(s) were served by it`);
       lost.abort(new Error(message));
     });
   }
