@@ -4,7 +4,7 @@
 //   import the app, servers or process packages;
 // - a package's public surface is its entry files: `exports` holds only `.`, `./internal` (unstable
 //   helpers shared inside the workspace), `./testing` (test helpers) and `./package.json`; every code entry
-//   is built by tsup; no entry file uses `export *`;
+//   is built by tsup; no source file in packages/ or apps/ uses `export *`;
 // - nothing imports another package's files by path (`@relax/x/src/...`, `@relax/x/dist/...`) or a subpath
 //   that package does not export.
 //
@@ -23,8 +23,20 @@ const allowed = {
   "@relax/launcher": [],
   "@relax/export": ["@relax/chat", "@relax/forest"],
   "@relax/view": ["@relax/chat", "@relax/forest", "@relax/export"],
+  "@relax/runtime": [
+    "@relax/chat",
+    "@relax/forest",
+    "@relax/sglang",
+    "@relax/standin",
+    "@relax/protocol",
+    "@relax/launcher",
+    "@relax/export",
+    "@relax/view",
+  ],
 };
 const forbiddenInCore = ["hono", "@hono/node-server", "fastify", "execa", "pino"];
+/** Packages that compose servers and processes (the rest are core and know nothing of either). */
+const compositionPackages = ["@relax/launcher", "@relax/runtime"];
 /** The only `exports` keys a package may have. */
 const allowedExportKeys = [".", "./internal", "./testing", "./package.json"];
 /** Folders whose sources are scanned for imports of workspace packages. */
@@ -68,7 +80,7 @@ for (const name of existsSync(packagesDir) ? readdirSync(packagesDir).sort() : [
   } else {
     for (const dep of deps) {
       if (dep.startsWith("@relax/") && !ok.includes(dep)) fail(`${pkg.name} must not depend on ${dep}`);
-      if (forbiddenInCore.includes(dep) && pkg.name !== "@relax/launcher")
+      if (forbiddenInCore.includes(dep) && !compositionPackages.includes(pkg.name))
         fail(`core package ${pkg.name} must not depend on ${dep}`);
     }
   }
@@ -92,11 +104,6 @@ for (const name of existsSync(packagesDir) ? readdirSync(packagesDir).sort() : [
     }
     const entry = source.replace(/^\.\//, "");
     if (!tsup.includes(`"${entry}"`)) fail(`${pkg.name}: exports "${key}" (${entry}) is not a tsup entry`);
-    const text = readFileSync(join(dir, source), "utf8");
-    for (const [index, line] of text.split("\n").entries()) {
-      if (/^\s*export\s+(type\s+)?\*/.test(line))
-        fail(`${pkg.name}: ${entry}:${index + 1} uses "export *"; list the exported names`);
-    }
   }
 }
 
@@ -123,6 +130,20 @@ for (const top of sourceRoots) {
       if (keys.includes(`.${subpath}`)) continue;
       const line = text.slice(0, match.index).split("\n").length;
       fail(`${relative(root, file)}:${line} imports "${name}${subpath}", which ${name} does not export`);
+    }
+  }
+}
+
+// No `export *` in any source file of packages/ or apps/ (entry files included): every re-export names
+// what it exports, so a package's surface is read in one place.
+for (const top of ["apps", "packages"]) {
+  const dir = join(root, top);
+  if (!existsSync(dir)) continue;
+  for (const file of sourceFiles(dir)) {
+    const text = readFileSync(file, "utf8");
+    for (const [index, line] of text.split("\n").entries()) {
+      if (/^\s*export\s+(type\s+)?\*/.test(line))
+        fail(`${relative(root, file)}:${index + 1} uses "export *"; list the exported names`);
     }
   }
 }

@@ -59,9 +59,24 @@ test("export * in an entry file fails, with the file and line", () => {
   const result = check({ ...clean, "packages/chat/src/internal/index.ts": 'export * from "../c";\n' });
   assert.equal(result.status, 1);
   assert.deepEqual(result.errors, [
-    'check-packages: @relax/chat: src/internal/index.ts:1 uses "export *"; list the exported names',
+    'check-packages: packages/chat/src/internal/index.ts:1 uses "export *"; list the exported names',
   ]);
   assert.equal(check({ ...clean, "packages/chat/src/index.ts": 'export type * from "./b";\n' }).status, 1);
+});
+
+test("export * in any source file of apps/ or packages/ fails, with the file and line", () => {
+  const result = check({
+    ...clean,
+    "apps/gateway/src/index.ts": 'export { a } from "./a";\nexport * from "./b";\n',
+  });
+  assert.equal(result.status, 1);
+  assert.deepEqual(result.errors, [
+    'check-packages: apps/gateway/src/index.ts:2 uses "export *"; list the exported names',
+  ]);
+  const nested = check({ ...clean, "packages/forest/src/deep/re-export.ts": 'export type * from "./x";\n' });
+  assert.deepEqual(nested.errors, [
+    'check-packages: packages/forest/src/deep/re-export.ts:1 uses "export *"; list the exported names',
+  ]);
 });
 
 test("an exports key other than ., ./internal, ./testing, ./package.json fails", () => {

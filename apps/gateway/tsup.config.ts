@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: { index: "src/index.ts", cli: "src/cli.ts", "shard-main": "src/shard/shard-main.ts" },
+  entry: { index: "src/index.ts", cli: "src/cli.ts" },
   format: ["esm"],
   dts: true,
   sourcemap: true,

@@ -7,13 +7,10 @@
 // the run for BENCH_TRAIN_MS (partial rollout keeps the gate paused then; fully async keeps generating).
 // Latencies are scaled down so the whole bench stays short; the figures are ratios, not absolute speeds.
 import { Writable } from "node:stream";
+import type { PromptItem } from "@relax/runtime";
+import { type CrossStepOptions, createLogger, RolloutController, RunReporter } from "@relax/runtime";
+import { createFakeLauncher, createTestGateway } from "@relax/runtime/testing";
 import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
-import type { PromptItem } from "../src/controller/prompt-dataset";
-import { type CrossStepOptions, RolloutController } from "../src/controller/rollout-controller";
-import { createLogger } from "../src/report/create-logger";
-import { RunReporter } from "../src/report/run-reporter";
-import { createFakeLauncher } from "../src/testing/create-fake-launcher";
-import { createTestGateway } from "../src/testing/create-test-gateway";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const STEPS = env("BENCH_XS_STEPS", 4);

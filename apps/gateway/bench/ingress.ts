@@ -24,15 +24,18 @@ import { runInNewContext } from "node:vm";
 import { serve } from "@hono/node-server";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
+import {
+  createEncodeOffload,
+  createGatewayApp,
+  createTurnRunner,
+  EncodePool,
+  encodeWorkers,
+  GatewaySession,
+  resolveTokenizerPath,
+  SessionRegistry,
+} from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 import { percentile } from "../src/report/format-summary";
-import { createGatewayApp } from "../src/service/create-gateway-app";
-import { createTurnRunner } from "../src/service/create-turn-runner";
-import { createEncodeOffload, encodeWorkers } from "../src/service/encode-offload";
-import { EncodePool } from "../src/service/encode-pool";
-import { GatewaySession } from "../src/service/gateway-session";
-import { SessionRegistry } from "../src/service/session-registry";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;

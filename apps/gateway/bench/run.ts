@@ -8,13 +8,16 @@ import { Worker } from "node:worker_threads";
 import { serve } from "@hono/node-server";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  resolveTokenizerPath,
+  SessionRegistry,
+  type TurnEvent,
+} from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 import { percentile } from "../src/report/format-summary";
-import { createGatewayApp } from "../src/service/create-gateway-app";
-import { createTurnRunner, type TurnEvent } from "../src/service/create-turn-runner";
-import { GatewaySession } from "../src/service/gateway-session";
-import { SessionRegistry } from "../src/service/session-registry";
 
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? 500);
 const TURNS = Number(process.env.BENCH_TURNS ?? 20);

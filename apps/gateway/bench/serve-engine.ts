@@ -12,8 +12,8 @@
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadTokenizer } from "@relax/chat";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { createStandinEngine } from "@relax/standin";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 
 const tokenLatencyMs = Number(process.env.BENCH_TOKEN_LATENCY_MS ?? 0);
 const replyItems = Number(process.env.BENCH_REPLY_ITEMS ?? 16);

@@ -17,19 +17,20 @@ import { serve } from "@hono/node-server";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { abortCountOf, type TrainingRow, trainingRowSchema } from "@relax/export";
 import { SessionForest } from "@relax/forest";
+import type { ControlRecord, RolloutService, StatusResponse } from "@relax/runtime";
+import {
+  createControlApp,
+  createGateControls,
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  GenerationGate,
+  resolveTokenizerPath,
+  SessionRegistry,
+} from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { Hono } from "hono";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
-import type { ControlRecord, StatusResponse } from "../src/control/control-schemas";
-import { createControlApp } from "../src/control/create-control-app";
-import { createGateControls } from "../src/control/create-gate-controls";
-import type { RolloutService } from "../src/control/rollout-service";
 import { percentile } from "../src/report/format-summary";
-import { createGatewayApp } from "../src/service/create-gateway-app";
-import { createTurnRunner } from "../src/service/create-turn-runner";
-import { GatewaySession } from "../src/service/gateway-session";
-import { GenerationGate } from "../src/service/generation-gate";
-import { SessionRegistry } from "../src/service/session-registry";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
 const PAUSE_SESSIONS = [env("BENCH_PAUSE_SMALL", 50), env("BENCH_PAUSE_SESSIONS", 500)] as const;

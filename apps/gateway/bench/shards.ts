@@ -8,11 +8,9 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
+import { resolveConfig, resolveTokenizerPath, ShardPool } from "@relax/runtime";
 import pino from "pino";
-import { resolveConfig } from "../src/config/load-config";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 import { percentile } from "../src/report/format-summary";
-import { ShardPool } from "../src/shard/shard-pool";
 
 const engineProcess = spawn(
   process.execPath,

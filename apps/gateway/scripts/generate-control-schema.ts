@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createControlJsonSchema } from "../src/control/control-schemas";
+import { createControlJsonSchema } from "@relax/runtime";
 
 const target = fileURLToPath(new URL("../../../docs/trainer-api.schema.json", import.meta.url));
 writeFileSync(target, `${JSON.stringify(createControlJsonSchema(), null, 2)}\n`);

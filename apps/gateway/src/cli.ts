@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import type { RolloutConfigInput } from "@relax/runtime";
+import { ConfigError, readConfigFile, resolveConfig } from "@relax/runtime";
 import { Command } from "commander";
 import { addRolloutOptions, flagValues } from "./config/add-rollout-options";
-import { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
-import type { RolloutConfigInput } from "./config/rollout-config";
 import { formatBanner } from "./report/format-banner";
 import { runRollout } from "./run-rollout";
 import { formatServeBanner, startServe } from "./serve/start-serve";

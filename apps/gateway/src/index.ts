@@ -1,141 +1,31 @@
 /**
  * @module @relax/gateway
- * The `relax` CLI and gateway service: composes `@relax/chat`, `@relax/forest`, `@relax/sglang`,
- * `@relax/standin`, `@relax/protocol`, `@relax/launcher` and `@relax/export` into rollouts over a dataset.
+ * The `relax` CLI: flag parsing, config loading, banner, summary and exit codes around `@relax/runtime`
+ * (`relax rollout` loops over its step driver, `relax serve` puts its control API in front of it). Everything a
+ * rollout is — controller, generation gate, journal, shards, the agent-facing service — is in `@relax/runtime`.
  */
 
-export {
-  type EvalDatasetSpec,
-  type EvalPromptDataInput,
-  evalDatasetNameOf,
-  evalPromptDataSchema,
-  parseEvalPromptData,
-} from "./config/eval-prompt-data";
-export { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
-export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
-// relax serve: pause/resume of generation and the trainer control API.
-export * from "./control/control-schemas";
-export {
-  convertGateCounts,
-  convertGateError,
-  convertGatePauseResult,
-  convertGateResumeResult,
-} from "./control/convert-gate-results";
-export { CONTROL_BASE_PATH, type ControlAppOptions, createControlApp } from "./control/create-control-app";
-export { createGateControls, type GateControlsOptions } from "./control/create-gate-controls";
-export {
-  CONTROL_ERROR_STATUS,
-  ControlError,
-  type ControlRecordSink,
-  type RolloutService,
-} from "./control/rollout-service";
-export { readBearerToken, tokensEqual } from "./control/tokens-equal";
-export { type BudgetControl, bindBudgetsToGate } from "./controller/bind-budgets-to-gate";
-export { type PromptItem, readPromptDataset } from "./controller/prompt-dataset";
-export {
-  type ControllerStepOptions,
-  RolloutController,
-  RolloutInterruptedError,
-  RolloutStalledError,
-  type StepResult,
-  stepMetrics,
-} from "./controller/rollout-controller";
-export { type GroupContext, type GroupResult, type LaunchAgent, runGroup } from "./controller/run-group";
-export { BackendUnavailableError } from "./engine/backend-unavailable-error";
-export { type Backend, startBackend } from "./engine/start-backend";
+export { addRolloutOptions, flagValues } from "./config/add-rollout-options";
+export { formatBanner } from "./report/format-banner";
 export {
   type EvalDatasetSummary,
   formatSummary,
+  percentile,
   type RunSummary,
   summarizeRun,
 } from "./report/format-summary";
 export { type RolloutRun, type RunIo, runRollout } from "./run-rollout";
-export { AsyncDisposableStack } from "./runtime/async-disposable-stack";
-export {
-  createRolloutRuntime,
-  type EvalDataset,
-  type EvalRun,
-  type RolloutRuntime,
-  type RuntimeEvalOptions,
-  type RuntimeIo,
-  type RuntimeStepOptions,
-} from "./runtime/create-rollout-runtime";
-export { evalDueAfterStep, evalRolloutIds } from "./runtime/eval-schedule";
-export { type GatewayServer, listenGateway } from "./runtime/listen-gateway";
-export {
-  defaultEvalConcurrency,
-  type EvalDatasetPlan,
-  type EvalSchedulePlan,
-  planRolloutComponents,
-  type RolloutComponents,
-} from "./runtime/plan-rollout-components";
-export { UnknownEvalDatasetError } from "./runtime/unknown-eval-dataset-error";
-export {
-  createRolloutService,
-  type RolloutServiceOptions,
-  runtimeEvalDatasets,
-  type ServeService,
-} from "./serve/create-rollout-service";
 export {
   CONTROL_TOKEN_ENV,
   CONTROL_TOKEN_FILE,
   type ControlTokenSource,
   resolveControlToken,
 } from "./serve/resolve-control-token";
-export {
-  hashRolloutConfig,
-  openRunDir,
-  RUN_LOCAL_CONFIG_KEYS,
-  RUN_STATE_FILE,
-  type RunState,
-  readRunState,
-  runStateSchema,
-  writeRunState,
-} from "./serve/run-dir";
 export { formatServeBanner, type ServeHandle, type ServeIo, startServe } from "./serve/start-serve";
-export { createGatewayApp, type GatewayAppOptions } from "./service/create-gateway-app";
 export {
-  createTurnRunner,
-  type RolloutSampling,
-  type TurnEvent,
-  type TurnRunnerOptions,
-} from "./service/create-turn-runner";
-export { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./service/gateway-errors";
-export { GatewaySession } from "./service/gateway-session";
-export {
-  type ContinuedGeneration,
-  type GenerateWithContinuationOptions,
-  generateWithContinuation,
-} from "./service/generate-with-continuation";
-export {
-  type GateChange,
-  type GateControl,
-  type GateCounts,
-  type GateEngine,
-  GatePauseCancelledError,
-  type GatePauseResult,
-  GatePauseTimeoutError,
-  type GateResumeResult,
-  type GateTicket,
-  GenerationGate,
-  type GenerationGateOptions,
-  type GenerationGateState,
-} from "./service/generation-gate";
-export {
-  type ClassifiableRequest,
-  type ClassifierSessionView,
-  createRequestClassifier,
-  DEFAULT_CLASS_POLICIES,
-  detectHarness,
-  type KnownHarness,
-  REQUEST_CLASS_POLICIES,
-  REQUEST_CLASSES,
-  type RequestClass,
-  type RequestClassConfig,
-  type RequestClassConfigInput,
-  type RequestClassification,
-  type RequestClassifier,
-  type RequestClassPolicy,
-  type RequestClassRule,
-} from "./service/request-class/classify-request";
-export { SessionRegistry } from "./service/session-registry";
+  addViewCommand,
+  runView,
+  type ViewOptions,
+  type ViewResult,
+  viewCommandHint,
+} from "./view/view-command";

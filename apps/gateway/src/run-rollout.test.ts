@@ -3,15 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { readTrainingRowsFile } from "@relax/export";
+import { createLogger, resolveConfig } from "@relax/runtime";
+import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/runtime/testing";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "./config/load-config";
-import { createLogger } from "./report/create-logger";
 import { runRollout } from "./run-rollout";
-import {
-  createFakeLauncher,
-  type FakeAgentContext,
-  type FakeAgentResult,
-} from "./testing/create-fake-launcher";
 
 const collect = () => {
   const chunks: string[] = [];

@@ -1,24 +1,27 @@
 import { resolve } from "node:path";
 import type { TrainingRow } from "@relax/export";
-import type { Logger } from "pino";
-import type { RolloutConfig } from "./config/rollout-config";
-import type { StepResult } from "./controller/rollout-controller";
-import type { LaunchAgent } from "./controller/run-group";
-import { createLogger, formatAgenticEvent } from "./report/create-logger";
-import { formatBanner, roundMetrics } from "./report/format-banner";
-import { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
-import { createRolloutRuntime, type EvalRun } from "./runtime/create-rollout-runtime";
-import { evalRolloutIds } from "./runtime/eval-schedule";
+import type { LaunchAgent, RolloutConfig, StepResult } from "@relax/runtime";
 import {
+  createLogger,
+  createRolloutRuntime,
+  type EvalRun,
+  evalRolloutIds,
+  formatAgenticEvent,
   GROUP_JOURNAL_FILE,
+  hashRolloutConfig,
+  openRunDir,
   planStepResume,
   readGroupJournal,
   resetGroupJournal,
+  roundMetrics,
   StepRowsWriter,
-} from "./runtime/group-journal";
-import { hashRolloutConfig, openRunDir, writeRunState } from "./serve/run-dir";
+  writeRunState,
+} from "@relax/runtime";
+import type { Logger } from "pino";
+import { formatBanner } from "./report/format-banner";
+import { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
 
-export { BackendUnavailableError } from "./engine/backend-unavailable-error";
+export { BackendUnavailableError } from "@relax/runtime";
 
 /** Where a run writes its human-facing output. */
 export interface RunIo {

@@ -1,14 +1,16 @@
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  resolveTokenizerPath,
+  SessionRegistry,
+} from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import type { Hono } from "hono";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
-import { createGatewayApp } from "../src/service/create-gateway-app";
-import { createTurnRunner } from "../src/service/create-turn-runner";
-import { GatewaySession } from "../src/service/gateway-session";
-import { SessionRegistry } from "../src/service/session-registry";
 
 // Client mistakes sent through the real stack (protocol handler → turn runner → forest → renderer →
 // SGLang client → stand-in engine) must come back as 4xx in each protocol's own error body, never 5xx.

@@ -1,8 +1,8 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
+import type { ControlRecordSink, RolloutService } from "@relax/runtime";
+import { createControlApp } from "@relax/runtime";
 import { describe, expect, it } from "vitest";
-import { createControlApp } from "../src/control/create-control-app";
-import type { ControlRecordSink, RolloutService } from "../src/control/rollout-service";
 
 const TOKEN = "ctl-http-token";
 

@@ -4,13 +4,12 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { readTrainingRowsFile, type TrainingRow, trainingRowSchema } from "@relax/export";
+import type { RolloutConfigInput } from "@relax/runtime";
+import { createLogger, resolveConfig } from "@relax/runtime";
+import { createFakeLauncher } from "@relax/runtime/testing";
 import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config/load-config";
-import type { RolloutConfigInput } from "../src/config/rollout-config";
-import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
-import { createFakeLauncher } from "../src/testing/create-fake-launcher";
 import { AGENT_HOME_ENV, expectRowMatchesEngine, startRecordingEngine } from "./helpers";
 
 const MAX_ABORTED = 1;

@@ -4,11 +4,10 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { readTrainingRowsFile, type TrainingRow } from "@relax/export";
+import type { RolloutConfigInput } from "@relax/runtime";
+import { createLogger, resolveConfig } from "@relax/runtime";
 import { searchCreditAdvantage } from "@relax-examples/multi-agent";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config/load-config";
-import type { RolloutConfigInput } from "../src/config/rollout-config";
-import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
 import {
   AGENT_HOME_ENV,

@@ -1,16 +1,18 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  resolveTokenizerPath,
+  SessionRegistry,
+} from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import type { Hono } from "hono";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
-import { createGatewayApp } from "../src/service/create-gateway-app";
-import { createTurnRunner } from "../src/service/create-turn-runner";
-import { GatewaySession } from "../src/service/gateway-session";
-import { SessionRegistry } from "../src/service/session-registry";
 
 const BASE = "http://gateway.test/agentic_api";
 

@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTokenizer } from "@relax/chat";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
 
 export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 

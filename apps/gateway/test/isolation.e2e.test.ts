@@ -3,10 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { readTrainingRowsFile, type TrainingRow } from "@relax/export";
+import type { RolloutConfigInput } from "@relax/runtime";
+import { createLogger, resolveConfig } from "@relax/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config/load-config";
-import type { RolloutConfigInput } from "../src/config/rollout-config";
-import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
 import { fixture, leftoverAgentProcesses, startRecordingEngine } from "./helpers";
 

@@ -1,17 +1,19 @@
 import { createChatRenderer, loadTokenizer, type TextTokenizer } from "@relax/chat";
 import { buildTrainingRow, trainingRowSchema } from "@relax/export";
 import { SessionForest } from "@relax/forest";
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  GenerationGate,
+  resolveTokenizerPath,
+  SessionRegistry,
+} from "@relax/runtime";
 import { createSglangClient, type SglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
 import { computeStandinLogprobs } from "@relax/standin/testing";
 import type { Hono } from "hono";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
-import { createGatewayApp } from "../src/service/create-gateway-app";
-import { createTurnRunner } from "../src/service/create-turn-runner";
-import { GatewaySession } from "../src/service/gateway-session";
-import { GenerationGate } from "../src/service/generation-gate";
-import { SessionRegistry } from "../src/service/session-registry";
 
 /** The `/generate` body fields these tests read. */
 interface GenerateBody {

@@ -3,14 +3,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTokenizer } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
+import {
+  type ControlRecord,
+  controlRecordSchema,
+  createLogger,
+  resolveConfig,
+  resolveTokenizerPath,
+  type StatusResponse,
+} from "@relax/runtime";
+import { createFakeLauncher } from "@relax/runtime/testing";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config/load-config";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
-import { type ControlRecord, controlRecordSchema, type StatusResponse } from "../src/control/control-schemas";
-import { createLogger } from "../src/report/create-logger";
 import { startServe } from "../src/serve/start-serve";
-import { createFakeLauncher } from "../src/testing/create-fake-launcher";
 
 const TOKEN = "serve-cross-step-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };

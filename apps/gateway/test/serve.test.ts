@@ -3,22 +3,21 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTokenizer } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
+import type { ControlRecord, StatusResponse } from "@relax/runtime";
+import {
+  controlRecordSchema,
+  createLogger,
+  hashRolloutConfig,
+  readRunState,
+  resolveConfig,
+  resolveTokenizerPath,
+} from "@relax/runtime";
+import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/runtime/testing";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config/load-config";
-import { resolveTokenizerPath } from "../src/config/resolve-tokenizer-path";
-import type { ControlRecord, StatusResponse } from "../src/control/control-schemas";
-import { controlRecordSchema } from "../src/control/control-schemas";
-import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
 import { resolveControlToken } from "../src/serve/resolve-control-token";
-import { hashRolloutConfig, readRunState } from "../src/serve/run-dir";
 import { type ServeHandle, startServe } from "../src/serve/start-serve";
-import {
-  createFakeLauncher,
-  type FakeAgentContext,
-  type FakeAgentResult,
-} from "../src/testing/create-fake-launcher";
 
 const TOKEN = "serve-test-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };

@@ -2,12 +2,10 @@ import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import type { GroupResult, RolloutConfigInput } from "@relax/runtime";
+import { createRolloutRuntime, resolveConfig } from "@relax/runtime";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config/load-config";
-import type { RolloutConfigInput } from "../src/config/rollout-config";
-import type { GroupResult } from "../src/controller/run-group";
-import { createRolloutRuntime } from "../src/runtime/create-rollout-runtime";
 import {
   AGENT_HOME_ENV,
   expectRowMatchesEngine,

@@ -6,9 +6,8 @@ import { Writable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { decodeDataUri, describeImageBytes, loadTokenizer } from "@relax/chat";
 import { readTrainingRowsFile, type TrainingRow } from "@relax/export";
+import { createLogger, resolveConfig } from "@relax/runtime";
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../src/config/load-config";
-import { createLogger } from "../src/report/create-logger";
 import { runRollout } from "../src/run-rollout";
 import { AGENT_HOME_ENV } from "./helpers";
 

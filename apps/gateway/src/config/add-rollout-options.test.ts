@@ -1,7 +1,7 @@
+import { resolveConfig } from "@relax/runtime";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
 import { addRolloutOptions, flagValues } from "./add-rollout-options";
-import { resolveConfig } from "./load-config";
 
 function parseFlags(argv: string[]): Record<string, unknown> {
   const command = addRolloutOptions(new Command())

@@ -1,4 +1,4 @@
-import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
+import type { RolloutRuntime } from "@relax/runtime";
 
 /**
  * The start-up banner of `relax rollout`: gateway URL (with `--gateway-shards`, every shard's URL), backend, tokenizer, agent, train dataset and, when
@@ -44,9 +44,4 @@ function formatEvalLine(runtime: RolloutRuntime): string {
       ? "after the last step"
       : `${evalSchedule.beforeTrain ? "before training, " : ""}every ${evalSchedule.interval} step(s) and after the last`;
   return `${datasets.join(", ")} × ${plan.groupSize} sample(s), ${plan.concurrency} groups at once; ${when}`;
-}
-
-/** Metrics with values rounded to 6 decimals, for the `metrics` log line. */
-export function roundMetrics(metrics: Record<string, number>): Record<string, number> {
-  return Object.fromEntries(Object.entries(metrics).map(([key, value]) => [key, Number(value.toFixed(6))]));
 }

@@ -1,7 +1,7 @@
 import type { TrainingRow } from "@relax/export";
+import { RunReporter } from "@relax/runtime";
 import { describe, expect, it } from "vitest";
 import { formatSummary, summarizeRun } from "./format-summary";
-import { RunReporter } from "./run-reporter";
 
 const row = (session: string, reward: number) =>
   ({

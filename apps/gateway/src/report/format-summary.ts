@@ -1,5 +1,5 @@
 import type { TrainingRow } from "@relax/export";
-import type { RunCounters } from "./run-reporter";
+import type { RunCounters } from "@relax/runtime";
 
 /** Figures of a finished run, as printed by {@link formatSummary} and returned by `runRollout`. */
 export interface RunSummary {

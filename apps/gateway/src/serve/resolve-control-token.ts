@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigError } from "../config/load-config";
+import { ConfigError } from "@relax/runtime";
 
 /** Where the control token of `relax serve` came from. */
 export type ControlTokenSource =

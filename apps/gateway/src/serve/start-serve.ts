@@ -1,15 +1,21 @@
 import { resolve } from "node:path";
+import type { LaunchAgent, RolloutConfig } from "@relax/runtime";
+import {
+  CONTROL_BASE_PATH,
+  ControlError,
+  createControlApp,
+  createLogger,
+  createRolloutRuntime,
+  createRolloutService,
+  hashRolloutConfig,
+  openRunDir,
+  type RolloutRuntime,
+  type RolloutService,
+  type ServeService,
+} from "@relax/runtime";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
-import type { RolloutConfig } from "../config/rollout-config";
-import { CONTROL_BASE_PATH, createControlApp } from "../control/create-control-app";
-import { ControlError, type RolloutService } from "../control/rollout-service";
-import type { LaunchAgent } from "../controller/run-group";
-import { createLogger } from "../report/create-logger";
-import { createRolloutRuntime, type RolloutRuntime } from "../runtime/create-rollout-runtime";
-import { createRolloutService, type ServeService } from "./create-rollout-service";
 import { type ControlTokenSource, resolveControlToken } from "./resolve-control-token";
-import { hashRolloutConfig, openRunDir } from "./run-dir";
 
 /** Options of {@link startServe}. */
 export interface ServeIo {

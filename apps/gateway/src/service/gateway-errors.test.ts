@@ -1,14 +1,20 @@
 import { RelaxError } from "@relax/chat";
+import {
+  ConfigError,
+  ControlError,
+  DatasetError,
+  GatePauseCancelledError,
+  GatePauseTimeoutError,
+  GenerationAbortedError,
+  GroupDroppedError,
+  RolloutInterruptedError,
+  RolloutStalledError,
+  SessionNotFoundError,
+  UnknownEvalDatasetError,
+} from "@relax/runtime";
 import { describe, expect, it } from "vitest";
-import { ConfigError } from "../config/load-config";
-import { ControlError } from "../control/rollout-service";
-import { DatasetError } from "../controller/prompt-dataset";
-import { RolloutInterruptedError, RolloutStalledError } from "../controller/rollout-controller";
 import * as gateway from "../index";
 import { BackendUnavailableError } from "../run-rollout";
-import { UnknownEvalDatasetError } from "../runtime/unknown-eval-dataset-error";
-import { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./gateway-errors";
-import { GatePauseCancelledError, GatePauseTimeoutError } from "./generation-gate";
 
 // The literal global symbols of the Relax error contract, written out here on purpose: a test of the
 // package's own constant would pass even if `@relax/protocol`'s error table could not see the errors.

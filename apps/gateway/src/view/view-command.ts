@@ -4,9 +4,9 @@ import { createServer, type Server } from "node:http";
 import { basename, dirname, join } from "node:path";
 import { loadTokenizer } from "@relax/chat";
 import { debugDumpPath } from "@relax/export";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { buildViewModel, parseViewSource, renderPage, ViewInputError, type ViewSource } from "@relax/view";
 import { type Command, InvalidArgumentError } from "commander";
-import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 
 /** Options of {@link runView}. */
 export interface ViewOptions {

@@ -11,7 +11,7 @@ import {
 } from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
 import { formatAgenticEvent } from "../report/create-logger";
-import { roundMetrics } from "../report/format-banner";
+import { roundMetrics } from "../report/round-metrics";
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
 import {
   GROUP_JOURNAL_FILE,
