@@ -1,21 +1,14 @@
 import { resolve } from "node:path";
 import type { TrainingRow } from "@relax/export";
-import type { LaunchAgent, RolloutConfig, StepResult } from "@relax/runtime";
+import type { LaunchAgent, RolloutConfig, RolloutRuntime, StepResult } from "@relax/runtime";
 import {
   createLogger,
   createRolloutRuntime,
   type EvalRun,
   evalRolloutIds,
-  formatAgenticEvent,
-  GROUP_JOURNAL_FILE,
   hashRolloutConfig,
   openRunDir,
-  planStepResume,
-  readGroupJournal,
-  resetGroupJournal,
-  roundMetrics,
-  StepRowsWriter,
-  writeRunState,
+  StepDriver,
 } from "@relax/runtime";
 import type { Logger } from "pino";
 import { formatBanner } from "./report/format-banner";
@@ -56,6 +49,7 @@ export interface RolloutRun {
  * dataset's metrics under `eval/<name>/` and prints a summary. Eval rows are never written to the rows
  * file. Everything it started is stopped before it returns or throws.
  *
+ * The steps run through the runtime's {@link StepDriver} (the one step lifecycle, shared with `relax serve`).
  * With `runDir`, `<run-dir>/state.json` is written after each train step and `<run-dir>/groups.ndjson`
  * journals each finished Group of the running step; a run started on a directory that has them continues
  * at its rollout id and dataset cursor, after the last journaled Group of a step that was killed mid-way
@@ -78,57 +72,18 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
     ...(io.signal !== undefined ? { signal: io.signal } : {}),
     ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
   });
-  const { output } = runtime.components;
-  const outputOf = (rolloutId: number) => output.replaceAll("{rollout_id}", String(rolloutId));
-  const steps: StepResult[] = [];
-  const evals: EvalRun[] = [];
-  const { numRollout, evalSchedule } = runtime.components.steps;
-  const evalPoints =
-    runtime.evalDatasets.length > 0 ? new Set(evalRolloutIds(evalSchedule, numRollout)) : new Set();
-  const firstRolloutId = saved?.next_rollout_id ?? 0;
-  if (saved !== undefined) runtime.cursor = saved.dataset_cursor;
-  const perStep = output.includes("{rollout_id}");
-  const batch = runtime.components.steps.train.groupsPerStep ?? runtime.prompts.length;
-  let resume: ReturnType<typeof planStepResume>;
-  if (runDir !== undefined) {
-    try {
-      const journal = await readGroupJournal(runDir);
-      if (journal.torn > 0) {
-        logger.warn(
-          { journal: resolve(runDir, GROUP_JOURNAL_FILE), torn_lines: journal.torn },
-          "the Group journal ends in a torn line (a crash during its write); that Group runs again",
-        );
-      }
-      resume = planStepResume({
-        entries: journal.entries,
-        rolloutId: firstRolloutId,
-        configHash,
-        force: config.runDirForce,
-        journalPath: resolve(runDir, GROUP_JOURNAL_FILE),
-      });
-    } catch (error) {
-      await runtime.close();
-      throw error;
-    }
-  }
-  let lastEval: number | null = saved?.eval.last_rollout_id ?? null;
-  const runEvalsAt = async (rolloutId: number) => {
-    // A restart does not repeat an eval the run dir says already ran.
-    if (lastEval !== null && rolloutId <= lastEval) return;
-    await runtime.runEvals({
-      rolloutId,
-      // Log each dataset as it finishes, so a later dataset that fails does not take its metrics along.
-      onDataset: (run) => {
-        evals.push(run);
-        logger.info(
-          roundMetrics(run.step.metrics),
-          formatAgenticEvent("eval_metrics", { rollout: rolloutId, dataset: run.dataset }),
-        );
-      },
-    });
-    lastEval = rolloutId;
-  };
+  const driver = new StepDriver({
+    runtime,
+    configHash,
+    logger,
+    force: config.runDirForce,
+    ...(runDir !== undefined ? { runDir } : {}),
+    ...(saved !== undefined ? { saved } : {}),
+  });
+  const firstRolloutId = driver.nextRolloutId;
+  const done: { steps: StepResult[]; evals: EvalRun[] } = { steps: [], evals: [] };
   try {
+    const resume = await driver.planResume();
     stdout.write(formatBanner(runtime));
     if (resume !== undefined) {
       stdout.write(
@@ -139,112 +94,73 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
         `  run dir   ${runDir}: continuing at rollout ${firstRolloutId}, prompt ${saved.dataset_cursor % runtime.prompts.length}\n`,
       );
     }
-    if (firstRolloutId === 0 && evalPoints.has(0)) await runEvalsAt(0);
-    for (let rolloutId = firstRolloutId; rolloutId < numRollout; rolloutId++) {
-      const stepResume = resume?.rolloutId === rolloutId ? resume : undefined;
-      resume = undefined;
-      const startCursor = runtime.cursor;
-      if (stepResume !== undefined) runtime.cursor = stepResume.nextCursor;
-      const writer = await StepRowsWriter.open({
-        rolloutId,
-        path: outputOf(rolloutId),
-        perStep,
-        append: !perStep && rolloutId > 0,
-        cursor: startCursor,
-        configHash,
-        ...(runDir !== undefined ? { runDir } : {}),
-        ...(stepResume !== undefined ? { resume: stepResume } : {}),
-      });
-      const earlier =
-        stepResume !== undefined ? await StepRowsWriter.readResumedRows(stepResume, writer.file) : [];
-      const remaining = batch - (stepResume?.exported ?? 0);
-      let step: StepResult;
-      try {
-        step =
-          remaining > 0
-            ? await runtime.runStep({
-                rolloutId,
-                mode: "train",
-                groups: remaining,
-                onGroup: (result, info) => writer.add(result, info),
-                ...(stepResume !== undefined
-                  ? { resumeCursors: stepResume.pendingCursors, firstGroupIndex: stepResume.firstGroupIndex }
-                  : {}),
-              })
-            : { rolloutId, mode: "train", rows: [], groups: [], metrics: {}, wallSeconds: 0 };
-      } finally {
-        // Whatever finished is on disk before the error (interrupt, stall) leaves this function.
-        await writer
-          .flush()
-          .catch((error: unknown) => logger.error({ err: String(error) }, "writing rows failed"));
-      }
-      await writer.finish();
-      if (earlier.length > 0) step = { ...step, rows: [...earlier, ...step.rows] };
-      steps.push(step);
-      logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
-      // An eval after step k evaluates the policy of step k + 1 and carries that rollout id.
-      if (evalPoints.has(rolloutId + 1)) await runEvalsAt(rolloutId + 1);
-      if (runDir !== undefined) {
-        await writeRunState(runDir, {
-          config_hash: configHash,
-          next_rollout_id: rolloutId + 1,
-          dataset_cursor: runtime.cursor,
-          weight_version: saved?.weight_version ?? null,
-          eval: { last_rollout_id: lastEval },
-        });
-        // state.json now says the step is done: its journal lines are spent.
-        await resetGroupJournal(runDir);
-      }
-    }
-    // --fully-async: the last step may close with debt carried by resident Groups; a final back-fill
-    // step (rollout id = --num-rollout) drains it without opening a new partition.
-    if (steps.length > 0 && runtime.controller.carriedDebt > 0) {
-      // Its rows are written per Group like any step's; it is not journaled (a restart does not redo it).
-      const writer = await StepRowsWriter.open({
-        rolloutId: numRollout,
-        path: outputOf(numRollout),
-        perStep,
-        append: !perStep,
-        cursor: runtime.cursor,
-        configHash,
-      });
-      let step: StepResult;
-      try {
-        step = await runtime.runStep({
-          rolloutId: numRollout,
-          mode: "train",
-          finalBackfill: true,
-          onGroup: (result, info) => writer.add(result, info),
-        });
-      } finally {
-        await writer
-          .flush()
-          .catch((error: unknown) => logger.error({ err: String(error) }, "writing rows failed"));
-      }
-      await writer.finish();
-      steps.push(step);
-      logger.info(roundMetrics(step.metrics), formatAgenticEvent("metrics", { rollout: numRollout }));
-    }
+    await runSteps(runtime, driver, done);
   } finally {
     await runtime.close();
   }
+  return reportRun({ runtime, stdout, runDir, firstRolloutId, started, ...done });
+}
 
+/**
+ * The train steps from the driver's next rollout id up to `--num-rollout`, the eval datasets at the points of
+ * {@link evalRolloutIds} (an eval the run dir says already ran is not repeated; one due where a restart
+ * picks up runs first), and with `--fully-async` a final back-fill step (rollout id `--num-rollout`) that
+ * drains the debt carried by resident Groups without opening a new partition.
+ */
+async function runSteps(
+  runtime: RolloutRuntime,
+  driver: StepDriver,
+  done: { steps: StepResult[]; evals: EvalRun[] },
+): Promise<void> {
+  const { numRollout, evalSchedule } = runtime.components.steps;
+  const evalPoints =
+    runtime.evalDatasets.length > 0 ? new Set(evalRolloutIds(evalSchedule, numRollout)) : new Set();
+  const runEvalsAt = async (rolloutId: number) => {
+    const last = driver.lastEvalRolloutId;
+    if (!evalPoints.has(rolloutId) || (last !== null && rolloutId <= last)) return;
+    await driver.runEvals({ rolloutId, onDataset: (run) => done.evals.push(run) });
+  };
+  const first = driver.nextRolloutId;
+  if (first <= numRollout) await runEvalsAt(first);
+  for (let rolloutId = first; rolloutId < numRollout; rolloutId++) {
+    done.steps.push((await driver.runStep({ rolloutId })).step);
+    // An eval after step k evaluates the policy of step k + 1 and carries that rollout id.
+    await runEvalsAt(rolloutId + 1);
+  }
+  if (done.steps.length > 0 && runtime.controller.carriedDebt > 0) {
+    done.steps.push((await driver.runStep({ rolloutId: numRollout, finalBackfill: true })).step);
+  }
+}
+
+/** The run's summary table on `stdout`, and what {@link runRollout} returns. */
+function reportRun(run: {
+  runtime: RolloutRuntime;
+  stdout: NodeJS.WritableStream;
+  runDir: string | undefined;
+  firstRolloutId: number;
+  started: number;
+  steps: StepResult[];
+  evals: EvalRun[];
+}): RolloutRun {
+  const { runtime, steps, evals, firstRolloutId } = run;
+  const { output } = runtime.components;
+  const outputOf = (rolloutId: number) => output.replaceAll("{rollout_id}", String(rolloutId));
   const rows = steps.flatMap((step) => step.rows);
   const summary = summarizeRun({
     rows,
     ...(evals.length > 0
       ? {
-          evalRows: evals.flatMap((run) => run.step.rows),
-          evalRuns: evals.map((run) => ({
-            dataset: run.dataset,
-            rolloutId: run.step.rolloutId,
-            rows: run.step.rows,
+          evalRows: evals.flatMap((item) => item.step.rows),
+          evalRuns: evals.map((item) => ({
+            dataset: item.dataset,
+            rolloutId: item.step.rolloutId,
+            rows: item.step.rows,
           })),
         }
       : {}),
     counters: runtime.reporter.counters,
     steps: steps.length,
-    wallSeconds: (performance.now() - started) / 1000,
+    wallSeconds: (performance.now() - run.started) / 1000,
   });
   const lastRolloutId = firstRolloutId + steps.length - 1;
   const extra: Array<[string, string]> =
@@ -257,7 +173,7 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
               : outputOf(lastRolloutId),
           ],
         ]
-      : [["rows written to", `nothing: ${runDir} already holds ${firstRolloutId} step(s)`]];
+      : [["rows written to", `nothing: ${run.runDir} already holds ${firstRolloutId} step(s)`]];
   if (runtime.shards !== undefined) {
     const status = runtime.shards.status();
     const restarts = status.reduce((sum, shard) => sum + shard.restarts, 0);
@@ -269,12 +185,12 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
   }
   if (runtime.backend.kind === "standin")
     extra.push(["backend", "stand-in engine (scripted policy, not a model)"]);
-  stdout.write(`\n${formatSummary(summary, extra)}\n`);
+  run.stdout.write(`\n${formatSummary(summary, extra)}\n`);
   return {
     summary,
     steps,
     evals,
-    evalSteps: evals.map((run) => run.step),
+    evalSteps: evals.map((item) => item.step),
     rows,
     output: outputOf(lastRolloutId),
   };

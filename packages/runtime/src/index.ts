@@ -85,6 +85,13 @@ export {
   stepMetrics,
 } from "./controller/rollout-controller";
 export { type GroupContext, type GroupResult, type LaunchAgent, runGroup } from "./controller/run-group";
+export {
+  type DurableStepOptions,
+  type DurableStepResult,
+  StepDriver,
+  type StepDriverOptions,
+  StepOrderError,
+} from "./driver/step-driver";
 export { BackendUnavailableError } from "./engine/backend-unavailable-error";
 export { type Backend, startBackend } from "./engine/start-backend";
 export { createLogger, formatAgenticEvent } from "./report/create-logger";
@@ -120,7 +127,6 @@ export { UnknownEvalDatasetError } from "./runtime/unknown-eval-dataset-error";
 export {
   createRolloutService,
   type RolloutServiceOptions,
-  runtimeEvalDatasets,
   type ServeService,
 } from "./serve/create-rollout-service";
 export {

@@ -1,4 +1,3 @@
-import { hasMarker, RelaxError } from "@relax/chat";
 import type { ExportMode, GroupExportOutcome, TrainingRow } from "@relax/export";
 import { computeRolloutMetrics, writeDebugDump } from "@relax/export";
 import type { Logger } from "pino";
@@ -6,6 +5,7 @@ import { formatAgenticEvent } from "../report/create-logger";
 import type { RunReporter } from "../report/run-reporter";
 import type { GatewaySession } from "../service/gateway-session";
 import type { EngineHealth } from "./engine-health";
+import { GroupTally, isDroppedGroup } from "./group-tally";
 import type { PromptItem } from "./prompt-dataset";
 import {
   type GroupContext,
@@ -145,37 +145,9 @@ export interface StepResult {
   finalBackfill?: boolean;
 }
 
-const rolloutInterruptedErrorSymbol = Symbol.for("relax.error.RolloutInterruptedError");
+import { RolloutInterruptedError } from "./rollout-errors";
 
-/** Thrown when the run was interrupted (SIGINT / SIGTERM); every agent has been terminated by then. */
-export class RolloutInterruptedError extends RelaxError {
-  readonly [rolloutInterruptedErrorSymbol] = true;
-
-  constructor({ message, cause }: { message: string; cause?: unknown }) {
-    super({ name: "RolloutInterruptedError", message, cause });
-  }
-
-  /** True for any `RolloutInterruptedError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is RolloutInterruptedError {
-    return hasMarker(error, "relax.error.RolloutInterruptedError");
-  }
-}
-
-const rolloutStalledErrorSymbol = Symbol.for("relax.error.RolloutStalledError");
-
-/** Thrown when a step cannot fill its batch because every Group keeps failing. */
-export class RolloutStalledError extends RelaxError {
-  readonly [rolloutStalledErrorSymbol] = true;
-
-  constructor({ message, cause }: { message: string; cause?: unknown }) {
-    super({ name: "RolloutStalledError", message, cause });
-  }
-
-  /** True for any `RolloutStalledError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is RolloutStalledError {
-    return hasMarker(error, "relax.error.RolloutStalledError");
-  }
-}
+export { RolloutInterruptedError, RolloutStalledError } from "./rollout-errors";
 
 /** A Group the controller launched and whose agents have not all exited (or whose result is pending). */
 interface Resident {
@@ -226,7 +198,6 @@ class Wakeup {
 }
 
 /** Reasons a Group ends without training that are not drops (not counted, not replaced as failures). */
-const NOT_A_DROP = new Set(["interrupted", "over_sampled"]);
 
 /**
  * The rollout controller (see docs/contract.md#runtime-scheduling and
@@ -494,35 +465,16 @@ export class RolloutController {
 
     const results: GroupResult[] = [];
     const exported: GroupResult[] = [];
-    let consecutiveDrops = 0;
-    let stalled: Error | undefined;
+    const tally = new GroupTally({ rolloutId, maxConsecutiveDrops, logger, reporter, engineHealth });
     this.#debt = demand;
 
     const report = (resident: Resident, result: GroupResult) => {
       results.push(result);
-      if (result.kind === "exported") {
-        consecutiveDrops = 0;
-        exported.push(annotateRows(result, resident, rolloutId));
+      if (tally.record(result) === "exported") {
+        exported.push(
+          annotateRows(result as Extract<GroupResult, { kind: "exported" }>, resident, rolloutId),
+        );
         this.#debt = demand - exported.length;
-        reporter.groupExported(result);
-      } else if (!NOT_A_DROP.has(result.reason)) {
-        // A drop the backend caused (engine down, a gateway shard died) says nothing about the agent: not
-        // in the drop budget.
-        if (!engineHealth?.isBackendDrop(result) && !isShardDrop(result)) consecutiveDrops++;
-        logDrop(logger, rolloutId, result);
-        reporter.groupDropped(result);
-        const outage = engineHealth?.failure;
-        if (outage !== undefined && stalled === undefined) {
-          stalled = new RolloutStalledError({
-            message: `rollout ${rolloutId}: ${outage.message}`,
-            cause: outage,
-          });
-        }
-        if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
-          stalled = new RolloutStalledError({
-            message: `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
-          });
-        }
       }
       try {
         options.onGroup?.(result, { cursor: resident.cursor, groupIndex: resident.index });
@@ -564,7 +516,7 @@ export class RolloutController {
       if (signal?.aborted || canClose()) break;
       // Stalled: launch nothing more, but let the Groups already working for this step finish (their rows
       // are kept, e.g. written by onGroup), then close.
-      if (stalled !== undefined) {
+      if (tally.stalled !== undefined) {
         if (working() === 0 && this.#finished.length === 0) break;
         await this.#wakeup.wait();
         continue;
@@ -609,7 +561,7 @@ export class RolloutController {
 
     // Close.
     const surplusDone = this.#finished.splice(0);
-    if (signal?.aborted || stalled !== undefined || !crossStep || finalBackfill) {
+    if (signal?.aborted || tally.stalled !== undefined || !crossStep || finalBackfill) {
       // Synchronous close: every Group working for this step is interrupted (prelaunched ones stay).
       const stepGroups = [...this.#pool.values()].filter(
         (resident) => resident.forStep <= rolloutId || signal?.aborted === true,
@@ -644,9 +596,7 @@ export class RolloutController {
         mode,
         groups: exported.length,
         rows: rows.length,
-        dropped_groups: results.filter(
-          (result) => result.kind === "dropped" && !NOT_A_DROP.has(result.reason),
-        ).length,
+        dropped_groups: results.filter((result) => isDroppedGroup(result)).length,
         debt,
         resident_groups: residentGroups,
         interrupted_groups: crossStep
@@ -664,7 +614,7 @@ export class RolloutController {
         message: `rollout ${rolloutId} interrupted; every agent process was terminated`,
       });
     }
-    if (stalled !== undefined) throw stalled;
+    if (tally.stalled !== undefined) throw tally.stalled;
     const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate });
     await this.#dump(rolloutId, mode, undefined, results);
     return {
@@ -733,8 +683,7 @@ export class RolloutController {
     const active = new Map<number, Promise<{ slot: number; result: GroupResult; cursor: number }>>();
     let nextGroupIndex = options.firstGroupIndex ?? 0;
     const { engineHealth } = this.#options;
-    let consecutiveDrops = 0;
-    let stalled: Error | undefined;
+    const tally = new GroupTally({ rolloutId, maxConsecutiveDrops, logger, reporter, engineHealth });
     let evalCursor = 0;
     const signals = [this.#options.group.signal, options.signal].filter((item) => item !== undefined);
     const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
@@ -757,7 +706,7 @@ export class RolloutController {
 
     while (exported.length < groupsPerStep) {
       while (
-        stalled === undefined &&
+        tally.stalled === undefined &&
         !signal?.aborted &&
         active.size < concurrency &&
         exported.length + active.size < groupsPerStep
@@ -769,29 +718,7 @@ export class RolloutController {
       active.delete(slot);
       this.#evalResident = active.size;
       results.push(result);
-      if (result.kind === "exported") {
-        consecutiveDrops = 0;
-        exported.push(result);
-        reporter.groupExported(result);
-      } else if (result.reason !== "interrupted") {
-        // A drop the backend caused (engine down, a gateway shard died) says nothing about the agent: not
-        // in the drop budget.
-        if (!engineHealth?.isBackendDrop(result) && !isShardDrop(result)) consecutiveDrops++;
-        logDrop(logger, rolloutId, result);
-        reporter.groupDropped(result);
-        const outage = engineHealth?.failure;
-        if (outage !== undefined && stalled === undefined) {
-          stalled = new RolloutStalledError({
-            message: `rollout ${rolloutId}: ${outage.message}`,
-            cause: outage,
-          });
-        }
-        if (consecutiveDrops >= maxConsecutiveDrops && stalled === undefined) {
-          stalled = new RolloutStalledError({
-            message: `rollout ${rolloutId}: ${consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
-          });
-        }
-      }
+      if (tally.record(result) === "exported") exported.push(result);
       try {
         options.onGroup?.(result, { cursor, groupIndex: slot });
       } catch (error) {
@@ -830,7 +757,7 @@ export class RolloutController {
         message: `rollout ${rolloutId} interrupted; every agent process was terminated`,
       });
     }
-    if (stalled !== undefined) throw stalled;
+    if (tally.stalled !== undefined) throw tally.stalled;
     const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate, ...datasetField });
     await this.#dump(rolloutId, mode, dataset, results);
     return { rolloutId, mode, ...datasetField, rows, groups: results, metrics, wallSeconds };
@@ -847,21 +774,6 @@ function internalError(groupId: string, prompt: PromptItem, error: unknown): Gro
     sessions: [],
     outcomes: [],
   };
-}
-
-function logDrop(logger: Logger, rolloutId: number, result: Extract<GroupResult, { kind: "dropped" }>): void {
-  // The headline goes in the message; the agent's log tail (why it failed) in `details`.
-  const [headline, ...details] = result.message.split("\n");
-  logger.warn(
-    {
-      rollout: rolloutId,
-      group: result.groupId,
-      reason: result.reason,
-      prompt_index: result.prompt.index,
-      ...(details.length > 0 ? { details: details.join("\n").slice(-4000) } : {}),
-    },
-    `AGENTIC Dropped 1 group: ${headline}`,
-  );
 }
 
 /** An exported Group that finished after a synchronous step's debt was met: not trained. */
@@ -943,6 +855,3 @@ function groupIndexOf(result: GroupResult): number {
 }
 
 /** A Group dropped because the gateway shard serving it died (see `ShardPool`). */
-function isShardDrop(result: GroupResult): boolean {
-  return result.kind === "dropped" && result.reason === "shard_failed";
-}

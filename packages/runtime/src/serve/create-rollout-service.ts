@@ -1,7 +1,13 @@
 import { buildDebugDump, type GroupExportOutcome, type TrainingRow } from "@relax/export";
 import { buildViewModel, parseViewSource, renderPage } from "@relax/view";
 import type { Logger } from "pino";
-import type { StatusResponse } from "../control/control-schemas";
+import type {
+  ControlRecord,
+  HealthResponse,
+  PauseResponse,
+  ResumeResponse,
+  StatusResponse,
+} from "../control/control-schemas";
 import { createGateControls } from "../control/create-gate-controls";
 import { ControlError, type ControlRecordSink, type RolloutService } from "../control/rollout-service";
 import {
@@ -10,38 +16,9 @@ import {
   type StepResult,
 } from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
-import { formatAgenticEvent } from "../report/create-logger";
-import { roundMetrics } from "../report/round-metrics";
+import { StepDriver } from "../driver/step-driver";
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
-import {
-  GROUP_JOURNAL_FILE,
-  planStepResume,
-  readGroupJournal,
-  resetGroupJournal,
-  StepRowsWriter,
-} from "../runtime/group-journal";
-import { type RunState, writeRunState } from "./run-dir";
-
-/** One eval dataset the service can run. */
-export interface EvalDataset {
-  name: string;
-  /**
-   * Runs the dataset once as an eval step, calling `onGroup` per finished Group.
-   * @throws what `RolloutRuntime.runStep` throws
-   */
-  run(options: { rolloutId: number; onGroup: (result: GroupResult) => void }): Promise<StepResult>;
-}
-
-/**
- * The eval datasets of a runtime as the service sees them: every `--eval-prompt-data NAME PATH`, in the
- * order given, each run as one eval step of the runtime.
- */
-export function runtimeEvalDatasets(runtime: RolloutRuntime): EvalDataset[] {
-  return runtime.evalDatasets.map(({ name }) => ({
-    name,
-    run: ({ rolloutId, onGroup }) => runtime.runStep({ rolloutId, mode: "eval", dataset: name, onGroup }),
-  }));
-}
+import type { RunState } from "./run-dir";
 
 /** How many recent steps and evals `GET /rollout/v1/view` shows. */
 const RECENT_STEPS_IN_VIEW = 4;
@@ -58,8 +35,6 @@ export interface RolloutServiceOptions {
   /** `--run-dir-force`: resume a journaled step started with another configuration. @default false */
   runDirForce?: boolean;
   logger: Logger;
-  /** @default runtimeEvalDatasets(runtime) */
-  evalDatasets?: EvalDataset[];
 }
 
 /** A {@link RolloutService} plus what `relax serve` needs to stop it. */
@@ -82,92 +57,187 @@ interface RunningStep {
 }
 
 /**
- * The long-lived rollout service of `relax serve` over one {@link RolloutRuntime}: steps run strictly in
- * order (`rollout_id` must be `next_rollout_id`, 409 `step_out_of_order`; one step or eval at a time,
- * 409 `step_running`). A step streams `step_start`, then each Group's rows as soon as the Group is
- * exported (`row` records, contiguous per Group) or a `group_dropped` record, then `step_end` with the
- * step's accounting and metrics. Each finished Group's rows also go to `--output` as the Group finishes
- * (`{rollout_id}` replaced, written as `<file>.partial` and renamed when the step is complete; appended
- * when the path has no placeholder, as `relax rollout` does), journaled in `<run-dir>/groups.ndjson`; the
- * run state goes to `<run-dir>/state.json` after the step. A step asked again after a restart (the
- * gateway was killed mid-step) first streams the rows of the Groups its journal kept, then runs only the
- * Groups still owed. A step that fails (e.g. every Group keeps dropping) ends its stream with an
- * `error` record; its rollout id is not consumed, the prompts it took are.
+ * The long-lived rollout service of `relax serve` over one {@link RolloutRuntime}, its steps run by the
+ * runtime's {@link StepDriver} (the lifecycle `relax rollout` uses): steps run strictly in order
+ * (`rollout_id` must be `next_rollout_id`, 409 `step_out_of_order`; one step or eval at a time, 409
+ * `step_running`). A step streams `step_start`, then each Group's rows as soon as the Group is exported
+ * (`row` records, contiguous per Group) or a `group_dropped` record, then `step_end` with the step's
+ * accounting and metrics. Rows, journal and run state are the driver's: each finished Group's rows go to
+ * `--output` as the Group finishes, journaled in `<run-dir>/groups.ndjson`, the run state to
+ * `<run-dir>/state.json` after the step. A step asked again after a restart (the gateway was killed
+ * mid-step) first streams the rows of the Groups its journal kept, then runs only the Groups still owed. A
+ * step that fails (e.g. every Group keeps dropping) ends its stream with an `error` record; its rollout id
+ * is not consumed, the prompts it took are.
  *
  * Pause / resume / weights go through the runtime's generation gate ({@link createGateControls}); the
  * weight version a step or resume names is set on the gate, so it labels the tokens whose engine answer
- * names no version.
+ * names no version, and saved in the run dir at once, so a restart keeps the version loaded.
  */
 export function createRolloutService(options: RolloutServiceOptions): ServeService {
-  const { runtime, configHash, runDir, logger } = options;
-  const { gate } = runtime;
-  const evalDatasets = options.evalDatasets ?? runtimeEvalDatasets(runtime);
-  const { train } = runtime.components.steps;
-  const output = runtime.components.output;
-  let nextRolloutId = 0;
-  let lastEvalRolloutId: number | null = null;
-  if (options.resumeFrom !== undefined) {
-    nextRolloutId = options.resumeFrom.next_rollout_id;
-    runtime.cursor = options.resumeFrom.dataset_cursor;
-    lastEvalRolloutId = options.resumeFrom.eval.last_rollout_id;
-    if (options.resumeFrom.weight_version !== null) gate.setWeightVersion(options.resumeFrom.weight_version);
-  }
-  let running: RunningStep | undefined;
+  return new DrivenRolloutService(options);
+}
+
+/** The {@link ServeService} of {@link createRolloutService}. */
+class DrivenRolloutService implements ServeService {
+  readonly #runtime: RolloutRuntime;
+  readonly #driver: StepDriver;
+  readonly #logger: Logger;
+  readonly #options: RolloutServiceOptions;
+  readonly #controls: ReturnType<typeof createGateControls>;
+  #running: RunningStep | undefined;
   /** The Groups of the last few steps and evals (the running one filling up), for the view page. */
-  const recent: Array<{
-    rolloutId: number;
-    mode: "train" | "eval";
-    dataset?: string;
-    groups: GroupResult[];
-  }> = [];
-  const record = (entry: (typeof recent)[number]) => {
-    recent.push(entry);
-    if (recent.length > RECENT_STEPS_IN_VIEW) recent.shift();
-    return entry.groups;
-  };
+  readonly #recent: RecentStep[] = [];
 
-  /** The rollout id of the next scheduled eval (`k + 1` after step k), or null without a schedule. */
-  const nextEvalRolloutId = (): number | null => {
-    const interval = runtime.components.steps.evalSchedule.interval;
-    if (interval === undefined || evalDatasets.length === 0) return null;
-    for (let k = nextRolloutId; k < nextRolloutId + interval; k++) if (runtime.evalDue(k)) return k + 1;
-    return null;
-  };
-
-  /** How a step continues after a restart: from the journal, only for the step the run stood at. */
-  let resumeChecked = false;
-  const resumeOf = async (rolloutId: number) => {
-    // Only the first step asked, and only the one the run stood at: a later attempt of a step that
-    // failed in this process is a new attempt with its own journal lines.
-    if (runDir === undefined || resumeChecked || rolloutId !== (options.resumeFrom?.next_rollout_id ?? 0))
-      return undefined;
-    resumeChecked = true;
-    const { entries, torn } = await readGroupJournal(runDir);
-    if (torn > 0)
-      logger.warn({ torn_lines: torn }, "the Group journal ends in a torn line; that Group runs again");
-    const plan = planStepResume({
-      entries,
-      rolloutId,
-      configHash,
+  constructor(options: RolloutServiceOptions) {
+    this.#options = options;
+    this.#runtime = options.runtime;
+    this.#logger = options.logger;
+    this.#driver = new StepDriver({
+      runtime: options.runtime,
+      configHash: options.configHash,
+      logger: options.logger,
       force: options.runDirForce ?? false,
-      journalPath: `${runDir}/${GROUP_JOURNAL_FILE}`,
+      ...(options.runDir !== undefined ? { runDir: options.runDir } : {}),
+      ...(options.resumeFrom !== undefined ? { saved: options.resumeFrom } : {}),
     });
-    return plan;
-  };
+    this.#controls = createGateControls({
+      gate: options.runtime.gate,
+      engine: options.runtime.engine,
+      stepRunning: () => this.#running !== undefined,
+    });
+  }
 
-  const saveState = async () => {
-    if (runDir === undefined) return;
-    await writeRunState(runDir, {
-      config_hash: configHash,
-      next_rollout_id: nextRolloutId,
-      dataset_cursor: runtime.cursor,
+  status(): StatusResponse {
+    const runtime = this.#runtime;
+    const { gate } = runtime;
+    const running = this.#running;
+    const size = runtime.prompts.length;
+    const taken = runtime.cursor;
+    const counts = gate.counts();
+    return {
+      state: gate.state !== "open" ? "paused" : running !== undefined ? "running" : "idle",
+      next_rollout_id: this.#driver.nextRolloutId,
       weight_version: gate.weightVersion ?? null,
-      eval: { last_rollout_id: lastEvalRolloutId },
+      step:
+        running === undefined
+          ? null
+          : {
+              rollout_id: running.rolloutId,
+              mode: running.mode,
+              groups_target: running.groupsTarget,
+              groups_done: running.groupsDone,
+              groups_dropped: running.groupsDropped,
+              rows: running.rows,
+            },
+      dataset: { size, cursor: taken % size, epoch: Math.floor(taken / size) },
+      eval: {
+        interval: runtime.components.steps.evalSchedule.interval ?? null,
+        next_eval_rollout_id: this.#nextEvalRolloutId(),
+        datasets: runtime.evalDatasets.map((item) => item.name),
+      },
+      in_flight: {
+        generating: counts.generating,
+        held: counts.held,
+        aborted_partials: counts.abortedPartials,
+      },
+      run_dir: this.#options.runDir ?? null,
+      config_hash: this.#options.configHash,
+      backend: runtime.backend.kind,
+    };
+  }
+
+  async health(): Promise<HealthResponse> {
+    let servers: Awaited<ReturnType<RolloutRuntime["engine"]["health"]>>;
+    try {
+      servers = await this.#runtime.engine.health();
+    } catch (error) {
+      return {
+        ok: false,
+        error: {
+          code: "backend_unavailable",
+          message: error instanceof Error ? error.message : String(error),
+        },
+      };
+    }
+    const unhealthy = servers.filter((server) => !server.ok);
+    if (unhealthy.length === 0) return { ok: true };
+    return {
+      ok: false,
+      error: {
+        code: "backend_unavailable",
+        message: `the inference engine is not healthy: ${unhealthy
+          .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
+          .join(", ")}`,
+      },
+    };
+  }
+
+  async runStep(request: StepRequestOptions, sink: ControlRecordSink): Promise<void> {
+    const { rolloutId } = request;
+    if (this.#running === undefined && rolloutId !== this.#driver.nextRolloutId) {
+      throw new ControlError({
+        code: "step_out_of_order",
+        message: `rollout_id ${rolloutId} asked, next is ${this.#driver.nextRolloutId}`,
+        path: "rollout_id",
+      });
+    }
+    const { train } = this.#runtime.components.steps;
+    const step = { rolloutId, mode: "train" as const, groupsTarget: train.groupsPerStep, ...NO_GROUPS };
+    await this.#claim(step, (current) => this.#streamTrainStep(request, sink, current));
+  }
+
+  async runEvals(
+    request: { rolloutId: number; datasets?: string[] },
+    sink: ControlRecordSink,
+  ): Promise<void> {
+    const names = this.#runtime.evalDatasets.map((item) => item.name);
+    const chosen = request.datasets ?? names;
+    chosen.forEach((name, i) => {
+      if (!names.includes(name)) {
+        throw new ControlError({
+          code: "invalid_body",
+          message: `datasets.${i}: unknown eval dataset "${name}" (known: ${names.length > 0 ? names.join(", ") : "none; pass --eval-prompt-data"})`,
+          path: `datasets.${i}`,
+        });
+      }
     });
-  };
+    const step = { rolloutId: request.rolloutId, mode: "eval" as const, groupsTarget: 0, ...NO_GROUPS };
+    await this.#claim(step, async (current) => {
+      await this.#streamEvals(request.rolloutId, chosen, sink, current);
+      sink({ type: "evals_end", rollout_id: request.rolloutId });
+    });
+  }
+
+  pause(request: { timeoutMs?: number }): Promise<PauseResponse> {
+    return this.#controls.pause(request);
+  }
+
+  async resume(request: { weightVersion?: string }): Promise<ResumeResponse> {
+    // Label before reopening, so the tokens of continued turns carry the new version.
+    if (request.weightVersion !== undefined && this.#runtime.gate.state !== "open")
+      await this.#labelEngine(request.weightVersion);
+    const answer = await this.#controls.resume(request);
+    await this.#saveWeightVersion();
+    return answer;
+  }
+
+  async updateWeightsFromDisk(request: Parameters<RolloutService["updateWeightsFromDisk"]>[0]) {
+    const answer = await this.#controls.updateWeightsFromDisk(request);
+    await this.#saveWeightVersion();
+    return answer;
+  }
+
+  view(): string {
+    return renderRecentSteps(this.#runtime, this.#recent);
+  }
+
+  async idle(): Promise<void> {
+    await this.#running?.done.catch(() => undefined);
+  }
 
   /** Claims the service for one step or eval, synchronously (so two calls cannot both start). */
-  const claim = (step: Omit<RunningStep, "done">, run: () => Promise<void>): Promise<void> => {
+  #claim(step: Omit<RunningStep, "done">, run: (current: RunningStep) => Promise<void>): Promise<void> {
+    const running = this.#running;
     if (running !== undefined) {
       throw new ControlError({
         code: "step_running",
@@ -176,63 +246,130 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
     }
     const entry = { ...step } as RunningStep;
     entry.done = Promise.resolve()
-      .then(run)
-      .catch((error: unknown) => {
-        // A step that stalls (every replacement Group failing) or is interrupted (SIGTERM, close) is not a
-        // bug of the service: the trainer gets a code it can act on.
-        if (RolloutStalledError.isInstance(error)) {
-          throw new ControlError({ code: "rollout_stalled", message: error.message, cause: error });
-        }
-        if (RolloutInterruptedError.isInstance(error)) {
-          throw new ControlError({ code: "interrupted", message: error.message, cause: error });
-        }
-        throw error;
-      })
+      .then(() => run(entry))
+      .catch(toControlError)
       .finally(() => {
-        running = undefined;
+        this.#running = undefined;
       });
-    running = entry;
+    this.#running = entry;
     return entry.done;
-  };
+  }
 
-  /** Runs the named eval datasets one after another, streaming `eval_row` and `eval_end` records. */
-  const streamEvals = async (
+  /** One train step through the driver, streamed; a due eval (`--eval-interval`) follows in the same stream. */
+  async #streamTrainStep(request: StepRequestOptions, sink: ControlRecordSink, current: RunningStep) {
+    const { rolloutId, weightVersion } = request;
+    const { gate, components } = this.#runtime;
+    if (weightVersion !== undefined) {
+      await this.#labelEngine(weightVersion);
+      gate.setWeightVersion(weightVersion);
+      await this.#saveWeightVersion();
+    }
+    sink({
+      type: "step_start",
+      rollout_id: rolloutId,
+      mode: "train",
+      groups: components.steps.train.groupsPerStep,
+      samples_per_group: components.steps.train.groupSize,
+      weight_version: gate.weightVersion ?? null,
+    });
+    const drops: Record<string, number> = {};
+    const viewed = this.#record({ rolloutId, mode: "train", groups: [] });
+    const { step: result } = await this.#driver.runStep({
+      rolloutId,
+      ...(request.nextStepFollows !== undefined ? { nextStepFollows: request.nextStepFollows } : {}),
+      ...(request.finalBackfill !== undefined ? { finalBackfill: request.finalBackfill } : {}),
+      // The Groups the journal kept stream first, as if they had just finished (contiguous per Group).
+      onResumedRows: (rows, resume) => {
+        for (const row of rows) {
+          current.rows++;
+          sink({ type: "row", rollout_id: rolloutId, row });
+        }
+        current.groupsDone += resume.exported;
+        current.groupsDropped += resume.groups - resume.exported;
+      },
+      onGroup: (group) => {
+        viewed.push(group);
+        tallyGroup(current, group, {
+          row: (row) => sink({ type: "row", rollout_id: rolloutId, row }),
+          dropped: (dropped) => {
+            drops[dropped.reason] = (drops[dropped.reason] ?? 0) + 1;
+            sink(groupDroppedRecord(rolloutId, dropped));
+          },
+        });
+      },
+    });
+    // `--eval-interval`: a due eval runs after the train Groups, in the same stream, under rollout id
+    // k + 1 (the policy the next step samples from), as `relax rollout` labels it. Counted apart: the
+    // step's status keeps its train Group counts.
+    if (this.#runtime.evalDue(rolloutId)) {
+      await this.#streamEvals(
+        rolloutId + 1,
+        this.#runtime.evalDatasets.map((item) => item.name),
+        sink,
+        { ...current },
+      );
+    }
+    sink(stepEndRecord(rolloutId, current, result, this.#runtime, drops));
+  }
+
+  /** Runs the named eval datasets one after another through the driver, streaming `eval_row` and `eval_end`. */
+  async #streamEvals(
     rolloutId: number,
     names: readonly string[],
     sink: ControlRecordSink,
     current: RunningStep,
-  ): Promise<void> => {
-    for (const name of names) {
-      const dataset = evalDatasets.find((item) => item.name === name)!;
-      let dropped = 0;
-      const viewed = record({ rolloutId, mode: "eval", dataset: name, groups: [] });
-      const result = await dataset.run({
-        rolloutId,
-        onGroup: (group) => {
-          viewed.push(group);
-          tallyGroup(current, group, {
-            row: (row) => sink({ type: "eval_row", dataset: name, row }),
-            dropped: () => dropped++,
-          });
-        },
-      });
-      logger.info(
-        roundMetrics(result.metrics),
-        formatAgenticEvent("eval_metrics", { rollout: rolloutId, dataset: name }),
-      );
-      sink({
-        type: "eval_end",
-        dataset: name,
-        summary: {
-          groups: result.groups.filter((group) => group.kind === "exported").length,
-          rows: result.rows.length,
-          dropped_groups: dropped,
-          wall_s: Number(result.wallSeconds.toFixed(3)),
-          metrics: result.metrics,
-        },
-      });
-    }
-  };
+  ): Promise<void> {
+    const dropped = new Map<string, number>();
+    const viewed = new Map<string, GroupResult[]>();
+    await this.#driver.runEvals({
+      rolloutId,
+      datasets: names,
+      onGroup: (dataset, group) => {
+        if (!viewed.has(dataset))
+          viewed.set(dataset, this.#record({ rolloutId, mode: "eval", dataset, groups: [] }));
+        viewed.get(dataset)!.push(group);
+        tallyGroup(current, group, {
+          row: (row) => sink({ type: "eval_row", dataset, row }),
+          dropped: () => dropped.set(dataset, (dropped.get(dataset) ?? 0) + 1),
+        });
+      },
+      onDataset: ({ dataset, step }) => {
+        sink({
+          type: "eval_end",
+          dataset,
+          summary: {
+            groups: step.groups.filter((group) => group.kind === "exported").length,
+            rows: step.rows.length,
+            dropped_groups: dropped.get(dataset) ?? 0,
+            wall_s: Number(step.wallSeconds.toFixed(3)),
+            metrics: step.metrics,
+          },
+        });
+      },
+    });
+  }
+
+  #record(entry: RecentStep): GroupResult[] {
+    this.#recent.push(entry);
+    if (this.#recent.length > RECENT_STEPS_IN_VIEW) this.#recent.shift();
+    return entry.groups;
+  }
+
+  /** The rollout id of the next scheduled eval (`k + 1` after step k), or null without a schedule. */
+  #nextEvalRolloutId(): number | null {
+    const runtime = this.#runtime;
+    const interval = runtime.components.steps.evalSchedule.interval;
+    if (interval === undefined || runtime.evalDatasets.length === 0) return null;
+    const next = this.#driver.nextRolloutId;
+    for (let k = next; k < next + interval; k++) if (runtime.evalDue(k)) return k + 1;
+    return null;
+  }
+
+  async #saveWeightVersion(): Promise<void> {
+    await this.#driver
+      .saveWeightVersion()
+      .catch((error: unknown) => this.#logger.warn({ err: String(error) }, "writing the run state failed"));
+  }
 
   /**
    * Names the version the trainer says the engine now serves on the engine itself (SGLang
@@ -240,310 +377,118 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
    * rows prefer, agree with the trainer (weights loaded by NCCL, for example, leave SGLang's label unchanged).
    * An engine without the endpoint keeps its label; the gate's version still labels tokens it names none for.
    */
-  const labelEngine = async (version: string): Promise<void> => {
+  async #labelEngine(version: string): Promise<void> {
     try {
-      await runtime.engine.updateWeightVersion({ newVersion: version, abortAllRequests: false });
+      await this.#runtime.engine.updateWeightVersion({ newVersion: version, abortAllRequests: false });
     } catch (error) {
-      logger.warn(
+      this.#logger.warn(
         { err: error instanceof Error ? error.message : String(error), weight_version: version },
         "could not name the weight version on the engine (/update_weight_version); rows keep its own label",
       );
     }
-  };
+  }
+}
 
-  const controls = createGateControls({
-    gate,
-    engine: runtime.engine,
-    stepRunning: () => running !== undefined,
-  });
+type StepRequestOptions = Parameters<RolloutService["runStep"]>[0];
 
+interface RecentStep {
+  rolloutId: number;
+  mode: "train" | "eval";
+  dataset?: string;
+  groups: GroupResult[];
+}
+
+const NO_GROUPS = { groupsDone: 0, groupsDropped: 0, rows: 0 } as const;
+
+/**
+ * A step that stalls (every replacement Group failing) or is interrupted (SIGTERM, close) is not a bug of
+ * the service: the trainer gets a code it can act on.
+ * @throws always: a `ControlError` for those two, else `error` itself
+ */
+function toControlError(error: unknown): never {
+  if (RolloutStalledError.isInstance(error)) {
+    throw new ControlError({ code: "rollout_stalled", message: error.message, cause: error });
+  }
+  if (RolloutInterruptedError.isInstance(error)) {
+    throw new ControlError({ code: "interrupted", message: error.message, cause: error });
+  }
+  throw error;
+}
+
+/** The `group_dropped` record of a dropped Group. */
+function groupDroppedRecord(
+  rolloutId: number,
+  dropped: Extract<GroupResult, { kind: "dropped" }>,
+): ControlRecord {
   return {
-    status: (): StatusResponse => {
-      const size = runtime.prompts.length;
-      const taken = runtime.cursor;
-      return {
-        state: gate.state !== "open" ? "paused" : running !== undefined ? "running" : "idle",
-        next_rollout_id: nextRolloutId,
-        weight_version: gate.weightVersion ?? null,
-        step:
-          running === undefined
-            ? null
-            : {
-                rollout_id: running.rolloutId,
-                mode: running.mode,
-                groups_target: running.groupsTarget,
-                groups_done: running.groupsDone,
-                groups_dropped: running.groupsDropped,
-                rows: running.rows,
-              },
-        dataset: { size, cursor: taken % size, epoch: Math.floor(taken / size) },
-        eval: {
-          interval: runtime.components.steps.evalSchedule.interval ?? null,
-          next_eval_rollout_id: nextEvalRolloutId(),
-          datasets: evalDatasets.map((item) => item.name),
-        },
-        in_flight: (() => {
-          const counts = gate.counts();
-          return {
-            generating: counts.generating,
-            held: counts.held,
-            aborted_partials: counts.abortedPartials,
-          };
-        })(),
-        run_dir: runDir ?? null,
-        config_hash: configHash,
-        backend: runtime.backend.kind,
-      };
-    },
+    type: "group_dropped",
+    rollout_id: rolloutId,
+    group_id: dropped.groupId,
+    prompt_index: dropped.prompt.index,
+    reason: dropped.reason,
+    message: dropped.message,
+  };
+}
 
-    health: async () => {
-      let servers: Awaited<ReturnType<typeof runtime.engine.health>>;
-      try {
-        servers = await runtime.engine.health();
-      } catch (error) {
-        return {
-          ok: false,
-          error: {
-            code: "backend_unavailable",
-            message: error instanceof Error ? error.message : String(error),
-          },
-        };
-      }
-      const unhealthy = servers.filter((server) => !server.ok);
-      if (unhealthy.length === 0) return { ok: true };
-      return {
-        ok: false,
-        error: {
-          code: "backend_unavailable",
-          message: `the inference engine is not healthy: ${unhealthy
-            .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
-            .join(", ")}`,
-        },
-      };
-    },
-
-    runStep: async (
-      { rolloutId, weightVersion, nextStepFollows, finalBackfill },
-      sink: ControlRecordSink,
-    ) => {
-      if (running === undefined && rolloutId !== nextRolloutId) {
-        throw new ControlError({
-          code: "step_out_of_order",
-          message: `rollout_id ${rolloutId} asked, next is ${nextRolloutId}`,
-          path: "rollout_id",
-        });
-      }
-      const step = {
-        rolloutId,
-        mode: "train" as const,
-        groupsTarget: train.groupsPerStep,
-        groupsDone: 0,
-        groupsDropped: 0,
-        rows: 0,
-      };
-      await claim(step, async () => {
-        const current = running!;
-        if (weightVersion !== undefined) {
-          await labelEngine(weightVersion);
-          gate.setWeightVersion(weightVersion);
-        }
-        sink({
-          type: "step_start",
-          rollout_id: rolloutId,
-          mode: "train",
-          groups: train.groupsPerStep,
-          samples_per_group: train.groupSize,
-          weight_version: gate.weightVersion ?? null,
-        });
-        const drops: Record<string, number> = {};
-        const viewed = record({ rolloutId, mode: "train", groups: [] });
-        const resume = await resumeOf(rolloutId);
-        const perStep = output.includes("{rollout_id}");
-        const startCursor = runtime.cursor;
-        if (resume !== undefined) runtime.cursor = resume.nextCursor;
-        const writer = await StepRowsWriter.open({
-          rolloutId,
-          path: output.replaceAll("{rollout_id}", String(rolloutId)),
-          perStep,
-          append: !perStep && rolloutId > 0,
-          cursor: startCursor,
-          configHash,
-          ...(runDir !== undefined ? { runDir } : {}),
-          ...(resume !== undefined ? { resume } : {}),
-        });
-        const earlier = resume !== undefined ? await StepRowsWriter.readResumedRows(resume, writer.file) : [];
-        // The Groups the journal kept stream first, as if they had just finished (contiguous per Group).
-        for (const row of earlier) {
-          current.rows++;
-          sink({ type: "row", rollout_id: rolloutId, row });
-        }
-        current.groupsDone += resume?.exported ?? 0;
-        current.groupsDropped += (resume?.groups ?? 0) - (resume?.exported ?? 0);
-        const remaining = train.groupsPerStep - (resume?.exported ?? 0);
-        let result: StepResult;
-        try {
-          result =
-            remaining <= 0
-              ? { rolloutId, mode: "train", rows: [], groups: [], metrics: {}, wallSeconds: 0 }
-              : await runtime.runStep({
-                  rolloutId,
-                  mode: "train",
-                  groups: remaining,
-                  ...(nextStepFollows !== undefined ? { nextStepFollows } : {}),
-                  ...(finalBackfill !== undefined ? { finalBackfill } : {}),
-                  ...(resume !== undefined
-                    ? { resumeCursors: resume.pendingCursors, firstGroupIndex: resume.firstGroupIndex }
-                    : {}),
-                  onGroup: (group, info) => {
-                    writer.add(group, info);
-                    viewed.push(group);
-                    tallyGroup(current, group, {
-                      row: (row) => sink({ type: "row", rollout_id: rolloutId, row }),
-                      dropped: (dropped) => {
-                        drops[dropped.reason] = (drops[dropped.reason] ?? 0) + 1;
-                        sink({
-                          type: "group_dropped",
-                          rollout_id: rolloutId,
-                          group_id: dropped.groupId,
-                          prompt_index: dropped.prompt.index,
-                          reason: dropped.reason,
-                          message: dropped.message,
-                        });
-                      },
-                    });
-                  },
-                });
-        } finally {
-          // Every finished Group is on disk (and journaled) before an error leaves the step.
-          await writer
-            .flush()
-            .catch((error: unknown) => logger.error({ err: String(error) }, "writing rows failed"));
-          // The prompts a failed step took stay taken: the state on disk follows the cursor either way.
-          await saveState().catch((error: unknown) =>
-            logger.warn({ err: String(error) }, "writing the run state failed"),
-          );
-        }
-        await writer.finish();
-        if (earlier.length > 0) result = { ...result, rows: [...earlier, ...result.rows] };
-        nextRolloutId = rolloutId + 1;
-        await saveState();
-        if (runDir !== undefined) await resetGroupJournal(runDir);
-        logger.info(roundMetrics(result.metrics), formatAgenticEvent("metrics", { rollout: rolloutId }));
-        const trainSummary = {
-          groups: current.groupsDone,
-          dropped_groups: current.groupsDropped,
-          // The step's own figures at its close (the controller's live counters reset between steps).
-          debt: result.debt ?? 0,
-          resident_groups: result.residentGroups ?? runtime.controller.residentGroups,
-          final_backfill: result.finalBackfill ?? false,
-        };
-        // `--eval-interval`: a due eval runs after the train Groups, in the same stream, under rollout id
-        // k + 1 (the policy the next step samples from), as `relax rollout` labels it.
-        if (runtime.evalDue(rolloutId)) {
-          // Counted apart: the step's status keeps its train Group counts.
-          await streamEvals(
-            rolloutId + 1,
-            evalDatasets.map((item) => item.name),
-            sink,
-            { ...current },
-          );
-          lastEvalRolloutId = rolloutId + 1;
-          await saveState();
-        }
-        sink({
-          type: "step_end",
-          rollout_id: rolloutId,
-          summary: {
-            groups: trainSummary.groups,
-            rows: result.rows.length,
-            dropped_groups: trainSummary.dropped_groups,
-            debt: trainSummary.debt,
-            resident_groups: trainSummary.resident_groups,
-            final_backfill: trainSummary.final_backfill,
-            wall_s: Number(result.wallSeconds.toFixed(3)),
-            drops_by_reason: drops,
-            metrics: result.metrics,
-          },
-        });
-      });
-    },
-
-    runEvals: async ({ rolloutId, datasets }, sink) => {
-      const names = evalDatasets.map((item) => item.name);
-      const chosen = datasets ?? names;
-      chosen.forEach((name, i) => {
-        if (!names.includes(name)) {
-          throw new ControlError({
-            code: "invalid_body",
-            message: `datasets.${i}: unknown eval dataset "${name}" (known: ${names.length > 0 ? names.join(", ") : "none; pass --eval-prompt-data"})`,
-            path: `datasets.${i}`,
-          });
-        }
-      });
-      const step = {
-        rolloutId,
-        mode: "eval" as const,
-        groupsTarget: 0,
-        groupsDone: 0,
-        groupsDropped: 0,
-        rows: 0,
-      };
-      await claim(step, async () => {
-        await streamEvals(rolloutId, chosen, sink, running!);
-        lastEvalRolloutId = rolloutId;
-        await saveState();
-        sink({ type: "evals_end", rollout_id: rolloutId });
-      });
-    },
-
-    pause: controls.pause,
-    resume: async (request) => {
-      // Label before reopening, so the tokens of continued turns carry the new version.
-      if (request.weightVersion !== undefined && gate.state !== "open")
-        await labelEngine(request.weightVersion);
-      return controls.resume(request);
-    },
-    updateWeightsFromDisk: controls.updateWeightsFromDisk,
-
-    view: () => {
-      const decode = (ids: number[]) => runtime.tokenizer.decode(ids, { skipSpecialTokens: false });
-      const sources = recent.map((step) => {
-        const outcomes: GroupExportOutcome[] = step.groups.flatMap((group) =>
-          group.export ? [group.export] : [],
-        );
-        const dump = buildDebugDump({
-          rolloutStep: step.dataset !== undefined ? `${step.rolloutId}_${step.dataset}` : step.rolloutId,
-          mode: step.mode,
-          outcomes,
-          decode,
-          sessions: new Map(
-            step.groups.flatMap((group) =>
-              group.export
-                ? [
-                    [
-                      group.export.groupIndex,
-                      group.sessions.map((session) => ({ sessionId: session.id, forest: session.forest })),
-                    ] as const,
-                  ]
-                : [],
-            ),
-          ),
-        });
-        const name = `${step.mode === "eval" ? `eval-${step.dataset}-` : "step-"}${step.rolloutId}`;
-        return parseViewSource(name, JSON.stringify(dump));
-      });
-      return renderPage(
-        buildViewModel({
-          sources,
-          decodeToken: (id: number) => runtime.tokenizer.decode([id], { skipSpecialTokens: false }),
-        }),
-      );
-    },
-
-    idle: async () => {
-      await running?.done.catch(() => undefined);
+/** The `step_end` record: the step's own figures at its close (the controller's live counters reset between steps). */
+function stepEndRecord(
+  rolloutId: number,
+  current: RunningStep,
+  result: StepResult,
+  runtime: RolloutRuntime,
+  drops: Record<string, number>,
+): ControlRecord {
+  return {
+    type: "step_end",
+    rollout_id: rolloutId,
+    summary: {
+      groups: current.groupsDone,
+      rows: result.rows.length,
+      dropped_groups: current.groupsDropped,
+      debt: result.debt ?? 0,
+      resident_groups: result.residentGroups ?? runtime.controller.residentGroups,
+      final_backfill: result.finalBackfill ?? false,
+      wall_s: Number(result.wallSeconds.toFixed(3)),
+      drops_by_reason: drops,
+      metrics: result.metrics,
     },
   };
+}
+
+/** The `relax view` page of the recent steps and evals (the running one with its finished Groups). */
+function renderRecentSteps(runtime: RolloutRuntime, recent: readonly RecentStep[]): string {
+  const decode = (ids: number[]) => runtime.tokenizer.decode(ids, { skipSpecialTokens: false });
+  const sources = recent.map((step) => {
+    const outcomes: GroupExportOutcome[] = step.groups.flatMap((group) =>
+      group.export ? [group.export] : [],
+    );
+    const dump = buildDebugDump({
+      rolloutStep: step.dataset !== undefined ? `${step.rolloutId}_${step.dataset}` : step.rolloutId,
+      mode: step.mode,
+      outcomes,
+      decode,
+      sessions: new Map(
+        step.groups.flatMap((group) =>
+          group.export
+            ? [
+                [
+                  group.export.groupIndex,
+                  group.sessions.map((session) => ({ sessionId: session.id, forest: session.forest })),
+                ] as const,
+              ]
+            : [],
+        ),
+      ),
+    });
+    const name = `${step.mode === "eval" ? `eval-${step.dataset}-` : "step-"}${step.rolloutId}`;
+    return parseViewSource(name, JSON.stringify(dump));
+  });
+  return renderPage(
+    buildViewModel({
+      sources,
+      decodeToken: (id: number) => runtime.tokenizer.decode([id], { skipSpecialTokens: false }),
+    }),
+  );
 }
 
 /**

@@ -1,0 +1,33 @@
+import { hasMarker, RelaxError } from "@relax/chat";
+
+const rolloutInterruptedErrorSymbol = Symbol.for("relax.error.RolloutInterruptedError");
+
+/** Thrown when the run was interrupted (SIGINT / SIGTERM); every agent has been terminated by then. */
+export class RolloutInterruptedError extends RelaxError {
+  readonly [rolloutInterruptedErrorSymbol] = true;
+
+  constructor({ message, cause }: { message: string; cause?: unknown }) {
+    super({ name: "RolloutInterruptedError", message, cause });
+  }
+
+  /** True for any `RolloutInterruptedError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is RolloutInterruptedError {
+    return hasMarker(error, "relax.error.RolloutInterruptedError");
+  }
+}
+
+const rolloutStalledErrorSymbol = Symbol.for("relax.error.RolloutStalledError");
+
+/** Thrown when a step cannot fill its batch because every Group keeps failing. */
+export class RolloutStalledError extends RelaxError {
+  readonly [rolloutStalledErrorSymbol] = true;
+
+  constructor({ message, cause }: { message: string; cause?: unknown }) {
+    super({ name: "RolloutStalledError", message, cause });
+  }
+
+  /** True for any `RolloutStalledError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is RolloutStalledError {
+    return hasMarker(error, "relax.error.RolloutStalledError");
+  }
+}
