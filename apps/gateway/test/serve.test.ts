@@ -536,6 +536,48 @@ describe("relax serve: a step cut short by a restart", () => {
   });
 });
 
+describe("relax serve: the weight version across a restart", () => {
+  it("should keep the version loaded after the last step's end (pause, /weights, /resume), not the step's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-version-"));
+    const overrides = { evalPromptData: undefined, rolloutBatchSize: 1, nSamplesPerPrompt: 1, gatewayShards: 1 };
+    const first = await serve(dir, overrides);
+    try {
+      const step0 = await records(await post(first, "/steps", { rollout_id: 0, weight_version: "v1" }));
+      expect(rowsOf(step0).map((row) => row.weight_versions)).toEqual([["v1"]]);
+      expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, weight_version: "v1" });
+      // The trainer loads v2 between steps: pause, load from disk, resume under v2.
+      expect((await post(first, "/pause", { timeout_s: 10 })).status).toBe(200);
+      const weights = await post(first, "/weights", { model_path: "/ckpt/2", weight_version: "v2" });
+      expect(await weights.json()).toMatchObject({ success: true, weight_version: "v2" });
+      expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, weight_version: "v2" });
+      expect(await (await post(first, "/resume", { weight_version: "v3" })).json()).toMatchObject({
+        state: "idle",
+        weight_version: "v3",
+      });
+      // Saved at once: a crash now (no step end in between) keeps v3.
+      expect(await readRunState(join(dir, "run"))).toEqual({
+        config_hash: hashRolloutConfig(config(dir, overrides)),
+        next_rollout_id: 1,
+        dataset_cursor: 1,
+        weight_version: "v3",
+        eval: { last_rollout_id: null },
+      });
+    } finally {
+      await first.close();
+    }
+    const second = await serve(dir, overrides);
+    try {
+      expect(await status(second)).toMatchObject({ next_rollout_id: 1, weight_version: "v3" });
+      // Tokens the engine names no version for are labelled with the restored one.
+      const step1 = await records(await post(second, "/steps", { rollout_id: 1 }));
+      expect(step1[0]).toMatchObject({ type: "step_start", rollout_id: 1, weight_version: "v3" });
+      expect(rowsOf(step1)).toHaveLength(1);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe("relax rollout --run-dir", () => {
   it("should keep the Groups a stalled step finished and continue that step on restart without repeating them", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-rollout-stall-"));

@@ -149,6 +149,29 @@ import { RolloutInterruptedError } from "./rollout-errors";
 
 export { RolloutInterruptedError, RolloutStalledError } from "./rollout-errors";
 
+/** The running train step's bookkeeping, from its open to its end (see RolloutController#runTrainStep). */
+interface TrainStep {
+  options: ControllerStepOptions;
+  flags: Required<Omit<CrossStepOptions, "closeCheckIntervalMs">> & { closeCheckIntervalMs: number };
+  /** Partial rollout or fully async: the step may close with Groups still resident. */
+  crossStep: boolean;
+  /** `--fully-async` back-fill: drains the carried debt, opens no partition. */
+  finalBackfill: boolean;
+  /** The previous partition's debt, owed first. */
+  carried: number;
+  /** Groups this step must export: carried debt + its own batch. */
+  demand: number;
+  /** Over-sampling surplus kept in flight beyond the debt. */
+  surplus: number;
+  /** `performance.now()` at the open, for `wall_s`. */
+  started: number;
+  resumeCursors: number[];
+  signal?: AbortSignal;
+  results: GroupResult[];
+  exported: GroupResult[];
+  tally: GroupTally;
+}
+
 /** A Group the controller launched and whose agents have not all exited (or whose result is pending). */
 interface Resident {
   /** Index of the Group (`group_index` of its rows, part of its Group id). */
@@ -413,20 +436,27 @@ export class RolloutController {
   }
 
   async #runTrainStep(options: ControllerStepOptions): Promise<StepResult> {
-    const { rolloutId, prompts, groupsPerStep, groupSize, concurrency } = options;
-    const mode = "train" as const;
-    const { logger, reporter } = this.#options;
+    const step = this.#openTrainStep(options);
+    await this.#fillTrainStep(step);
+    await this.#closeTrainStep(step);
+    return this.#endTrainStep(step);
+  }
+
+  /**
+   * Opens a train step: Group indices, the carried debt first, the step's demand and surplus, the
+   * `accounting_start` line, leases for carried and prelaunched Groups, and (partial rollout) the gate the
+   * previous close paused reopened.
+   */
+  #openTrainStep(options: ControllerStepOptions): TrainStep {
+    const { rolloutId, groupsPerStep, groupSize } = options;
+    const { logger, reporter, engineHealth } = this.#options;
     const flags = this.#crossStep();
     const crossStep = flags.partialRollout || flags.fullyAsync;
     const finalBackfill = flags.fullyAsync && options.finalBackfill === true;
-    const gate = this.#options.group.gate;
-    const started = performance.now();
     const maxConsecutiveDrops = this.#options.maxConsecutiveDrops ?? Math.max(8, 3 * groupsPerStep);
     if (!crossStep && !flags.prelaunch) this.#nextIndex = options.firstGroupIndex ?? 0;
     else if (options.firstGroupIndex !== undefined)
       this.#nextIndex = Math.max(this.#nextIndex, options.firstGroupIndex);
-    const resumeCursors = [...(options.resumeCursors ?? [])];
-    const { engineHealth } = this.#options;
     this.#currentStep = rolloutId;
     this.#options.onCurrentStep?.(rolloutId);
     // The previous partition first: its remaining debt is owed before this step's.
@@ -437,7 +467,7 @@ export class RolloutController {
     logger.info(
       formatAgenticEvent("accounting_start", {
         rollout: rolloutId,
-        mode,
+        mode: "train",
         sessions: demand * groupSize,
         groups: demand,
         final_backfill: finalBackfill,
@@ -446,10 +476,8 @@ export class RolloutController {
           : {}),
       }),
     );
-    reporter.startStep({ rolloutId, mode, sessions: demand * groupSize });
-
+    reporter.startStep({ rolloutId, mode: "train", sessions: demand * groupSize });
     const signals = [this.#options.group.signal, options.signal].filter((item) => item !== undefined);
-    const signal = signals.length > 0 ? AbortSignal.any(signals) : undefined;
     // Carried and prelaunched Groups live in this step too; held ones get their lease now.
     for (const resident of this.#pool.values()) {
       if (!resident.steps.includes(rolloutId)) resident.steps.push(rolloutId);
@@ -460,71 +488,86 @@ export class RolloutController {
       }
     }
     // Partial rollout: the previous close paused the gate; reopen it (held requests continue).
+    const gate = this.#options.group.gate;
     if (this.#pausedAtClose && gate !== undefined && gate.state !== "open") gate.resume();
     this.#pausedAtClose = false;
-
-    const results: GroupResult[] = [];
-    const exported: GroupResult[] = [];
-    const tally = new GroupTally({ rolloutId, maxConsecutiveDrops, logger, reporter, engineHealth });
     this.#debt = demand;
+    return {
+      options,
+      flags,
+      crossStep,
+      finalBackfill,
+      carried,
+      demand,
+      surplus,
+      started: performance.now(),
+      resumeCursors: [...(options.resumeCursors ?? [])],
+      ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+      results: [],
+      exported: [],
+      tally: new GroupTally({ rolloutId, maxConsecutiveDrops, logger, reporter, engineHealth }),
+    };
+  }
 
-    const report = (resident: Resident, result: GroupResult) => {
-      results.push(result);
-      if (tally.record(result) === "exported") {
-        exported.push(
-          annotateRows(result as Extract<GroupResult, { kind: "exported" }>, resident, rolloutId),
-        );
-        this.#debt = demand - exported.length;
-      }
-      try {
-        options.onGroup?.(result, { cursor: resident.cursor, groupIndex: resident.index });
-      } catch (error) {
-        logger.warn(
-          { rollout: rolloutId, group: result.groupId, err: String(error) },
-          "onGroup callback threw",
-        );
-      }
-    };
-    /** Leased (or leasable now) Groups working for this step: carried ones included, prelaunched not. */
-    const working = () => {
-      let count = 0;
-      for (const resident of this.#pool.values()) if (resident.forStep <= rolloutId) count++;
-      return count;
-    };
-    const prelaunched = () => {
-      let count = 0;
-      for (const resident of this.#pool.values()) if (resident.forStep > rolloutId) count++;
-      return count;
-    };
-    const canClose = () => {
-      if (this.#debt <= 0) return true;
-      // Fully async: the previous partition is complete and the rest is covered by interrupted Groups.
-      return (
-        flags.fullyAsync &&
-        !finalBackfill &&
-        exported.length >= carried &&
-        this.#debt <= this.#interruptedGroups()
+  /** Counts one finished Group into the step and hands it to `onGroup`. */
+  #reportTrainGroup(step: TrainStep, resident: Resident, result: GroupResult): void {
+    const { rolloutId } = step.options;
+    step.results.push(result);
+    if (step.tally.record(result) === "exported") {
+      step.exported.push(
+        annotateRows(result as Extract<GroupResult, { kind: "exported" }>, resident, rolloutId),
       );
-    };
+      this.#debt = step.demand - step.exported.length;
+    }
+    try {
+      step.options.onGroup?.(result, { cursor: resident.cursor, groupIndex: resident.index });
+    } catch (error) {
+      this.#options.logger.warn(
+        { rollout: rolloutId, group: result.groupId, err: String(error) },
+        "onGroup callback threw",
+      );
+    }
+  }
 
+  /** Leased (or leasable now) Groups working for the step (carried ones included), or prelaunched ones. */
+  #countResidents(rolloutId: number, which: "working" | "prelaunched"): number {
+    let count = 0;
+    for (const resident of this.#pool.values())
+      if (which === "working" ? resident.forStep <= rolloutId : resident.forStep > rolloutId) count++;
+    return count;
+  }
+
+  /** True once the step may close: its debt is paid, or (fully async) the rest is covered by interrupted Groups. */
+  #canCloseTrainStep(step: TrainStep): boolean {
+    if (this.#debt <= 0) return true;
+    return (
+      step.flags.fullyAsync &&
+      !step.finalBackfill &&
+      step.exported.length >= step.carried &&
+      this.#debt <= this.#interruptedGroups()
+    );
+  }
+
+  /**
+   * Runs the step until it may close: consumes finished Groups (oldest first), keeps debt + over-sampling
+   * surplus in flight within resident capacity (a prelaunched Group is leased first when the step needs one,
+   * so held Groups never starve it), and prelaunches the next step's Groups into free capacity. Stalled, it
+   * launches nothing more but lets the Groups already working finish (their rows are kept).
+   */
+  async #fillTrainStep(step: TrainStep): Promise<void> {
+    const { rolloutId, prompts, groupSize, concurrency, groupsPerStep } = step.options;
     for (;;) {
-      // Consume what finished (also between steps), oldest first.
       while (this.#finished.length > 0 && this.#debt > 0) {
         const { resident, result } = this.#finished.shift()!;
-        report(resident, result);
+        this.#reportTrainGroup(step, resident, result);
       }
-      if (signal?.aborted || canClose()) break;
-      // Stalled: launch nothing more, but let the Groups already working for this step finish (their rows
-      // are kept, e.g. written by onGroup), then close.
-      if (tally.stalled !== undefined) {
-        if (working() === 0 && this.#finished.length === 0) break;
+      if (step.signal?.aborted || this.#canCloseTrainStep(step)) break;
+      if (step.tally.stalled !== undefined) {
+        if (this.#countResidents(rolloutId, "working") === 0 && this.#finished.length === 0) break;
         await this.#wakeup.wait();
         continue;
       }
-      // Fill: debt + over-sampling surplus in flight, within resident capacity. A prelaunched Group is
-      // leased into this step first when the step needs one (a drop to replace), so held Groups never
-      // starve the step of capacity.
-      while (working() < this.#debt + surplus) {
+      while (this.#countResidents(rolloutId, "working") < this.#debt + step.surplus) {
         const held = [...this.#pool.values()].find((resident) => resident.forStep > rolloutId);
         if (held !== undefined) {
           held.forStep = rolloutId;
@@ -540,12 +583,14 @@ export class RolloutController {
           forStep: rolloutId,
           held: false,
           runningStep: rolloutId,
-          resumeCursors,
+          resumeCursors: step.resumeCursors,
         });
       }
-      // Prelaunch the next step's Groups into free resident capacity; they are held until leased.
-      if (flags.prelaunch && options.nextStepFollows === true && !finalBackfill) {
-        while (this.#trainResident() < concurrency && prelaunched() < groupsPerStep + surplus) {
+      if (step.flags.prelaunch && step.options.nextStepFollows === true && !step.finalBackfill) {
+        while (
+          this.#trainResident() < concurrency &&
+          this.#countResidents(rolloutId, "prelaunched") < groupsPerStep + step.surplus
+        ) {
           this.#launchTrain({
             prompts,
             groupSize,
@@ -556,44 +601,59 @@ export class RolloutController {
         }
       }
       if (this.#pool.size === 0 && this.#finished.length === 0) break;
-      await this.#wakeup.wait(flags.fullyAsync ? flags.closeCheckIntervalMs : undefined);
+      await this.#wakeup.wait(step.flags.fullyAsync ? step.flags.closeCheckIntervalMs : undefined);
     }
+  }
 
-    // Close.
+  /**
+   * Closes the step. Synchronous close (no cross-step flag, interrupted, stalled, final back-fill): every
+   * Group working for it is interrupted and awaited, finished surplus ends `over_sampled`. Cross-step close:
+   * finished surplus waits for the next step, unfinished Groups stay resident, partial rollout pauses the
+   * gate, fully async carries the debt.
+   */
+  async #closeTrainStep(step: TrainStep): Promise<void> {
+    const { rolloutId } = step.options;
+    const gate = this.#options.group.gate;
     const surplusDone = this.#finished.splice(0);
-    if (signal?.aborted || tally.stalled !== undefined || !crossStep || finalBackfill) {
-      // Synchronous close: every Group working for this step is interrupted (prelaunched ones stay).
+    if (step.signal?.aborted || step.tally.stalled !== undefined || !step.crossStep || step.finalBackfill) {
       const stepGroups = [...this.#pool.values()].filter(
-        (resident) => resident.forStep <= rolloutId || signal?.aborted === true,
+        (resident) => resident.forStep <= rolloutId || step.signal?.aborted === true,
       );
       for (const resident of stepGroups)
         resident.interrupt.abort(new DOMException("step closed", "AbortError"));
       await Promise.all(stepGroups.map((resident) => resident.settled));
       for (const { resident, result } of [...surplusDone, ...this.#finished.splice(0)]) {
-        report(resident, result.kind === "exported" ? overSampled(result) : result);
+        this.#reportTrainGroup(step, resident, result.kind === "exported" ? overSampled(result) : result);
       }
     } else {
-      // Cross-step close: finished surplus waits for the next step; unfinished Groups stay resident.
       this.#finished.unshift(...surplusDone);
-      if (flags.partialRollout && gate !== undefined && gate.state === "open") {
+      if (step.flags.partialRollout && gate !== undefined && gate.state === "open") {
         this.#pausedAtClose = true;
         await gate.pause();
       }
-      this.#carriedDebt = flags.fullyAsync ? Math.max(0, this.#debt) : 0;
+      this.#carriedDebt = step.flags.fullyAsync ? Math.max(0, this.#debt) : 0;
     }
+  }
+
+  /**
+   * The step's result after its close: rows in Group order (a trainer sees each Group's samples
+   * contiguously), the `accounting_end` line, metrics and the debug dump.
+   * @throws RolloutInterruptedError when the run was interrupted; the tally's RolloutStalledError when stalled
+   */
+  async #endTrainStep(step: TrainStep): Promise<StepResult> {
+    const { rolloutId } = step.options;
+    const { results, exported, crossStep, finalBackfill } = step;
     // After the close: with partial rollout every unprotected running Group is interrupted now.
     const interruptedNow = this.#interruptedGroups();
-
-    // Rows in Group order, so a trainer sees each Group's samples contiguously.
     exported.sort((a, b) => groupIndexOf(a) - groupIndexOf(b));
     const rows = exported.flatMap((result) => (result.kind === "exported" ? result.export.rows : []));
-    const wallSeconds = (performance.now() - started) / 1000;
+    const wallSeconds = (performance.now() - step.started) / 1000;
     const debt = Math.max(0, this.#debt);
     const residentGroups = this.#trainResident();
-    logger.info(
+    this.#options.logger.info(
       formatAgenticEvent("accounting_end", {
         rollout: rolloutId,
-        mode,
+        mode: "train",
         groups: exported.length,
         rows: rows.length,
         dropped_groups: results.filter((result) => isDroppedGroup(result)).length,
@@ -607,19 +667,19 @@ export class RolloutController {
       }),
     );
     this.#debt = 0;
-    reporter.endStep();
-    if (signal?.aborted) {
+    this.#options.reporter.endStep();
+    if (step.signal?.aborted) {
       await this.interruptAll();
       throw new RolloutInterruptedError({
         message: `rollout ${rolloutId} interrupted; every agent process was terminated`,
       });
     }
-    if (tally.stalled !== undefined) throw tally.stalled;
-    const metrics = stepMetrics({ results, mode, logPassrate: this.#options.logPassrate });
-    await this.#dump(rolloutId, mode, undefined, results);
+    if (step.tally.stalled !== undefined) throw step.tally.stalled;
+    const metrics = stepMetrics({ results, mode: "train", logPassrate: this.#options.logPassrate });
+    await this.#dump(rolloutId, "train", undefined, results);
     return {
       rolloutId,
-      mode,
+      mode: "train",
       rows,
       groups: results,
       metrics,

@@ -185,7 +185,8 @@ export class StepDriver {
       roundMetrics(step.metrics),
       formatAgenticEvent("metrics", { rollout: rolloutId }),
     );
-    return { step, ...(resume !== undefined ? { resume } : {}), file: writer.file };
+    const file = this.#runtime.components.output.replaceAll("{rollout_id}", String(rolloutId));
+    return { step, ...(resume !== undefined ? { resume } : {}), file };
   }
 
   /**
@@ -212,12 +213,12 @@ export class StepDriver {
   }
 
   /**
-   * Saves the weight version the gate names now (a trainer's `/weights`, `/resume`, or a step's
-   * `weight_version`), so that a restart labels tokens with the version loaded, not the one of the last
-   * step's end. The other fields of `state.json` are left as they are.
+   * Saves the weight version loaded now — `version` (weights just loaded under that name, e.g. a trainer's
+   * `/weights`), else the one the gate names (a `/resume` or a step's `weight_version`) — so that a restart
+   * labels tokens with the version loaded, not the one of the last step's end. The other fields of
+   * `state.json` are left as they are.
    */
-  async saveWeightVersion(): Promise<void> {
-    const version = this.#runtime.gate.weightVersion ?? null;
+  async saveWeightVersion(version: string | null = this.#runtime.gate.weightVersion ?? null): Promise<void> {
     if (version === this.#state.weight_version) return;
     this.#state = { ...this.#state, weight_version: version };
     await this.#save();

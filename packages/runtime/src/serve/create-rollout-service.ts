@@ -223,7 +223,8 @@ class DrivenRolloutService implements ServeService {
 
   async updateWeightsFromDisk(request: Parameters<RolloutService["updateWeightsFromDisk"]>[0]) {
     const answer = await this.#controls.updateWeightsFromDisk(request);
-    await this.#saveWeightVersion();
+    // Loaded on every worker: a restart from here on serves that version (the gate takes it at resume).
+    if (answer.success && answer.weight_version !== null) await this.#saveWeightVersion(answer.weight_version);
     return answer;
   }
 
@@ -365,9 +366,9 @@ class DrivenRolloutService implements ServeService {
     return null;
   }
 
-  async #saveWeightVersion(): Promise<void> {
+  async #saveWeightVersion(version?: string): Promise<void> {
     await this.#driver
-      .saveWeightVersion()
+      .saveWeightVersion(version)
       .catch((error: unknown) => this.#logger.warn({ err: String(error) }, "writing the run state failed"));
   }
 
