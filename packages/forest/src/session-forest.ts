@@ -1,4 +1,4 @@
-import type { ChatMessage, ConversationState, FunctionTool, MediaItem, TokenRenderer } from "@relax/chat";
+import type { ChatMessage, ConversationState, FunctionTool, TokenRenderer } from "@relax/chat";
 import { sameJson } from "@relax/chat/internal";
 import { redactionPattern } from "./drift/compare-text";
 import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
@@ -35,8 +35,10 @@ import { type MatchContext, matchState } from "./state/match-state";
 import { chainStateHash, hashConversationState, ROOT_STATE_HASH, seedStateHash } from "./state/state-hash";
 import { checkNewMessages, checkState, checkSubtreeOptions } from "./turn/check-state";
 import { placeObservation } from "./turn/place-observation";
+import { type RenderedObservation, renderObservation } from "./turn/render-observation";
+import { turnBudget } from "./turn/turn-budget";
 import type { TurnPlan, TurnRecord } from "./turn/turn-record";
-import { checkCommitInput, checkMetadata, toTokenArray } from "./turn/validate-response";
+import { checkCommitInput, checkMetadata } from "./turn/validate-response";
 
 type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: HistoryEdit[] };
 
@@ -202,53 +204,25 @@ export class SessionForest {
     });
     let target = placement.target;
     const { attachTo, supersede, transition, linear, edits } = placement;
-    const observationMessages = placement.messages;
 
+    let rendered: RenderedObservation | undefined;
     if (target === undefined) {
       checkNewMessages(messages, match.depth);
       if (attachTo!.kind === "root") checkSubtreeOptions(tools, chatTemplateKwargs);
+      rendered = renderObservation(this.#renderer, {
+        parent: attachTo!,
+        messages: placement.messages,
+        tools,
+        chatTemplateKwargs,
+      });
     }
-
-    let tokens: Int32Array | undefined;
-    let trainTokens: Int32Array | undefined;
-    let media: MediaItem[] | undefined;
-    let base: InternalNode;
-    if (target !== undefined) {
-      base = target;
-    } else {
-      const parent = attachTo!;
-      const rendered =
-        parent.kind === "root"
-          ? this.#renderer.renderPrompt({ messages: observationMessages, tools, chatTemplateKwargs })
-          : this.#renderer.renderObservationDelta({
-              messages: observationMessages,
-              tools,
-              chatTemplateKwargs,
-              previousResponseIds: parent.tokens,
-            });
-      tokens = toTokenArray(rendered, "renderer output");
-      const expansion = this.#renderer.expandMedia?.({ ids: rendered, messages: observationMessages });
-      if (expansion !== undefined) {
-        trainTokens = toTokenArray(expansion.trainIds, "renderer media expansion");
-        media = expansion.media;
-      }
-      base = parent;
-    }
-    const promptTokens = base.prefixTokens + base.tokens.length + (tokens?.length ?? 0);
-    const trainPromptTokens =
-      base.prefixTrainTokens + trainLength(base) + (trainTokens?.length ?? tokens?.length ?? 0);
-    let budget = maxNewTokens;
-    if (this.maxContextTokens !== undefined) {
-      if (trainPromptTokens >= this.maxContextTokens) {
-        throw new SessionContextLengthError({
-          maxContextLength: this.maxContextTokens,
-          promptTokens: trainPromptTokens,
-          stage: "observation",
-          sessionId: this.sessionId,
-        });
-      }
-      budget = Math.min(maxNewTokens ?? Number.POSITIVE_INFINITY, this.maxContextTokens - trainPromptTokens);
-    }
+    const { promptTokens, trainPromptTokens, budget } = turnBudget({
+      base: target ?? attachTo!,
+      rendered,
+      maxNewTokens,
+      maxContextTokens: this.maxContextTokens,
+      sessionId: this.sessionId,
+    });
 
     // A new subtree after the session had responses: a new segment (compaction, reset, re-rendered fork).
     const startsSegment =
@@ -256,43 +230,26 @@ export class SessionForest {
     // Everything below commits; nothing after this point can throw on valid state.
     const turnId = this.#turns.length;
     if (target === undefined) {
-      const parent = attachTo!;
-      const node: InternalObservation = {
-        kind: "observation",
+      target = this.#commitObservation({
+        parent: attachTo!,
         stateHash: match.stateHash,
-        parentStateHash: parent.stateHash,
-        order: this.#nodes.size,
         messageCount: messages.length,
-        tokens: tokens!,
-        prefixTokens: parent.prefixTokens + parent.tokens.length,
-        prefixTrainTokens: parent.prefixTrainTokens + trainLength(parent),
-        children: [],
-        messages: structuredClone(observationMessages),
+        messages: placement.messages,
+        rendered: rendered!,
+        tools,
+        chatTemplateKwargs,
+        seed,
+        supersede,
+        startsSegment,
         turnId,
-      };
-      if (trainTokens !== undefined) node.trainTokens = trainTokens;
-      if (media !== undefined && media.length > 0) node.media = structuredClone(media);
-      if (parent.kind === "root") {
-        node.tools = structuredClone(tools);
-        node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
-        this.#seeds.set(node, seed);
-        // The node's copies serve as the seed cache's (no second copy of the tools per session).
-        this.#lastSeed = { tools: node.tools, chatTemplateKwargs: node.chatTemplateKwargs, seed };
-        // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
-        // session was. The first request and a retry that supersedes an unanswered first observation are not.
-        if (startsSegment) node.resetFrom = this.#latestResponse;
-      }
-      this.#nodes.set(node.stateHash, node);
-      parent.children.push(node.stateHash);
-      if (supersede !== undefined) supersede.supersededBy = node.stateHash;
-      target = node;
+      });
     }
     const record: MutableTurn = {
       turnId,
       ...(requestId !== undefined && { requestId }),
       parentStateHash: matched.stateHash,
       observationStateHash: target.stateHash,
-      observationCreated: tokens !== undefined,
+      observationCreated: rendered !== undefined,
       requestMessages: messages.length,
       matchedMessages: match.depth,
       transition,
@@ -302,12 +259,65 @@ export class SessionForest {
       edits,
       promptTokens,
       trainPromptTokens,
-      observationTokens: tokens?.length ?? 0,
+      observationTokens: rendered?.tokens.length ?? 0,
       ...(budget !== undefined && { maxNewTokens: budget }),
       status: "pending",
     };
     this.#turns.push(record);
     return this.#plan(record);
+  }
+
+  /**
+   * Commits a new observation under `parent` (a turn's only mutation before its record): the node, its
+   * subtree settings and seed when it opens a subtree (with `resetFrom` when it starts a new segment),
+   * the parent's child link, and the superseded observation's link to it.
+   */
+  #commitObservation(input: {
+    parent: InternalRoot | InternalResponse;
+    stateHash: string;
+    /** Messages of the whole state (the lineage's plus the observation's). */
+    messageCount: number;
+    /** The observation's own messages (copied). */
+    messages: ChatMessage[];
+    rendered: RenderedObservation;
+    tools: FunctionTool[];
+    chatTemplateKwargs: ConversationState["chatTemplateKwargs"];
+    seed: string;
+    supersede: InternalObservation | undefined;
+    startsSegment: boolean;
+    turnId: number;
+  }): InternalObservation {
+    const { parent, rendered, tools, chatTemplateKwargs, seed, supersede } = input;
+    const node: InternalObservation = {
+      kind: "observation",
+      stateHash: input.stateHash,
+      parentStateHash: parent.stateHash,
+      order: this.#nodes.size,
+      messageCount: input.messageCount,
+      tokens: rendered.tokens,
+      prefixTokens: parent.prefixTokens + parent.tokens.length,
+      prefixTrainTokens: parent.prefixTrainTokens + trainLength(parent),
+      children: [],
+      messages: structuredClone(input.messages),
+      turnId: input.turnId,
+    };
+    if (rendered.trainTokens !== undefined) node.trainTokens = rendered.trainTokens;
+    if (rendered.media !== undefined && rendered.media.length > 0)
+      node.media = structuredClone(rendered.media);
+    if (parent.kind === "root") {
+      node.tools = structuredClone(tools);
+      node.chatTemplateKwargs = structuredClone(chatTemplateKwargs);
+      this.#seeds.set(node, seed);
+      // The node's copies serve as the seed cache's (no second copy of the tools per session).
+      this.#lastSeed = { tools: node.tools, chatTemplateKwargs: node.chatTemplateKwargs, seed };
+      // A new segment after history (compaction, new tools, a re-rendered fork): link it to where the
+      // session was. The first request and a retry that supersedes an unanswered first observation are not.
+      if (input.startsSegment) node.resetFrom = this.#latestResponse;
+    }
+    this.#nodes.set(node.stateHash, node);
+    parent.children.push(node.stateHash);
+    if (supersede !== undefined) supersede.supersededBy = node.stateHash;
+    return node;
   }
 
   /**

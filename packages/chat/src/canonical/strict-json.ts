@@ -63,160 +63,197 @@ export function hasLoneSurrogate(text: string): boolean {
  * @throws CanonicalizationError naming `path` and the character offset.
  */
 export function parseStrictJson(text: string, path: string): StrictJsonValue {
-  let pos = 0;
-  const fail = (reason: string): never => {
-    throw new CanonicalizationError({ path, reason: `${reason} at offset ${pos}` });
-  };
-  const skipWhitespace = () => {
-    while (pos < text.length) {
-      const c = text.charCodeAt(pos);
-      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) pos++;
-      else break;
+  return new StrictJsonParser(text, path).parseDocument();
+}
+
+/** Deepest nesting of arrays and objects {@link parseStrictJson} accepts. */
+const MAX_DEPTH = 512;
+
+/** The one-character escapes of a JSON string (`\u` is read separately). */
+const SIMPLE_ESCAPES: ReadonlyMap<string | undefined, string> = new Map([
+  ['"', '"'],
+  ["\\", "\\"],
+  ["/", "/"],
+  ["b", "\b"],
+  ["f", "\f"],
+  ["n", "\n"],
+  ["r", "\r"],
+  ["t", "\t"],
+]);
+
+/**
+ * The recursive-descent reader behind {@link parseStrictJson}: one cursor (`pos`) over `text`; each
+ * `parse*` method reads one construct starting at the cursor and leaves the cursor after it. Every
+ * failure throws a {@link CanonicalizationError} naming `path` and the cursor's offset.
+ */
+export class StrictJsonParser {
+  /** Offset of the next character to read. */
+  pos = 0;
+
+  constructor(
+    readonly text: string,
+    readonly path: string,
+  ) {}
+
+  /** The whole text as one value, with only whitespace around it. */
+  parseDocument(): StrictJsonValue {
+    const value = this.parseValue(0);
+    this.skipWhitespace();
+    if (this.pos !== this.text.length) this.fail("unexpected trailing characters");
+    return value;
+  }
+
+  /** One value after optional whitespace, `depth` levels inside arrays and objects. */
+  parseValue(depth: number): StrictJsonValue {
+    if (depth > MAX_DEPTH) this.fail("nesting too deep");
+    this.skipWhitespace();
+    const c = this.text[this.pos];
+    if (c === "{") return this.parseObject(depth);
+    if (c === "[") return this.parseArray(depth);
+    if (c === '"') return this.parseString();
+    return this.parseScalar(c);
+  }
+
+  /** An object (the cursor is on `{`), with a null prototype so a `"__proto__"` key is an ordinary member. */
+  parseObject(depth: number): Record<string, StrictJsonValue> {
+    const { text } = this;
+    this.pos++;
+    const object: Record<string, StrictJsonValue> = Object.create(null);
+    this.skipWhitespace();
+    if (text[this.pos] === "}") {
+      this.pos++;
+      return object;
     }
-  };
-  const parseString = (): string => {
-    // Caller guarantees text[pos] === '"'.
-    pos++;
-    let out = "";
-    let chunkStart = pos;
     while (true) {
-      if (pos >= text.length) fail("unterminated string");
-      const c = text.charCodeAt(pos);
-      if (c === 0x22) {
-        out += text.slice(chunkStart, pos);
-        pos++;
-        break;
-      }
-      if (c < 0x20) fail("control character in string");
-      if (c === 0x5c) {
-        out += text.slice(chunkStart, pos);
-        const e = text[pos + 1];
-        pos += 2;
-        switch (e) {
-          case '"':
-            out += '"';
-            break;
-          case "\\":
-            out += "\\";
-            break;
-          case "/":
-            out += "/";
-            break;
-          case "b":
-            out += "\b";
-            break;
-          case "f":
-            out += "\f";
-            break;
-          case "n":
-            out += "\n";
-            break;
-          case "r":
-            out += "\r";
-            break;
-          case "t":
-            out += "\t";
-            break;
-          case "u": {
-            const hex = text.slice(pos, pos + 4);
-            if (!/^[0-9a-fA-F]{4}$/.test(hex)) fail("invalid \\u escape");
-            out += String.fromCharCode(Number.parseInt(hex, 16));
-            pos += 4;
-            break;
-          }
-          default:
-            pos -= 2;
-            fail("invalid escape");
-        }
-        chunkStart = pos;
+      this.skipWhitespace();
+      if (text[this.pos] !== '"') this.fail("expected a string key");
+      const key = this.parseString();
+      if (Object.hasOwn(object, key)) this.fail(`duplicate key ${JSON.stringify(key)}`);
+      this.skipWhitespace();
+      if (text[this.pos] !== ":") this.fail("expected ':'");
+      this.pos++;
+      object[key] = this.parseValue(depth + 1);
+      this.skipWhitespace();
+      if (text[this.pos] === ",") {
+        this.pos++;
         continue;
       }
-      pos++;
-    }
-    if (hasLoneSurrogate(out)) fail("string contains a lone surrogate");
-    return out;
-  };
-  const parseValue = (depth: number): StrictJsonValue => {
-    if (depth > 512) fail("nesting too deep");
-    skipWhitespace();
-    const c = text[pos];
-    if (c === "{") {
-      pos++;
-      // A null prototype keeps a "__proto__" key an ordinary member.
-      const object: Record<string, StrictJsonValue> = Object.create(null);
-      skipWhitespace();
-      if (text[pos] === "}") {
-        pos++;
+      if (text[this.pos] === "}") {
+        this.pos++;
         return object;
       }
-      while (true) {
-        skipWhitespace();
-        if (text[pos] !== '"') fail("expected a string key");
-        const key = parseString();
-        if (Object.hasOwn(object, key)) fail(`duplicate key ${JSON.stringify(key)}`);
-        skipWhitespace();
-        if (text[pos] !== ":") fail("expected ':'");
-        pos++;
-        object[key] = parseValue(depth + 1);
-        skipWhitespace();
-        if (text[pos] === ",") {
-          pos++;
-          continue;
-        }
-        if (text[pos] === "}") {
-          pos++;
-          return object;
-        }
-        fail("expected ',' or '}'");
-      }
+      this.fail("expected ',' or '}'");
     }
-    if (c === "[") {
-      pos++;
-      const array: StrictJsonValue[] = [];
-      skipWhitespace();
-      if (text[pos] === "]") {
-        pos++;
+  }
+
+  /** An array (the cursor is on `[`). */
+  parseArray(depth: number): StrictJsonValue[] {
+    const { text } = this;
+    this.pos++;
+    const array: StrictJsonValue[] = [];
+    this.skipWhitespace();
+    if (text[this.pos] === "]") {
+      this.pos++;
+      return array;
+    }
+    while (true) {
+      array.push(this.parseValue(depth + 1));
+      this.skipWhitespace();
+      if (text[this.pos] === ",") {
+        this.pos++;
+        continue;
+      }
+      if (text[this.pos] === "]") {
+        this.pos++;
         return array;
       }
-      while (true) {
-        array.push(parseValue(depth + 1));
-        skipWhitespace();
-        if (text[pos] === ",") {
-          pos++;
-          continue;
-        }
-        if (text[pos] === "]") {
-          pos++;
-          return array;
-        }
-        fail("expected ',' or ']'");
-      }
+      this.fail("expected ',' or ']'");
     }
-    if (c === '"') return parseString();
-    if (text.startsWith("true", pos)) {
-      pos += 4;
+  }
+
+  /** A string (the cursor is on its opening `"`); it must not hold a lone surrogate. */
+  parseString(): string {
+    const { text } = this;
+    this.pos++;
+    let out = "";
+    let chunkStart = this.pos;
+    while (true) {
+      if (this.pos >= text.length) this.fail("unterminated string");
+      const c = text.charCodeAt(this.pos);
+      if (c === 0x22) {
+        out += text.slice(chunkStart, this.pos);
+        this.pos++;
+        break;
+      }
+      if (c < 0x20) this.fail("control character in string");
+      if (c === 0x5c) {
+        out += text.slice(chunkStart, this.pos) + this.parseEscape();
+        chunkStart = this.pos;
+        continue;
+      }
+      this.pos++;
+    }
+    if (hasLoneSurrogate(out)) this.fail("string contains a lone surrogate");
+    return out;
+  }
+
+  /** One escape sequence (the cursor is on its backslash): the character it stands for. */
+  parseEscape(): string {
+    const { text } = this;
+    const e = text[this.pos + 1];
+    this.pos += 2;
+    if (e === "u") {
+      const hex = text.slice(this.pos, this.pos + 4);
+      if (!/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("invalid \\u escape");
+      this.pos += 4;
+      return String.fromCharCode(Number.parseInt(hex, 16));
+    }
+    const escaped = SIMPLE_ESCAPES.get(e);
+    if (escaped === undefined) {
+      this.pos -= 2;
+      this.fail("invalid escape");
+    }
+    return escaped;
+  }
+
+  /** `true`, `false`, `null` or a number at the cursor, whose character is `c`. */
+  parseScalar(c: string | undefined): StrictJsonValue {
+    const { text } = this;
+    if (text.startsWith("true", this.pos)) {
+      this.pos += 4;
       return true;
     }
-    if (text.startsWith("false", pos)) {
-      pos += 5;
+    if (text.startsWith("false", this.pos)) {
+      this.pos += 5;
       return false;
     }
-    if (text.startsWith("null", pos)) {
-      pos += 4;
+    if (text.startsWith("null", this.pos)) {
+      this.pos += 4;
       return null;
     }
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(pos, pos + 400));
+    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(this.pos, this.pos + 400));
     if (match && match[0].length > 0 && match[0] !== "-") {
       const literal = match[0];
       const value = Number(literal);
-      if (!Number.isFinite(value)) fail(`number ${literal} is not finite`);
-      pos += literal.length;
-      return new JsonNumberLiteral(canonicalNumberLiteral(literal, path));
+      if (!Number.isFinite(value)) this.fail(`number ${literal} is not finite`);
+      this.pos += literal.length;
+      return new JsonNumberLiteral(canonicalNumberLiteral(literal, this.path));
     }
-    return fail(c === undefined ? "unexpected end of JSON" : `unexpected token ${JSON.stringify(c)}`);
-  };
-  const value = parseValue(0);
-  skipWhitespace();
-  if (pos !== text.length) fail("unexpected trailing characters");
-  return value;
+    return this.fail(c === undefined ? "unexpected end of JSON" : `unexpected token ${JSON.stringify(c)}`);
+  }
+
+  /** Moves the cursor past JSON whitespace (space, tab, LF, CR). */
+  skipWhitespace(): void {
+    const { text } = this;
+    while (this.pos < text.length) {
+      const c = text.charCodeAt(this.pos);
+      if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) this.pos++;
+      else break;
+    }
+  }
+
+  /** @throws CanonicalizationError `<reason> at offset <pos>` at `path`. */
+  fail(reason: string): never {
+    throw new CanonicalizationError({ path: this.path, reason: `${reason} at offset ${this.pos}` });
+  }
 }

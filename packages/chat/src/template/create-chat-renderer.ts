@@ -1,27 +1,18 @@
-import { sameJson } from "../canonical/same-json";
-import { stableStringify } from "../canonical/stable-stringify";
 import { ChatTemplateError } from "../errors/chat-template-error";
 import { ObservationDeltaError } from "../errors/observation-delta-error";
-import type { ChatMessage } from "../messages/chat-message";
 import type { ChatTemplateKwargs, ConversationState, FunctionTool } from "../messages/function-tool";
 import type { TextTokenizer } from "../tokenizer/text-tokenizer";
 import { compileChatTemplate } from "./compile-chat-template";
+import { buildPrefixInfo, type PrefixInfo, type TemplateRender, templateDelta } from "./delta-prefix";
 import type { TemplateContentFormat } from "./detect-content-format";
-import { type FastDeltaWriter, fastDeltaWriterFor } from "./fast-observation-delta";
+import { PrefixCache } from "./prefix-cache";
 import { DEFAULT_THINK_TAGS, promptEndsInOpenThink, type ThinkTags } from "./prompt-ends-in-open-think";
 import { renderChatTemplate } from "./render-chat-template";
 import type { ToolArgumentsMode } from "./to-template-messages";
 import type { TokenRenderer } from "./token-renderer";
-import { splitTurnClose, TURN_CLOSE_PROBE, type TurnClose } from "./turn-close";
+import type { TurnClose } from "./turn-close";
 
-/**
- * The fixed prefix observation deltas are diffed against (see docs/contract.md#token-in-token-out).
- * Never part of any output: only the tokens after it are kept.
- */
-export const DUMMY_PREFIX_MESSAGES: readonly ChatMessage[] = [
-  { role: "system", content: "You are a helpful assistant." },
-  { role: "user", content: "I am a user." },
-];
+export { DUMMY_PREFIX_MESSAGES } from "./delta-prefix";
 
 /** A tokenizer as the renderer uses it; {@link HfTokenizer} provides every optional member. */
 export type RendererTokenizer = TextTokenizer & {
@@ -97,21 +88,6 @@ export interface ChatRenderer extends TokenRenderer {
   promptEndsInOpenThink(prompt: string | ArrayLike<number>): boolean;
 }
 
-interface PrefixInfo {
-  kwargs: ChatTemplateKwargs;
-  dummyText: string;
-  dummyIds: number[];
-  dummyEndsAtBoundary: boolean;
-  turnClose: TurnClose;
-  /**
-   * The Jinja-free delta writer of this template, when one is verified for its source and this
-   * tokenizer cuts at the dummy prefix's end (its last id is an added token).
-   */
-  fastDelta: FastDeltaWriter | undefined;
-}
-
-const MAX_CACHED_PREFIXES = 64;
-
 /**
  * Creates the renderer that turns canonical states into the token ids the model sees.
  *
@@ -157,7 +133,6 @@ export function createChatRenderer({
     });
   }
   const boundaryIds = tokenizer.addedTokenIds ?? tokenizer.specialTokenIds;
-  const prefixes = new Map<string, PrefixInfo>();
 
   const templateFor = (tools: readonly FunctionTool[]) =>
     chatTemplate === undefined && tools.length > 0 && templates.tool_use !== undefined
@@ -167,12 +142,7 @@ export function createChatRenderer({
     ...defaultTemplateKwargs,
     ...kwargs,
   });
-  const render = (
-    messages: readonly ChatMessage[],
-    tools: readonly FunctionTool[],
-    kwargs: ChatTemplateKwargs,
-    addGenerationPrompt: boolean,
-  ) =>
+  const render: TemplateRender = (messages, tools, kwargs, addGenerationPrompt) =>
     renderChatTemplate({
       template: templateFor(tools),
       messages,
@@ -182,72 +152,19 @@ export function createChatRenderer({
       specialTokens,
       toolArguments,
     });
-
-  // The last (tools, kwargs) asked for, as copies, checked by structure before the key is serialised:
-  // a session asks with the same tools and kwargs every turn.
-  let last: { tools: unknown; kwargs: unknown; info: PrefixInfo } | undefined;
-
-  function prefixInfo(tools: FunctionTool[], requestKwargs: ChatTemplateKwargs): PrefixInfo {
-    if (last !== undefined && sameJson(last.kwargs, requestKwargs) && sameJson(last.tools, tools)) {
-      return last.info;
-    }
-    const info = keyedPrefixInfo(tools, requestKwargs);
-    last = { tools: structuredClone(tools), kwargs: structuredClone(requestKwargs), info };
-    return info;
-  }
-
-  function keyedPrefixInfo(tools: FunctionTool[], requestKwargs: ChatTemplateKwargs): PrefixInfo {
-    const kwargs = mergeKwargs(requestKwargs);
-    const key = stableStringify({ tools, kwargs });
-    const cached = prefixes.get(key);
-    if (cached !== undefined) {
-      prefixes.delete(key);
-      prefixes.set(key, cached);
-      return cached;
-    }
-    const rendered = guard(() => render(DUMMY_PREFIX_MESSAGES, tools, kwargs, false));
-    const dummyText = rendered.replace(/\n+$/, "");
-    const dummyIds = tokenizer.encode(dummyText);
-    const probe = guard(() =>
-      render(
-        [...DUMMY_PREFIX_MESSAGES, { role: "assistant", content: TURN_CLOSE_PROBE }],
+  const prefixes = new PrefixCache<PrefixInfo>(
+    (tools, kwargs) =>
+      buildPrefixInfo({
+        render,
+        tokenizer,
+        boundaryIds,
         tools,
         kwargs,
-        false,
-      ),
-    );
-    const at = probe.lastIndexOf(TURN_CLOSE_PROBE);
-    if (at < 0) {
-      throw new ObservationDeltaError({
-        reason: "unstable_turn_close",
-        message: "the template does not render an assistant message's content verbatim",
-      });
-    }
-    const turnClose = splitTurnClose(probe.slice(at + TURN_CLOSE_PROBE.length), tokenizer);
-    const strippedTail = rendered.slice(dummyText.length);
-    if (turnClose.trailingText !== strippedTail) {
-      throw new ObservationDeltaError({
-        reason: "unstable_turn_close",
-        message: `an assistant turn ends with ${JSON.stringify(turnClose.trailingText)} after its turn end but the dummy prefix ends with ${JSON.stringify(strippedTail)}`,
-      });
-    }
-    const last = dummyIds[dummyIds.length - 1];
-    const dummyEndsAtBoundary = last !== undefined && boundaryIds.has(last);
-    const info: PrefixInfo = {
-      kwargs,
-      dummyText,
-      dummyIds,
-      dummyEndsAtBoundary,
-      turnClose,
-      fastDelta: fastDeltas && dummyEndsAtBoundary ? fastDeltaWriterFor(templateFor(tools)) : undefined,
-    };
-    if (prefixes.size >= MAX_CACHED_PREFIXES) {
-      const oldest = prefixes.keys().next().value;
-      if (oldest !== undefined) prefixes.delete(oldest);
-    }
-    prefixes.set(key, info);
-    return info;
-  }
+        template: templateFor(tools),
+        fastDeltas,
+      }),
+    mergeKwargs,
+  );
 
   function explainObservationDelta({
     messages,
@@ -261,7 +178,7 @@ export function createChatRenderer({
         message: "an observation needs at least one message",
       });
     }
-    const info = prefixInfo(tools, chatTemplateKwargs);
+    const info = prefixes.get(tools, chatTemplateKwargs);
     const fastText = info.fastDelta?.(messages, info.kwargs);
     if (fastText !== undefined) {
       // The cut follows an added token (the dummy's last id), where the tokenizer splits, so the delta's
@@ -269,32 +186,8 @@ export function createChatRenderer({
       const templateIds = tokenizer.encode(fastText);
       return withTurnEnd(info, previousResponseIds, templateIds, fastText);
     }
-    const full = guard(() => render([...DUMMY_PREFIX_MESSAGES, ...messages], tools, info.kwargs, true));
-    if (!full.startsWith(info.dummyText)) {
-      throw new ObservationDeltaError({
-        reason: "text_not_prefix",
-        message: "rendering the new messages changed the text of the fixed dummy prefix",
-      });
-    }
-    const fullIds = tokenizer.encode(full);
-    const { dummyIds } = info;
-    for (let i = 0; i < dummyIds.length; i++) {
-      if (fullIds[i] !== dummyIds[i]) {
-        throw new ObservationDeltaError({
-          reason: "tokens_not_prefix",
-          message: `the dummy prefix's ids differ from the full render's at position ${i} (${dummyIds[i]} vs ${fullIds[i]})`,
-        });
-      }
-    }
-    const templateIds = fullIds.slice(dummyIds.length);
-    const first = templateIds[0];
-    if (!info.dummyEndsAtBoundary && first !== undefined && !boundaryIds.has(first)) {
-      throw new ObservationDeltaError({
-        reason: "not_special_boundary",
-        message: `the delta ${JSON.stringify(full.slice(info.dummyText.length, info.dummyText.length + 20))}… neither starts with nor follows a special token, so its ids depend on the preceding text`,
-      });
-    }
-    return withTurnEnd(info, previousResponseIds, templateIds, full.slice(info.dummyText.length));
+    const { templateIds, text } = templateDelta({ info, messages, tools, render, tokenizer, boundaryIds });
+    return withTurnEnd(info, previousResponseIds, templateIds, text);
   }
 
   return {
@@ -306,7 +199,7 @@ export function createChatRenderer({
       tokenizer.encode(render(state.messages, state.tools, mergeKwargs(state.chatTemplateKwargs), true)),
     renderObservationDelta: (input) => explainObservationDelta(input).ids,
     explainObservationDelta,
-    turnClose: ({ tools, chatTemplateKwargs }) => prefixInfo(tools, chatTemplateKwargs).turnClose,
+    turnClose: ({ tools, chatTemplateKwargs }) => prefixes.get(tools, chatTemplateKwargs).turnClose,
     promptEndsInOpenThink: (prompt) => promptEndsInOpenThink(prompt, { tokenizer, tags: thinkTags }),
   };
 }
@@ -334,20 +227,4 @@ function endsWith(ids: ArrayLike<number>, tail: readonly number[]): boolean {
   if (ids.length < tail.length) return false;
   const offset = ids.length - tail.length;
   return tail.every((id, i) => ids[offset + i] === id);
-}
-
-/** Runs a render for a delta; a template failure means the template cannot give this delta. */
-function guard(renderFn: () => string): string {
-  try {
-    return renderFn();
-  } catch (error) {
-    if (ChatTemplateError.isInstance(error) && error.reason === "raise_exception") {
-      throw new ObservationDeltaError({
-        reason: "render_failed",
-        message: `the template rejected the dummy prefix plus the new messages: ${error.message}`,
-        cause: error,
-      });
-    }
-    throw error;
-  }
 }

@@ -1,28 +1,15 @@
 import type { ExportConfig } from "../config/export-config";
 import type { ExportFunctions } from "../config/resolve-export-functions";
-import {
-  type AdvantageFunction,
-  type AdvantageInputSlot,
-  validateAdvantageResult,
-} from "../credit/advantage-function";
-import { normalizeGroupRewards } from "../credit/normalize-group-rewards";
-import { AdvantageResultError } from "../errors/advantage-result-error";
+import type { AdvantageFunction } from "../credit/advantage-function";
 import { GroupSizeError } from "../errors/group-size-error";
-import { RewardValueError } from "../errors/reward-value-error";
-import { contextKey } from "../plan/context-name";
 import { planSessionExport, type SessionExportPlan } from "../plan/plan-session-export";
-import type { RewardValue } from "../plan/session-output-like";
-import { resolveRewardValue } from "../reward/resolve-reward-value";
-import type { GroupRewardFunction, RewardFunction, RewardFunctionInput } from "../reward/reward-function";
+import type { GroupRewardFunction, RewardFunction } from "../reward/reward-function";
 import { buildTrainingRow } from "../rows/build-training-row";
-import type {
-  ExportedContext,
-  ExportMode,
-  GroupDropReason,
-  GroupExportInput,
-  GroupExportOutcome,
-  SessionDrop,
-} from "./group-export-outcome";
+import { applyCustomAdvantage, applyNormalizedAdvantages } from "./assign-group-credit";
+import { collectContexts, multipleContextsDrop, nonFinalizableDrop } from "./group-contexts";
+import { droppedOutcome, type GroupDrop } from "./group-drop";
+import type { ExportMode, GroupExportInput, GroupExportOutcome } from "./group-export-outcome";
+import { resolveGroupRewards } from "./resolve-group-rewards";
 
 /** Options of {@link exportGroup}. */
 export interface ExportGroupOptions {
@@ -76,190 +63,31 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
         defaultTemplateKwargs: config.chatTemplateKwargs,
       }),
   );
-  const contexts: ExportedContext[] = [];
-  for (const [slot, plan] of plans.entries()) {
-    if (!plan.ok) continue;
-    for (const context of plan.contexts) {
-      contexts.push({
-        sessionId: plan.sessionId,
-        slot,
-        groupIndex,
-        name: context.name,
-        key: contextKey(context.name),
-        stateHash: context.stateHash,
-        sample: context.sample,
-        metadata: context.metadata,
-        exportedReward: context.reward,
-        reward: null,
-        rewardDetails: {},
-        advantage: null,
-        ...(context.segment !== undefined ? { segment: context.segment } : {}),
-      });
-    }
-  }
-  const drop = (
-    reason: GroupDropReason,
-    message: string,
-    extra: { sessions?: SessionDrop[]; cause?: unknown } = {},
-  ): GroupExportOutcome => ({
-    kind: "dropped",
-    groupIndex,
-    mode,
-    reason,
-    message: `group ${groupIndex} dropped (${reason}): ${message}`,
-    sessions: extra.sessions ?? [],
-    contexts,
-    ...(extra.cause === undefined ? {} : { cause: extra.cause }),
-  });
+  const contexts = collectContexts(plans, groupIndex);
+  const dropped = (drop: GroupDrop) => droppedOutcome({ groupIndex, mode, contexts, drop });
 
-  const failures: SessionDrop[] = [];
-  for (const plan of plans) {
-    if (!plan.ok) failures.push({ sessionId: plan.sessionId, reason: plan.reason, message: plan.message });
-  }
-  if (failures.length > 0) {
-    const first = failures[0]!;
-    const more = failures.length > 1 ? ` (and ${failures.length - 1} more non-finalizable session(s))` : "";
-    return drop(first.reason, `${first.message}${more}`, { sessions: failures });
-  }
+  const planDrop =
+    nonFinalizableDrop(plans) ??
+    (functions.advantage === undefined ? multipleContextsDrop(plans) : undefined);
+  if (planDrop) return dropped(planDrop);
 
-  const hasCustomAdvantage = functions.advantage !== undefined;
-  if (!hasCustomAdvantage) {
-    // Compaction segments of one implicit export are one trajectory, not several contexts.
-    const multi = plans.find(
-      (plan) => plan.ok && plan.contexts.filter((context) => isLastSegment(context)).length > 1,
-    );
-    if (multi?.ok) {
-      return drop(
-        "multiple_contexts_without_custom_advantage",
-        `session ${multi.sessionId} exported ${multi.contexts.length} contexts, but no custom advantage function ` +
-          "is configured to assign their credit",
-      );
-    }
-  }
-
-  // Rewards.
   const rewardKey = mode === "eval" ? (config.evalRewardKey ?? config.rewardKey) : config.rewardKey;
-  const plannedPaths = plans.flatMap((plan, slot) =>
-    plan.ok ? plan.contexts.map((context) => `sessions[${slot}].${context.rewardPath}`) : [],
-  );
-  for (const [i, context] of contexts.entries()) {
-    try {
-      setReward(
-        context,
-        resolveRewardValue({ value: context.exportedReward, rewardKey, path: plannedPaths[i] }),
-      );
-    } catch (error) {
-      if (!RewardValueError.isInstance(error)) throw error;
-      return drop("invalid_reward", error.message, { cause: error });
-    }
-  }
-  const inputOf = (context: ExportedContext): RewardFunctionInput => {
-    const input: RewardFunctionInput = {
-      sessionId: context.sessionId,
-      groupIndex,
-      slot: context.slot,
-      contextName: context.name,
-      metadata: structuredClone(context.metadata),
-      exportedReward: structuredClone(context.exportedReward),
-      sample: context.sample,
-    };
-    const datasetSample = sessions[context.slot]?.datasetSample;
-    if (datasetSample !== undefined) input.datasetSample = datasetSample;
-    if (decode) {
-      const { tokens, promptLength } = context.sample;
-      input.promptText = decode(tokens.slice(0, promptLength));
-      input.responseText = decode(tokens.slice(promptLength));
-    }
-    return input;
-  };
-  if (functions.groupReward) {
-    let values: readonly RewardValue[];
-    try {
-      values = await functions.groupReward(contexts.map(inputOf));
-    } catch (error) {
-      return drop("reward_function_error", `group reward function threw: ${messageOf(error)}`, {
-        cause: error,
-      });
-    }
-    if (!Array.isArray(values) || values.length !== contexts.length) {
-      return drop(
-        "reward_function_error",
-        `group reward function must return a list of ${contexts.length} rewards (one per context), got ` +
-          (Array.isArray(values) ? `${values.length}` : typeof values),
-      );
-    }
-    for (const [i, context] of contexts.entries()) {
-      try {
-        setReward(context, resolveRewardValue({ value: values[i], rewardKey, path: `groupReward[${i}]` }));
-      } catch (error) {
-        if (!RewardValueError.isInstance(error)) throw error;
-        return drop("reward_function_error", error.message, { cause: error });
-      }
-    }
-  } else if (functions.reward && !hasCustomAdvantage) {
-    const rewardFunction = functions.reward;
-    const pending = contexts.filter((context) => context.reward === null && isLastSegment(context));
-    let values: RewardValue[];
-    try {
-      values = await Promise.all(pending.map(async (context) => rewardFunction(inputOf(context))));
-    } catch (error) {
-      return drop("reward_function_error", `reward function threw: ${messageOf(error)}`, { cause: error });
-    }
-    for (const [i, context] of pending.entries()) {
-      try {
-        const path = `reward(sessions[${context.slot}]${context.name === null ? "" : `.${context.name}`})`;
-        setReward(context, resolveRewardValue({ value: values[i], rewardKey, path }));
-      } catch (error) {
-        if (!RewardValueError.isInstance(error)) throw error;
-        return drop("reward_function_error", error.message, { cause: error });
-      }
-    }
-  }
-  // Earlier compaction segments take the reward of their session's last segment.
-  for (const context of contexts) {
-    if (isLastSegment(context)) continue;
-    const last = lastSegmentOf(contexts, context);
-    context.reward = last.reward;
-    context.rewardDetails = { ...last.rewardDetails };
-  }
-  if (!hasCustomAdvantage) {
-    const missing = contexts.find((context) => context.reward === null);
-    if (missing) {
-      return drop(
-        "missing_reward",
-        `session ${missing.sessionId} context ${JSON.stringify(missing.name)} has no reward, and no reward ` +
-          "function supplied one",
-      );
-    }
-  }
+  const rewardDrop = await resolveGroupRewards({
+    contexts,
+    plans,
+    sessions,
+    groupIndex,
+    functions,
+    rewardKey,
+    decode,
+  });
+  if (rewardDrop) return dropped(rewardDrop);
 
-  // Credit.
   if (mode === "eval") {
     for (const context of contexts) context.advantage = 0;
   } else if (functions.advantage) {
-    const input: AdvantageInputSlot[] = plans.map((plan) =>
-      plan.ok
-        ? Object.fromEntries(plan.contexts.map((c) => [contextKey(c.name), structuredClone(c.metadata)]))
-        : {},
-    );
-    let result: unknown;
-    try {
-      result = await functions.advantage(input);
-    } catch (error) {
-      return drop("advantage_function_error", `custom advantage function threw: ${messageOf(error)}`, {
-        cause: error,
-      });
-    }
-    let credit: ReturnType<typeof validateAdvantageResult>;
-    try {
-      credit = validateAdvantageResult({ input, result });
-    } catch (error) {
-      if (!AdvantageResultError.isInstance(error)) throw error;
-      return drop("advantage_function_error", `custom advantage function returned ${error.message}`, {
-        cause: error,
-      });
-    }
-    if (credit === null) {
+    const credit = await applyCustomAdvantage({ plans, contexts, advantage: functions.advantage });
+    if (credit === "filtered") {
       return {
         kind: "filtered",
         groupIndex,
@@ -269,23 +97,9 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
         contexts,
       };
     }
-    for (const context of contexts) context.advantage = credit[context.slot]![context.key]!;
+    if (credit) return dropped(credit);
   } else {
-    // Group statistics over one context per trajectory (a compacted session's last segment).
-    const primary = contexts.filter((context) => isLastSegment(context));
-    const rewards = primary.map((context) => context.reward!);
-    const advantages = config.rewardsNormalization
-      ? normalizeGroupRewards({
-          rewards,
-          estimator: config.advantageEstimator,
-          grpoStdNormalization: config.grpoStdNormalization,
-          stdEstimator: config.stdEstimator,
-        })
-      : rewards;
-    for (const [i, context] of primary.entries()) context.advantage = advantages[i]!;
-    for (const context of contexts) {
-      if (!isLastSegment(context)) context.advantage = lastSegmentOf(contexts, context).advantage;
-    }
+    applyNormalizedAdvantages(contexts, config);
   }
 
   const rows = contexts.map((context) =>
@@ -303,23 +117,6 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
     }),
   );
   return { kind: "exported", groupIndex, mode, rows, contexts };
-}
-
-/** True unless the context is an earlier compaction segment of its session. */
-function isLastSegment(context: { segment?: { index: number; count: number } }): boolean {
-  return context.segment === undefined || context.segment.index === context.segment.count - 1;
-}
-
-/** The last compaction segment of the session `context` belongs to. */
-function lastSegmentOf(contexts: readonly ExportedContext[], context: ExportedContext): ExportedContext {
-  return contexts.find(
-    (other) => other.slot === context.slot && other.segment !== undefined && isLastSegment(other),
-  )!;
-}
-
-function setReward(context: ExportedContext, resolved: ReturnType<typeof resolveRewardValue>): void {
-  context.reward = resolved?.primary ?? null;
-  context.rewardDetails = resolved?.details ?? {};
 }
 
 /** The functions a config holds directly (not as `module#export` strings). */
@@ -349,8 +146,4 @@ function checkFunctions({ config, functions }: { config: ExportConfig; functions
       "customRm is configured but not loaded; pass resolveExportFunctions(config) as functions",
     );
   }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }

@@ -3,7 +3,7 @@ import { assistant, charForest, generate, state, system, tool, user } from "../.
 import { SnapshotError } from "../errors/snapshot-error";
 import { SessionForest } from "../session-forest";
 import { createCharRenderer } from "../testing/char-renderer";
-import { FOREST_SNAPSHOT_FORMAT } from "./forest-snapshot";
+import { FOREST_SNAPSHOT_FORMAT, parseSnapshotInput } from "./forest-snapshot";
 
 function sampleForest() {
   const { forest, renderer } = charForest({ maxContextTokens: 500, metadata: { task: 7 }, rolloutId: "r" });
@@ -97,6 +97,26 @@ describe("forest snapshots", () => {
     }
     expect(() => SessionForest.fromSnapshot("{", { renderer: createCharRenderer() })).toThrowError(
       "snapshot $: is not valid JSON",
+    );
+  });
+});
+
+describe("parseSnapshotInput", () => {
+  it("should return a private copy of the input, unknown keys and key order kept", () => {
+    const snapshot = { extra: 1, ...sampleForest().forest.toSnapshot() };
+    const parsed = parseSnapshotInput(snapshot);
+    expect(parsed).not.toBe(snapshot);
+    expect(JSON.stringify(parsed)).toBe(JSON.stringify(snapshot));
+    expect(JSON.stringify(parseSnapshotInput(JSON.stringify(snapshot)))).toBe(JSON.stringify(snapshot));
+  });
+
+  it("should name text that is not JSON, a value that cannot be cloned and the first schema issue", () => {
+    expect(() => parseSnapshotInput("{")).toThrowError("snapshot $: is not valid JSON");
+    expect(() => parseSnapshotInput({ f: () => 1 })).toThrowError("snapshot $: is not a JSON value");
+    expect(() => parseSnapshotInput(3)).toThrowError(/^snapshot \$: /);
+    const { forest } = sampleForest();
+    expect(() => parseSnapshotInput({ ...forest.toSnapshot(), sessionId: "" })).toThrowError(
+      /^snapshot sessionId: /,
     );
   });
 });

@@ -9,8 +9,9 @@ import {
 import { z } from "zod";
 import { SnapshotError } from "../errors/snapshot-error";
 import type { InternalNode, InternalObservation, InternalResponse } from "../node/forest-node";
-import { chainStateHash, ROOT_STATE_HASH, seedStateHash } from "../state/state-hash";
+import { ROOT_STATE_HASH } from "../state/state-hash";
 import type { TurnRecord } from "../turn/turn-record";
+import { type KnownNode, knownNode, restoreObservation, restoreResponse } from "./restore-node";
 
 /** Format tag of version 1 snapshots. */
 export const FOREST_SNAPSHOT_FORMAT = "relax.forest.snapshot.v1";
@@ -185,16 +186,14 @@ function fail(path: string, reason: string): never {
 }
 
 /**
- * Validates a snapshot (object or JSON text) and rebuilds its nodes (root excluded, children empty),
- * recomputing every state hash from its parent and messages.
+ * A snapshot (object or JSON text) checked against {@link forestSnapshotSchema}, as a private deep copy
+ * of the input itself: zod drops keys it does not know and orders the ones it does, and both would break
+ * losslessness (and the hashes).
  *
- * @throws SnapshotError naming the offending path.
+ * @throws SnapshotError for text that is not JSON, a value that cannot be cloned, or the first schema
+ *   issue (at its path, `$` for the root).
  */
-export function readSnapshot(input: unknown): {
-  snapshot: ForestSnapshot;
-  nodes: Array<InternalObservation | InternalResponse>;
-  turns: TurnRecord[];
-} {
+export function parseSnapshotInput(input: unknown): ForestSnapshot {
   let raw = input;
   if (typeof raw === "string") {
     try {
@@ -203,8 +202,6 @@ export function readSnapshot(input: unknown): {
       throw new SnapshotError({ path: "$", reason: "is not valid JSON", cause: error });
     }
   }
-  // Validate with the schema, but rebuild from a private copy of the input itself: zod drops keys it does
-  // not know and orders the ones it does, and both would break losslessness (and the hashes).
   let source: ForestSnapshot;
   try {
     source = structuredClone(raw) as ForestSnapshot;
@@ -216,8 +213,22 @@ export function readSnapshot(input: unknown): {
     const issue = parsed.error.issues[0]!;
     fail(formatFieldPath(issue.path) || "$", issue.message);
   }
-  const snapshot = source;
-  const known = new Map<string, { kind: string; prefix: number; trainPrefix: number; messages: number }>([
+  return source;
+}
+
+/**
+ * Validates a snapshot (object or JSON text) and rebuilds its nodes (root excluded, children empty),
+ * recomputing every state hash from its parent and messages.
+ *
+ * @throws SnapshotError naming the offending path.
+ */
+export function readSnapshot(input: unknown): {
+  snapshot: ForestSnapshot;
+  nodes: Array<InternalObservation | InternalResponse>;
+  turns: TurnRecord[];
+} {
+  const snapshot = parseSnapshotInput(input);
+  const known = new Map<string, KnownNode>([
     [ROOT_STATE_HASH, { kind: "root", prefix: 0, trainPrefix: 0, messages: 0 }],
   ]);
   const nodes: Array<InternalObservation | InternalResponse> = [];
@@ -227,89 +238,11 @@ export function readSnapshot(input: unknown): {
       known.get(node.parentStateHash) ?? fail(`${path}.parentStateHash`, "does not name an earlier node");
     if (known.has(node.stateHash)) fail(`${path}.stateHash`, "is duplicated");
     if (node.turnId >= snapshot.turns.length) fail(`${path}.turnId`, "does not name a recorded turn");
-    const order = i + 1;
-    const prefixTokens = parent.prefix;
-    const prefixTrainTokens = parent.trainPrefix;
-    if (node.kind === "observation") {
-      if (parent.kind === "observation")
-        fail(`${path}.parentStateHash`, "an observation cannot follow an observation");
-      const isSubtreeRoot = parent.kind === "root";
-      if (isSubtreeRoot !== (node.tools !== undefined && node.chatTemplateKwargs !== undefined)) {
-        fail(
-          path,
-          "tools and chatTemplateKwargs are required on, and only on, a subtree's first observation",
-        );
-      }
-      let chain = isSubtreeRoot ? seedStateHash(node.tools!, node.chatTemplateKwargs!) : node.parentStateHash;
-      for (const message of node.messages) chain = chainStateHash(chain, message);
-      if (chain !== node.stateHash)
-        fail(`${path}.stateHash`, `does not match its messages (recomputed ${chain})`);
-      const restored: InternalObservation = {
-        kind: "observation",
-        stateHash: node.stateHash,
-        parentStateHash: node.parentStateHash,
-        order,
-        messageCount: parent.messages + node.messages.length,
-        tokens: Int32Array.from(node.tokens),
-        prefixTokens,
-        prefixTrainTokens,
-        children: [],
-        messages: node.messages,
-        turnId: node.turnId,
-      };
-      if (node.trainTokens !== undefined) restored.trainTokens = Int32Array.from(node.trainTokens);
-      if (node.media !== undefined) restored.media = node.media;
-      if (node.tools !== undefined) restored.tools = node.tools;
-      if (node.chatTemplateKwargs !== undefined) restored.chatTemplateKwargs = node.chatTemplateKwargs;
-      if (node.resetFrom !== undefined) restored.resetFrom = node.resetFrom;
-      if (node.supersededBy !== undefined) restored.supersededBy = node.supersededBy;
-      if (node.failure !== undefined) restored.failure = node.failure;
-      nodes.push(restored);
-    } else {
-      if (parent.kind !== "observation")
-        fail(`${path}.parentStateHash`, "a response must follow an observation");
-      const chain = chainStateHash(node.parentStateHash, node.message);
-      if (chain !== node.stateHash)
-        fail(`${path}.stateHash`, `does not match its message (recomputed ${chain})`);
-      if (node.logprobs.length !== node.tokens.length) fail(`${path}.logprobs`, "must align 1:1 with tokens");
-      let end = 0;
-      node.weightVersionSpans.forEach((item, j) => {
-        if (item.start !== end || item.end <= item.start)
-          fail(`${path}.weightVersionSpans[${j}]`, "spans must tile the tokens");
-        end = item.end;
-      });
-      if (node.weightVersionSpans.length > 0 && end !== node.tokens.length) {
-        fail(`${path}.weightVersionSpans`, "spans must cover every token");
-      }
-      const restored: InternalResponse = {
-        kind: "response",
-        stateHash: node.stateHash,
-        parentStateHash: node.parentStateHash,
-        order,
-        messageCount: parent.messages + 1,
-        tokens: Int32Array.from(node.tokens),
-        prefixTokens,
-        prefixTrainTokens,
-        children: [],
-        message: node.message,
-        logprobs: Float64Array.from(node.logprobs),
-        finishReason: node.finishReason,
-        weightVersionSpans: node.weightVersionSpans,
-        turnId: node.turnId,
-      };
-      if (node.timing !== undefined) restored.timing = node.timing;
-      if (node.metadata !== undefined) restored.metadata = node.metadata;
-      nodes.push(restored);
-    }
-    known.set(node.stateHash, {
-      kind: node.kind,
-      prefix: prefixTokens + node.tokens.length,
-      trainPrefix:
-        prefixTrainTokens +
-        (node.kind === "observation" && node.trainTokens !== undefined ? node.trainTokens : node.tokens)
-          .length,
-      messages: parent.messages + (node.kind === "observation" ? node.messages.length : 1),
-    });
+    const context = { path, parent, order: i + 1 };
+    nodes.push(
+      node.kind === "observation" ? restoreObservation(node, context) : restoreResponse(node, context),
+    );
+    known.set(node.stateHash, knownNode(node, parent));
   });
   snapshot.turns.forEach((turn, i) => {
     if (turn.turnId !== i) fail(`turns[${i}].turnId`, `must be ${i}`);
