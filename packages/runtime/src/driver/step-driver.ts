@@ -177,7 +177,12 @@ export class StepDriver {
     }
     await writer.finish();
     if (earlier.length > 0) step = { ...step, rows: [...earlier, ...step.rows] };
-    this.#state = { ...this.#state, next_rollout_id: rolloutId + 1, dataset_cursor: runtime.cursor };
+    this.#state = {
+      ...this.#state,
+      next_rollout_id: rolloutId + 1,
+      dataset_cursor: runtime.cursor,
+      weight_version: runtime.gate.weightVersion ?? this.#state.weight_version,
+    };
     await this.#save();
     // state.json now says the step is done: its journal lines are spent.
     if (this.#options.runDir !== undefined) await resetGroupJournal(this.#options.runDir);
