@@ -167,12 +167,6 @@ export const STATUS_TABLE = {
       when: "client disconnected (reported to logs and metrics; nobody reads the answer)",
     },
   },
-  internal_error: {
-    status: 500,
-    retryable: false,
-    agent: { type: "server_error", anthropicType: "api_error", when: "anything else (a bug)" },
-    control: { when: "an unexpected failure of the service (a bug, never a client mistake)" },
-  },
   chat_template_error: {
     status: 500,
     retryable: false,
@@ -244,6 +238,12 @@ export const STATUS_TABLE = {
     control: {
       when: "`timeout_s` passed before nothing was generating (generation stays paused; call `pause` again to keep waiting, or `resume`)",
     },
+  },
+  internal_error: {
+    status: 500,
+    retryable: false,
+    agent: { type: "server_error", anthropicType: "api_error", when: "anything else (a bug)" },
+    control: { when: "an unexpected failure of the service (a bug, never a client mistake)" },
   },
 } as const satisfies Record<string, StatusRow>;
 
