@@ -6,9 +6,13 @@ import { ConfigError, readConfigFile, resolveConfig } from "@relax/runtime";
 import { Command } from "commander";
 import { addRolloutOptions, flagValues } from "./config/add-rollout-options";
 import { formatBanner } from "./report/format-banner";
+import { reportCliError } from "./report/report-cli-error";
 import { runRollout } from "./run-rollout";
 import { formatServeBanner, startServe } from "./serve/start-serve";
 import { addViewCommand, viewCommandHint } from "./view/view-command";
+
+/** The exit code of an interrupted run: 130 (SIGINT), 143 once a SIGTERM was seen. */
+let interruptExitCode = 130;
 
 async function rolloutAction(
   options: Record<string, unknown>,
@@ -25,18 +29,11 @@ async function rolloutAction(
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
-  let exitCode = 130;
   process.once("SIGTERM", () => {
-    exitCode = 143;
+    interruptExitCode = 143;
   });
-  try {
-    const run = await runRollout(config, { signal: interrupt.signal });
-    if (run.steps.length > 0 && run.summary.groupsExported === 0) process.exitCode = 1;
-  } catch (error) {
-    if (error instanceof Error && error.name === "RolloutInterruptedError")
-      (error as { exitCode?: number }).exitCode = exitCode;
-    throw error;
-  }
+  const run = await runRollout(config, { signal: interrupt.signal });
+  if (run.steps.length > 0 && run.summary.groupsExported === 0) process.exitCode = 1;
 }
 
 /**
@@ -147,31 +144,8 @@ addRolloutOptions(
 addViewCommand(program);
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  if (error instanceof Error && error.name === "RolloutInterruptedError") {
-    process.stderr.write(`relax: ${error.message}\n`);
-    process.exitCode = (error as { exitCode?: number }).exitCode ?? 130;
-    return;
-  }
-  // Errors with a complete message of their own: no stack trace (set RELAX_DEBUG=1 for one).
-  const known = [
-    "BackendUnavailableError",
-    "RolloutStalledError",
-    "DatasetError",
-    "FunctionLoadError",
-    "TokenizerLoadError",
-    "UnknownParserError",
-    "ViewInputError",
-  ];
-  if (error instanceof Error && known.includes(error.name) && !process.env.RELAX_DEBUG) {
-    process.stderr.write(`relax: ${error.message}\n`);
-    process.exitCode = 1;
-    return;
-  }
-  if (error instanceof ConfigError || (error instanceof Error && error.name === "ExportConfigError")) {
-    process.stderr.write(`relax: invalid configuration\n${error.message}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  process.stderr.write(`relax: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exitCode = 1;
+  // The error's class declares how the command ends (`ERROR_EXIT` of `@relax/chat`); a bug prints its stack.
+  const report = reportCliError(error, { debug: Boolean(process.env.RELAX_DEBUG), interruptExitCode });
+  process.stderr.write(report.text);
+  process.exitCode = report.exitCode;
 });

@@ -539,17 +539,28 @@ describe("relax serve: a step cut short by a restart", () => {
 describe("relax serve: the weight version across a restart", () => {
   it("should keep the version loaded after the last step's end (pause, /weights, /resume), not the step's", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-version-"));
-    const overrides = { evalPromptData: undefined, rolloutBatchSize: 1, nSamplesPerPrompt: 1, gatewayShards: 1 };
+    const overrides = {
+      evalPromptData: undefined,
+      rolloutBatchSize: 1,
+      nSamplesPerPrompt: 1,
+      gatewayShards: 1,
+    };
     const first = await serve(dir, overrides);
     try {
       const step0 = await records(await post(first, "/steps", { rollout_id: 0, weight_version: "v1" }));
       expect(rowsOf(step0).map((row) => row.weight_versions)).toEqual([["v1"]]);
-      expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, weight_version: "v1" });
+      expect(await readRunState(join(dir, "run"))).toMatchObject({
+        next_rollout_id: 1,
+        weight_version: "v1",
+      });
       // The trainer loads v2 between steps: pause, load from disk, resume under v2.
       expect((await post(first, "/pause", { timeout_s: 10 })).status).toBe(200);
       const weights = await post(first, "/weights", { model_path: "/ckpt/2", weight_version: "v2" });
       expect(await weights.json()).toMatchObject({ success: true, weight_version: "v2" });
-      expect(await readRunState(join(dir, "run"))).toMatchObject({ next_rollout_id: 1, weight_version: "v2" });
+      expect(await readRunState(join(dir, "run"))).toMatchObject({
+        next_rollout_id: 1,
+        weight_version: "v2",
+      });
       expect(await (await post(first, "/resume", { weight_version: "v3" })).json()).toMatchObject({
         state: "idle",
         weight_version: "v3",

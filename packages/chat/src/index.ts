@@ -19,6 +19,7 @@ export { canonicalizeTemplateKwargs } from "./canonical/canonicalize-template-kw
 export { type CanonicalizeToolsOptions, canonicalizeTools } from "./canonical/canonicalize-tools";
 // Errors
 export { ChatTemplateError, type ChatTemplateFailure } from "./errors/chat-template-error";
+export { ERROR_EXIT, ERROR_EXIT_CODES, type ErrorExitCategory, readErrorExit } from "./errors/error-exit";
 export { FieldError } from "./errors/field-error";
 export { formatFieldPath } from "./errors/format-field-path";
 export { ObservationDeltaError, type ObservationDeltaFailure } from "./errors/observation-delta-error";

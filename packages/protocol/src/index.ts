@@ -29,15 +29,21 @@ export {
   type ErrorStatusName,
   getHTTPStatusCode,
 } from "./errors/error-status-table";
-export { ProtocolError } from "./errors/protocol-error";
+export { ProtocolError, type ProtocolErrorOptions } from "./errors/protocol-error";
+export {
+  type AgentStatusCode,
+  type AgentStatusRow,
+  type ControlStatusCode,
+  type ControlStatusRow,
+  STATUS_TABLE,
+  type StatusCode,
+  type StatusRow,
+  statusOf,
+} from "./errors/status-table";
 export { toErrorResponse } from "./errors/to-error-response";
 // Handler
-export {
-  createProtocolHandler,
-  type GenerateContext,
-  type ProtocolHandlerOptions,
-  type RequestEndEvent,
-} from "./handler/create-protocol-handler";
+export { createProtocolHandler } from "./handler/create-protocol-handler";
+export type { GenerateContext, ProtocolHandlerOptions, RequestEndEvent } from "./handler/handler-options";
 export type { ModelInfo } from "./handler/list-models";
 export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES } from "./handler/read-json-body";
 // Responses

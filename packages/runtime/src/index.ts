@@ -66,12 +66,7 @@ export {
 } from "./control/convert-gate-results";
 export { CONTROL_BASE_PATH, type ControlAppOptions, createControlApp } from "./control/create-control-app";
 export { createGateControls, type GateControlsOptions } from "./control/create-gate-controls";
-export {
-  CONTROL_ERROR_STATUS,
-  ControlError,
-  type ControlRecordSink,
-  type RolloutService,
-} from "./control/rollout-service";
+export { ControlError, type ControlRecordSink, type RolloutService } from "./control/rollout-service";
 export { readBearerToken, tokensEqual } from "./control/tokens-equal";
 export { type BudgetControl, bindBudgetsToGate } from "./controller/bind-budgets-to-gate";
 export { DatasetError, type PromptItem, readPromptDataset } from "./controller/prompt-dataset";

@@ -1,4 +1,5 @@
 export { ChatTemplateError, type ChatTemplateFailure } from "./chat-template-error";
+export { ERROR_EXIT, ERROR_EXIT_CODES, type ErrorExitCategory, readErrorExit } from "./error-exit";
 export { FieldError } from "./field-error";
 export { formatFieldPath } from "./format-field-path";
 export { ObservationDeltaError, type ObservationDeltaFailure } from "./observation-delta-error";

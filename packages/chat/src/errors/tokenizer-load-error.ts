@@ -1,3 +1,4 @@
+import { ERROR_EXIT } from "./error-exit";
 import { hasMarker, RelaxError } from "./relax-error";
 
 const name = "TokenizerLoadError";
@@ -21,6 +22,8 @@ export type TokenizerLoadFailure = "not_found" | "unreadable" | "malformed_json"
  */
 export class TokenizerLoadError extends RelaxError {
   readonly [symbol] = true;
+  /** Ends a command line with exit 1 and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "failure" as const;
   /** The file (absolute path when resolved) or the unresolved source. */
   readonly file: string;
   /** What went wrong with it. */

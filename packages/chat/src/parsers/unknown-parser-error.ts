@@ -1,3 +1,4 @@
+import { ERROR_EXIT } from "../errors/error-exit";
 import { hasMarker, RelaxError } from "../errors/relax-error";
 
 const name = "UnknownParserError";
@@ -10,6 +11,8 @@ const symbol = Symbol.for(marker);
  */
 export class UnknownParserError extends RelaxError {
   readonly [symbol] = true;
+  /** Ends a command line with exit 1 and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "failure" as const;
   /** Which registry was asked. */
   readonly parserKind: "tool_call" | "reasoning";
   /** The name that was asked for. */

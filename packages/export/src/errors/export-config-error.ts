@@ -1,4 +1,4 @@
-import { hasMarker, RelaxError } from "@relax/chat";
+import { ERROR_EXIT, hasMarker, RelaxError } from "@relax/chat";
 import type { ExportConfigIssue } from "../config/validate-export-config";
 
 const name = "ExportConfigError";
@@ -13,6 +13,8 @@ const symbol = Symbol.for(marker);
  */
 export class ExportConfigError extends RelaxError {
   readonly [symbol] = true;
+  /** Ends a command line with exit 2 and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "config" as const;
   /** Every error-severity issue found (warnings are not included). */
   readonly issues: ExportConfigIssue[];
 

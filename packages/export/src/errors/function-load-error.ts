@@ -1,4 +1,4 @@
-import { hasMarker, RelaxError } from "@relax/chat";
+import { ERROR_EXIT, hasMarker, RelaxError } from "@relax/chat";
 
 const name = "FunctionLoadError";
 const marker = `relax.error.${name}`;
@@ -11,6 +11,8 @@ const symbol = Symbol.for(marker);
  */
 export class FunctionLoadError extends RelaxError {
   readonly [symbol] = true;
+  /** Ends a command line with exit 1 and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "failure" as const;
   /** The spec as configured, e.g. `./advantage.mjs#advantageFunc`. */
   readonly spec: string;
   /** Why loading failed, without the spec prefix. */

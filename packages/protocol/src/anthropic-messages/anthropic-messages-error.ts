@@ -1,4 +1,5 @@
 import type { ErrorDescriptor } from "../errors/describe-error";
+import { agentStatusRow } from "../errors/status-table";
 
 /**
  * Anthropic error body, for JSON replies and `event: error` frames.
@@ -9,7 +10,7 @@ export interface AnthropicMessagesErrorBody {
   error: { type: string; message: string };
 }
 
-/** Anthropic's error `type` for an HTTP status. */
+/** Anthropic's error `type` for an HTTP status: the fallback for a code outside `STATUS_TABLE` (a `ProtocolError` of the embedder). */
 export function mapAnthropicErrorType(status: number): string {
   switch (status) {
     case 401:
@@ -30,12 +31,23 @@ export function mapAnthropicErrorType(status: number): string {
 }
 
 /**
+ * Anthropic's error `type` for a descriptor: its code's `anthropicType` in `STATUS_TABLE`, else (a code
+ * outside the table, or a status the thrower chose) {@link mapAnthropicErrorType} of the status.
+ */
+export function anthropicErrorType(descriptor: ErrorDescriptor): string {
+  const row = agentStatusRow(descriptor.code);
+  return row !== undefined && row.status === descriptor.status
+    ? row.agent.anthropicType
+    : mapAnthropicErrorType(descriptor.status);
+}
+
+/**
  * Renders an error descriptor as `{ type: "error", error: { type, message } }`. Anthropic bodies have
  * no `param`, so the message carries the field path (`messages[1].content[2].source.media_type: …`).
  */
 export function buildAnthropicMessagesErrorBody(descriptor: ErrorDescriptor): AnthropicMessagesErrorBody {
   return {
     type: "error",
-    error: { type: mapAnthropicErrorType(descriptor.status), message: descriptor.message },
+    error: { type: anthropicErrorType(descriptor), message: descriptor.message },
   };
 }

@@ -1,7 +1,8 @@
 import { hasMarker } from "@relax/chat";
 import type { Protocol } from "../shared/protocol";
-import { type ErrorFields, findErrorStatusEntry, redactUrls } from "./error-status-table";
-import { defaultErrorType, type ProtocolError } from "./protocol-error";
+import { type ErrorFields, entryCode, findErrorStatusEntry, redactUrls } from "./error-status-table";
+import type { ProtocolError } from "./protocol-error";
+import { type AgentStatusCode, STATUS_TABLE } from "./status-table";
 
 /** Everything a protocol needs to render an error, in one protocol-neutral shape. */
 export interface ErrorDescriptor {
@@ -21,9 +22,10 @@ export interface ErrorDescriptor {
 }
 
 /**
- * Describes any thrown value as an {@link ErrorDescriptor} by the one table, `ERROR_STATUS_TABLE`: a
- * `ProtocolError` keeps its own status, type, code and param; a Relax error takes its row (matched by its
- * global marker); an `AbortError` is 499 `client_disconnect`; anything else is 500 `internal_error`.
+ * Describes any thrown value as an {@link ErrorDescriptor}: a `ProtocolError` keeps its own status, type,
+ * code and param; a Relax error takes its code from `ERROR_STATUS_TABLE` (matched by its global marker)
+ * and that code's status, type and retryability from `STATUS_TABLE`; an `AbortError` is 499
+ * `client_disconnect`; anything else is 500 `internal_error`.
  * Messages never carry URLs (the engine's address stays in logs and `cause`).
  *
  * @param protocol - when given, a canonical `param` is written in that protocol's terms (`messages` →
@@ -46,46 +48,41 @@ export function describeError(error: unknown, protocol?: Protocol): ErrorDescrip
     if (found) {
       const fields = error as ErrorFields;
       const { entry } = found;
-      const status = typeof entry.status === "number" ? entry.status : entry.status(fields);
       const param = entry.param?.(fields) ?? null;
-      const retryable =
-        typeof entry.retryable === "function" ? entry.retryable(fields) : (entry.retryable ?? false);
-      const retryAfter = retryable ? entry.retryAfter?.(fields) : undefined;
-      return {
-        status,
-        type: entry.type ?? defaultErrorType(status),
-        code: typeof entry.code === "string" ? entry.code : entry.code(fields),
-        param: protocol === undefined ? param : protocolParam(param, protocol),
-        message: redactUrls(entry.message ? entry.message(fields) : String(fields.message ?? "")),
-        retryable,
-        ...(retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0
-          ? { retryAfterSeconds: retryAfter }
-          : {}),
-      };
+      const described = describeCode(
+        entryCode(entry, fields),
+        redactUrls(entry.message ? entry.message(fields) : String(fields.message ?? "")),
+        protocol === undefined ? param : protocolParam(param, protocol),
+      );
+      const retryAfter = described.retryable ? entry.retryAfter?.(fields) : undefined;
+      return retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter >= 0
+        ? { ...described, retryAfterSeconds: retryAfter }
+        : described;
     }
     if ((error as { name?: unknown }).name === "AbortError") return clientDisconnect();
   }
   const message = error instanceof Error ? error.message : String(error);
-  return {
-    status: 500,
-    type: "server_error",
-    code: "internal_error",
-    param: null,
-    message: `internal error: ${redactUrls(message)}`,
-    retryable: false,
-  };
+  return describeCode("internal_error", `internal error: ${redactUrls(message)}`);
+}
+
+/**
+ * The descriptor of an agent-facing error code with its message: status, OpenAI `type` and
+ * retryability from the code's row of `STATUS_TABLE`.
+ *
+ * @param param - the request parameter at fault, already in the protocol's terms. @default null
+ */
+export function describeCode(
+  code: AgentStatusCode,
+  message: string,
+  param: string | null = null,
+): ErrorDescriptor {
+  const row = STATUS_TABLE[code];
+  return { status: row.status, type: row.agent.type, code, param, message, retryable: row.retryable };
 }
 
 /** The descriptor of a request whose client went away (HTTP 499, nginx's "client closed request"). */
 export function clientDisconnect(): ErrorDescriptor {
-  return {
-    status: 499,
-    type: "client_disconnect",
-    code: "client_disconnect",
-    param: null,
-    message: "client disconnected before the response was complete",
-    retryable: false,
-  };
+  return describeCode("client_disconnect", "client disconnected before the response was complete");
 }
 
 /** A canonical parameter name in the protocol's own terms. */

@@ -1,16 +1,17 @@
 import { hasMarker } from "@relax/chat";
+import { type AgentStatusCode, STATUS_TABLE } from "./status-table";
 
 /** An error as the table sees it: any object, read by field name (the table imports no error class). */
 export type ErrorFields = Record<PropertyKey, unknown> & { message?: unknown };
 
-/** How one error class becomes an HTTP answer. */
+/**
+ * How one error class becomes an HTTP answer: its error `code`, from which {@link STATUS_TABLE} gives the
+ * status, the `type` of each protocol and whether a retry can help; plus what only the error knows (the
+ * parameter at fault, the message, the engine's `Retry-After`).
+ */
 export interface ErrorStatusEntry {
-  /** HTTP status, or a function of the error's fields (e.g. a field error that is only sometimes the client's). */
-  status: number | ((error: ErrorFields) => number);
-  /** OpenAI error `type`. @default from the status: 4xx `invalid_request_error`, 404 `not_found_error`, 5xx `server_error` */
-  type?: string;
-  /** OpenAI error `code`. */
-  code: string | ((error: ErrorFields) => string);
+  /** The error code (a row of `STATUS_TABLE`), or a function of the error's fields (e.g. a field error that is only sometimes the client's). */
+  code: AgentStatusCode | ((error: ErrorFields) => AgentStatusCode);
   /**
    * The request parameter at fault, in canonical terms (`messages`, `tools`, `max_tokens`); the renderer
    * translates it per protocol (`messages` is `input` for Responses). @default null
@@ -18,19 +19,18 @@ export interface ErrorStatusEntry {
   param?: (error: ErrorFields) => string | null;
   /** The agent-facing message. @default the error's own message (engine URLs removed) */
   message?: (error: ErrorFields) => string;
-  /** Whether a client retry can help (`x-should-retry`), or a function of the error's fields. @default false */
-  retryable?: boolean | ((error: ErrorFields) => boolean);
-  /** Seconds a client should wait before retrying (`retry-after`), when known. @default none */
+  /** Seconds a client should wait before retrying (`retry-after`), when known; read only for a retryable code. @default none */
   retryAfter?: (error: ErrorFields) => number | undefined;
 }
 
 /**
- * The one error → HTTP table of Relax, keyed by error name, in the shape of tRPC's
- * `getHTTPStatusCode` table. An error matches a row when it carries `Symbol.for("relax.error.<Name>")`,
- * the marker every Relax package sets, so errors of `@relax/chat`, `@relax/forest`, `@relax/sglang`,
- * `@relax/launcher` and the gateway match without this package importing them. Rows are tried in order
- * (subclasses before their bases: `ContextLengthError` before `SglangApiError`); an error matching no row
- * is a bug and answers 500 `internal_error`.
+ * The error → code table of Relax, keyed by error name, in the shape of tRPC's `getHTTPStatusCode`
+ * table; the code's row of {@link STATUS_TABLE} (the one status table) gives the status. An error matches
+ * a row when it carries `Symbol.for("relax.error.<Name>")`, the marker every Relax package sets, so
+ * errors of `@relax/chat`, `@relax/forest`, `@relax/sglang`, `@relax/launcher` and `@relax/runtime` match
+ * without this package importing them. Rows are tried in order (subclasses before their bases:
+ * `ContextLengthError` before `SglangApiError`); an error matching no row is a bug and answers 500
+ * `internal_error`.
  *
  * Rules: a client mistake is a 4xx (400 with the parameter when known, 404 for a session that is gone);
  * the engine unreachable, too slow or answering 503 is 503 (retryable); an engine 429 is 429 (retryable);
@@ -40,108 +40,89 @@ export interface ErrorStatusEntry {
 export const ERROR_STATUS_TABLE = {
   // Request conversion and canonicalisation (`@relax/chat`, `@relax/protocol`).
   CanonicalizationError: {
-    status: 400,
     code: "invalid_request_error",
     param: (error) => stringField(error, "param"),
   },
   // An image that cannot be used: undecodable, unfetchable, refused by the processor or the template.
   MediaInputError: {
-    status: 400,
     code: "invalid_request_error",
     param: (error) => topLevelParam(stringField(error, "path")) ?? "messages",
   },
   // Forest `beginTurn` / `commitResponse` (`@relax/forest`).
   ForestInputError: {
-    status: (error) => (forestRequestParam(error) === null ? 500 : 400),
     code: (error) => (forestRequestParam(error) === null ? "internal_error" : "invalid_request_error"),
     param: forestRequestParam,
     message: (error) =>
       forestRequestParam(error) === null ? `internal error: ${messageOf(error)}` : messageOf(error),
   },
   SessionContextLengthError: contextLengthEntry(),
-  StateConflictError: { status: 409, type: "invalid_request_error", code: "state_conflict" },
+  StateConflictError: { code: "state_conflict" },
   // Chat template, observation delta and parsers (`@relax/chat`).
   ChatTemplateError: {
-    status: (error) => (isTemplateRejection(error) ? 400 : 500),
     code: (error) => (isTemplateRejection(error) ? "invalid_request_error" : "chat_template_error"),
     param: (error) =>
       isTemplateRejection(error) ? (topLevelParam(stringField(error, "path")) ?? "messages") : null,
   },
   ObservationDeltaError: {
-    status: 400,
     code: "unsupported_conversation",
     param: () => "messages",
   },
   InvalidParserInputError: {
-    status: 400,
     code: "invalid_request_error",
     param: (error) => topLevelParam(stringField(error, "path")),
   },
-  UnknownParserError: { status: 500, code: "parser_not_configured" },
-  TokenizerLoadError: { status: 500, code: "tokenizer_unavailable" },
+  UnknownParserError: { code: "parser_not_configured" },
+  TokenizerLoadError: { code: "tokenizer_unavailable" },
   // The SGLang client (`@relax/sglang`): subclasses first.
   ContextLengthError: contextLengthEntry(),
   SglangConnectionError: {
-    status: 503,
     code: "backend_unavailable",
     message: (error) => `the inference backend is unavailable: connection failed${causeCode(error)}`,
-    retryable: true,
   },
   SglangTimeoutError: {
-    status: 503,
     code: "backend_unavailable",
     message: (error) =>
       `the inference backend is unavailable: no answer within ${numberField(error, "timeoutMs") ?? "?"} ms`,
-    retryable: true,
   },
   SglangAbortError: {
-    status: 503,
     code: "generation_aborted",
     message: () => "the inference backend aborted the generation",
-    retryable: true,
   },
   SglangResponseError: {
-    status: 502,
     code: "backend_error",
     message: (error) =>
       `the inference backend sent an untrusted response: ${stringField(error, "path") ?? "(body)"}: ${stringField(error, "reason") ?? ""}`,
   },
   SglangInvalidArgumentError: {
-    status: (error) => (samplingParam(error) === null ? 500 : 400),
     code: (error) => (samplingParam(error) === null ? "internal_error" : "invalid_request_error"),
     param: samplingParam,
   },
   // An engine 503 (starting, shutting down, no healthy worker behind a router) is worth a retry; other 5xx not.
   SglangServerError: {
-    status: (error) => (numberField(error, "status") === 503 ? 503 : 502),
     code: (error) => (numberField(error, "status") === 503 ? "backend_unavailable" : "backend_error"),
     message: (error) =>
       numberField(error, "status") === 503
         ? `the inference backend is unavailable: ${messageOf(error)}`
         : `the inference backend failed: ${messageOf(error)}`,
-    retryable: (error) => numberField(error, "status") === 503,
     retryAfter: (error) => numberField(error, "retryAfterSeconds"),
   },
   // An engine 429 (overloaded) stays a 429, so agents back off as they would for a rate limit.
   SglangApiError: {
-    status: (error) => (numberField(error, "status") === 429 ? 429 : 502),
     code: (error) => (numberField(error, "status") === 429 ? "backend_overloaded" : "backend_error"),
     message: (error) =>
       numberField(error, "status") === 429
         ? `the inference backend is overloaded: ${messageOf(error)}`
         : `the inference backend failed: ${messageOf(error)}`,
-    retryable: (error) => numberField(error, "status") === 429,
     retryAfter: (error) => numberField(error, "retryAfterSeconds"),
   },
-  // The gateway's session errors (`apps/gateway`).
+  // The agent-facing service's session errors and the engine check (`@relax/runtime`).
   SessionNotFoundError: {
-    status: 404,
     code: "session_discarded",
     message: (error) => messageOf(error) || "session not found or already closed",
   },
-  GroupDroppedError: { status: 404, code: "session_discarded" },
-  GenerationAbortedError: { status: 503, code: "generation_aborted", retryable: true },
-  BackendUnavailableError: { status: 503, code: "backend_unavailable", retryable: true },
+  GroupDroppedError: { code: "session_discarded" },
+  GenerationAbortedError: { code: "generation_aborted" },
+  BackendUnavailableError: { code: "backend_unavailable" },
 } as const satisfies Record<string, ErrorStatusEntry>;
 
 /** A row name of {@link ERROR_STATUS_TABLE}. */
@@ -161,9 +142,15 @@ export function findErrorStatusEntry(
   return undefined;
 }
 
+/** The error code a row gives an error (a row of `STATUS_TABLE`). */
+export function entryCode(entry: ErrorStatusEntry, error: ErrorFields): AgentStatusCode {
+  return typeof entry.code === "string" ? entry.code : entry.code(error);
+}
+
 /**
- * The HTTP status of any thrown value, by the table (tRPC's `getHTTPStatusCode` for Relax errors): a
- * `ProtocolError` keeps its own status, an `AbortError` is 499, an unknown error 500.
+ * The HTTP status of any thrown value, by the tables (tRPC's `getHTTPStatusCode` for Relax errors): a
+ * `ProtocolError` keeps its own status, a Relax error the status of its row's code in `STATUS_TABLE`,
+ * an `AbortError` is 499 (`client_disconnect`), an unknown error 500 (`internal_error`).
  */
 export function getHTTPStatusCode(error: unknown): number {
   if (typeof error === "object" && error !== null) {
@@ -171,13 +158,10 @@ export function getHTTPStatusCode(error: unknown): number {
       return (error as { status: number }).status;
     }
     const found = findErrorStatusEntry(error);
-    if (found) {
-      const { status } = found.entry;
-      return typeof status === "number" ? status : status(error as ErrorFields);
-    }
-    if ((error as { name?: unknown }).name === "AbortError") return 499;
+    if (found) return STATUS_TABLE[entryCode(found.entry, error as ErrorFields)].status;
+    if ((error as { name?: unknown }).name === "AbortError") return STATUS_TABLE.client_disconnect.status;
   }
-  return 500;
+  return STATUS_TABLE.internal_error.status;
 }
 
 const engineUrl = /\bhttps?:\/\/[^\s"'`<>)]+/g;
@@ -189,7 +173,6 @@ export function redactUrls(message: string): string {
 
 function contextLengthEntry(): ErrorStatusEntry {
   return {
-    status: 400,
     code: "context_length_exceeded",
     param: () => "messages",
     message: contextLengthMessage,

@@ -1,19 +1,41 @@
 import { hasMarker, RelaxError } from "@relax/chat";
+import { type AgentStatusCode, agentStatusRow } from "./status-table";
 
 const name = "ProtocolError";
 const marker = `relax.error.${name}`;
 const symbol = Symbol.for(marker);
 
 /**
- * An error the embedding server throws (from `generate` or `authenticate`) to answer with a status of
- * its choice, e.g. `new ProtocolError({ status: 503, code: "engine_unavailable", message: "…" })`.
- * `toErrorResponse` renders it in the request's protocol; nothing else picks a status.
+ * The options of a {@link ProtocolError}: either a code of `STATUS_TABLE` (its status, type and
+ * retryability come from the table), or a status of the thrower's choice with any code.
+ */
+export type ProtocolErrorOptions = {
+  message: string;
+  /** OpenAI error `type`. @default the code's row of `STATUS_TABLE`, else from the status */
+  type?: string;
+  /** The request parameter at fault. @default null */
+  param?: string | null;
+  /** Whether a client retry can help (sets `x-should-retry`). @default the code's row when `status` is omitted, else false */
+  retryable?: boolean;
+  cause?: unknown;
+} & (
+  | { /** A code of `STATUS_TABLE`, whose row gives the status. */ code: AgentStatusCode; status?: undefined }
+  | { /** HTTP status, 400–599. */ status: number; code?: string | null }
+);
+
+/**
+ * An error the embedding server throws (from `generate` or `authenticate`) to answer with a code of the
+ * status table (`new ProtocolError({ code: "session_discarded", message: "…" })`, 404) or a status of its
+ * choice (`new ProtocolError({ status: 503, code: "engine_unavailable", message: "…" })`).
+ * `toErrorResponse` renders it in the request's protocol.
+ *
+ * @throws RangeError when `status` is not an integer in 400..599.
  */
 export class ProtocolError extends RelaxError {
   readonly [symbol] = true;
   /** HTTP status, 400–599. */
   readonly status: number;
-  /** OpenAI error `type`; defaults from the status (`invalid_request_error`, `not_found_error`, …). */
+  /** OpenAI error `type`; defaults from the code's row, else from the status (`invalid_request_error`, `not_found_error`, …). */
   readonly type: string;
   /** OpenAI error `code`, or `null`. */
   readonly code: string | null;
@@ -22,32 +44,21 @@ export class ProtocolError extends RelaxError {
   /** Whether a client retry can help (sets `x-should-retry`). @default false */
   readonly retryable: boolean;
 
-  constructor({
-    status,
-    message,
-    type,
-    code = null,
-    param = null,
-    retryable = false,
-    cause,
-  }: {
-    status: number;
-    message: string;
-    type?: string;
-    code?: string | null;
-    param?: string | null;
-    retryable?: boolean;
-    cause?: unknown;
-  }) {
+  constructor(options: ProtocolErrorOptions) {
+    const { message, type, param = null, cause } = options;
     super({ name, message, cause });
-    if (!Number.isInteger(status) || status < 400 || status > 599) {
+    const row = agentStatusRow(options.code);
+    const status = options.status ?? row?.status;
+    if (status === undefined || !Number.isInteger(status) || status < 400 || status > 599) {
       throw new RangeError(`ProtocolError status must be an integer in 400..599, got ${status}`);
     }
     this.status = status;
-    this.type = type ?? defaultErrorType(status);
-    this.code = code;
+    this.type =
+      type ?? (row !== undefined && row.status === status ? row.agent.type : defaultErrorType(status));
+    this.code = options.code ?? null;
     this.param = param;
-    this.retryable = retryable;
+    this.retryable =
+      options.retryable ?? (options.status === undefined && row !== undefined ? row.retryable : false);
   }
 
   /** True for any `ProtocolError`, including one from another copy of this package. */

@@ -54,7 +54,6 @@ export async function readJsonBody(
 
 function tooLarge(maxBytes: number, detail: string): ProtocolError {
   return new ProtocolError({
-    status: 413,
     code: "request_too_large",
     message: `request body${detail} exceeds the gateway limit of ${maxBytes} bytes (--max-request-bytes)`,
   });

@@ -1,7 +1,7 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
-import { hasMarker, RelaxError, reasoningParserNames, toolCallParserNames } from "@relax/chat";
+import { ERROR_EXIT, hasMarker, RelaxError, reasoningParserNames, toolCallParserNames } from "@relax/chat";
 import { parse as parseYaml } from "yaml";
 import { createRequestClassifier } from "../service/request-class/classify-request";
 import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
@@ -11,6 +11,8 @@ const configErrorSymbol = Symbol.for("relax.error.ConfigError");
 /** A configuration that cannot run; the message names the flag or key. */
 export class ConfigError extends RelaxError {
   readonly [configErrorSymbol] = true;
+  /** Ends a command line with exit 2 and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "config" as const;
 
   constructor({ message, cause }: { message: string; cause?: unknown }) {
     super({ name: "ConfigError", message, cause });

@@ -1,3 +1,4 @@
+import { STATUS_TABLE } from "@relax/protocol";
 import { Hono } from "hono";
 import type { z } from "zod";
 import {
@@ -73,7 +74,7 @@ export function createControlApp(options: ControlAppOptions): Hono {
   app.get("/health", async () => {
     try {
       const health = await service.health();
-      return Response.json(health, { status: health.ok ? 200 : 503 });
+      return Response.json(health, { status: health.ok ? 200 : STATUS_TABLE[health.error.code].status });
     } catch (error) {
       return errorResponse(error);
     }

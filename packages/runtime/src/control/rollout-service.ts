@@ -1,4 +1,5 @@
 import { hasMarker, RelaxError } from "@relax/chat";
+import { type ControlStatusRow, STATUS_TABLE } from "@relax/protocol";
 import type {
   ControlErrorCode,
   ControlRecord,
@@ -57,28 +58,9 @@ export interface RolloutService {
 
 const marker = Symbol.for("relax.error.ControlError");
 
-/** HTTP status of each control error code. */
-export const CONTROL_ERROR_STATUS: Record<ControlErrorCode, 400 | 401 | 404 | 409 | 500 | 502 | 503 | 504> = {
-  invalid_body: 400,
-  unauthorized: 401,
-  not_found: 404,
-  step_out_of_order: 409,
-  step_running: 409,
-  not_paused: 409,
-  pause_cancelled: 409,
-  pause_timeout: 504,
-  backend_error: 502,
-  backend_unavailable: 503,
-  // Failures of the run itself (the agent or its configuration), not of the service: usually the last
-  // record of a step's stream, where the status no longer applies.
-  rollout_stalled: 500,
-  interrupted: 503,
-  internal_error: 500,
-};
-
 /**
  * A refusal or failure the control API answers with `{"error": {code, message, path?}}` and the code's
- * status ({@link CONTROL_ERROR_STATUS}).
+ * status in the one status table (`STATUS_TABLE` of `@relax/protocol`: 409 `step_out_of_order`, …).
  *
  * @example
  * throw new ControlError({ code: "step_out_of_order", message: "rollout_id 3 asked, next is 2", path: "rollout_id" });
@@ -104,8 +86,10 @@ export class ControlError extends RelaxError {
     if (path !== undefined) this.path = path;
   }
 
+  /** The HTTP status of `code`, from `STATUS_TABLE` (every control code has a `control` row there). */
   get status(): number {
-    return CONTROL_ERROR_STATUS[this.code];
+    const row: { status: number; control: ControlStatusRow } = STATUS_TABLE[this.code];
+    return row.status;
   }
 
   /** True for any `ControlError`, including one from another copy of this module. */

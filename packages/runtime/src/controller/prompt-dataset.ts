@@ -1,6 +1,6 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { CanonicalizationError, canonicalizeMessages, hasMarker, RelaxError } from "@relax/chat";
+import { CanonicalizationError, canonicalizeMessages, ERROR_EXIT, hasMarker, RelaxError } from "@relax/chat";
 
 /** One dataset row turned into a session input (before media conversion). */
 export interface PromptItem {
@@ -22,6 +22,8 @@ const datasetErrorSymbol = Symbol.for("relax.error.DatasetError");
 /** A dataset line that could not be used; the message reads `file:line: reason`. */
 export class DatasetError extends RelaxError {
   readonly [datasetErrorSymbol] = true;
+  /** Ends a command line with exit 1 and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "failure" as const;
   /** The dataset file. */
   readonly file: string;
   /** 1-based line number. */

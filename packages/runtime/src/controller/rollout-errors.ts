@@ -1,10 +1,12 @@
-import { hasMarker, RelaxError } from "@relax/chat";
+import { ERROR_EXIT, hasMarker, RelaxError } from "@relax/chat";
 
 const rolloutInterruptedErrorSymbol = Symbol.for("relax.error.RolloutInterruptedError");
 
 /** Thrown when the run was interrupted (SIGINT / SIGTERM); every agent has been terminated by then. */
 export class RolloutInterruptedError extends RelaxError {
   readonly [rolloutInterruptedErrorSymbol] = true;
+  /** Ends a command line with exit 130 (143 after SIGTERM) and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "interrupted" as const;
 
   constructor({ message, cause }: { message: string; cause?: unknown }) {
     super({ name: "RolloutInterruptedError", message, cause });
@@ -21,6 +23,8 @@ const rolloutStalledErrorSymbol = Symbol.for("relax.error.RolloutStalledError");
 /** Thrown when a step cannot fill its batch because every Group keeps failing. */
 export class RolloutStalledError extends RelaxError {
   readonly [rolloutStalledErrorSymbol] = true;
+  /** Ends a command line with exit 1 and the message alone (see `ErrorExitCategory`). */
+  readonly [ERROR_EXIT] = "failure" as const;
 
   constructor({ message, cause }: { message: string; cause?: unknown }) {
     super({ name: "RolloutStalledError", message, cause });

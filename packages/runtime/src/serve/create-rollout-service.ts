@@ -224,7 +224,8 @@ class DrivenRolloutService implements ServeService {
   async updateWeightsFromDisk(request: Parameters<RolloutService["updateWeightsFromDisk"]>[0]) {
     const answer = await this.#controls.updateWeightsFromDisk(request);
     // Loaded on every worker: a restart from here on serves that version (the gate takes it at resume).
-    if (answer.success && answer.weight_version !== null) await this.#saveWeightVersion(answer.weight_version);
+    if (answer.success && answer.weight_version !== null)
+      await this.#saveWeightVersion(answer.weight_version);
     return answer;
   }
 

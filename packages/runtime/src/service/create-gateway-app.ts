@@ -6,6 +6,7 @@ import {
   ProtocolError,
   type ProtocolHandlerOptions,
   type RequestEndEvent,
+  STATUS_TABLE,
   toErrorResponse,
 } from "@relax/protocol";
 import { Hono } from "hono";
@@ -65,17 +66,12 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
     authenticate: (sessionId) => {
       if (options.controlToken !== undefined && tokensEqual(sessionId, options.controlToken)) {
         throw new ProtocolError({
-          status: 401,
           code: "authentication_error",
           message: "the control token is not a session credential",
         });
       }
       if (options.sessionsElsewhere !== undefined) {
-        throw new ProtocolError({
-          status: 404,
-          code: "session_discarded",
-          message: options.sessionsElsewhere,
-        });
+        throw new ProtocolError({ code: "session_discarded", message: options.sessionsElsewhere });
       }
       return registry.get(sessionId) !== undefined;
     },
@@ -86,7 +82,7 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
     models: () => [{ id: modelName, ownedBy: "relax" }],
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
     onRequestEnd: (event) => {
-      if (event.status >= 400 && event.status !== 499) {
+      if (event.status >= 400 && event.status !== STATUS_TABLE.client_disconnect.status) {
         const session = event.sessionId !== undefined ? registry.get(event.sessionId) : undefined;
         const message = event.message ?? `HTTP ${event.status}`;
         if (session !== undefined) session.lastRefusal = { status: event.status, path: event.path, message };
@@ -116,17 +112,19 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
   app.all(`${basePath}/*`, (c) => handler(normalizeSlashes(c.req.raw)));
   app.all(basePath, (c) => handler(c.req.raw));
   app.all(`${basePath}//*`, (c) => handler(normalizeSlashes(c.req.raw)));
-  // Unknown routes answer in the OpenAI error format, through the same renderer as every other error.
+  // Unknown routes answer in the OpenAI error format, through the same renderer as every other error:
+  // the status of `not_found`, with `code: null` (the released wire answer outside the base path).
   app.notFound((c) => {
     const message = `no route for ${c.req.method} ${c.req.path}`;
+    const error = new ProtocolError({ status: STATUS_TABLE.not_found.status, code: null, message });
     options.onRefusal?.({
       protocol: "chat-completions",
       stream: false,
-      status: 404,
+      status: error.status,
       path: c.req.path,
       message,
     });
-    return toErrorResponse(new ProtocolError({ status: 404, message }), "chat-completions");
+    return toErrorResponse(error, "chat-completions");
   });
   return app;
 }
