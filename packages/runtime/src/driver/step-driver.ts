@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { hasMarker, RelaxError } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
 import type { Logger } from "pino";
 import type { GroupLaunchInfo, StepResult } from "../controller/rollout-controller";
@@ -61,9 +62,20 @@ export interface DurableStepResult {
   file: string;
 }
 
-/** The step asked is not the next one. */
-export class StepOrderError extends RangeError {
-  override readonly name = "StepOrderError";
+const stepOrderErrorSymbol = Symbol.for("relax.error.StepOrderError");
+
+/** The step asked is not the next one ({@link StepDriver.nextRolloutId}). */
+export class StepOrderError extends RelaxError {
+  readonly [stepOrderErrorSymbol] = true;
+
+  constructor({ message }: { message: string }) {
+    super({ name: "StepOrderError", message });
+  }
+
+  /** True for any `StepOrderError`, from any copy of this package. */
+  static override isInstance(error: unknown): error is StepOrderError {
+    return hasMarker(error, "relax.error.StepOrderError");
+  }
 }
 
 /**
@@ -157,7 +169,7 @@ export class StepDriver {
   async runStep(options: DurableStepOptions): Promise<DurableStepResult> {
     const { rolloutId } = options;
     if (rolloutId !== this.nextRolloutId) {
-      throw new StepOrderError(`rollout_id ${rolloutId} asked, next is ${this.nextRolloutId}`);
+      throw new StepOrderError({ message: `rollout_id ${rolloutId} asked, next is ${this.nextRolloutId}` });
     }
     const runtime = this.#runtime;
     const resume = this.#resumeFor === rolloutId ? await this.planResume() : undefined;
