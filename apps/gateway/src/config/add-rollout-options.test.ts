@@ -1,7 +1,19 @@
 import { resolveConfig } from "@relax/runtime";
 import { Command } from "commander";
 import { describe, expect, it } from "vitest";
-import { addRolloutOptions, flagValues } from "./add-rollout-options";
+import {
+  addAgentOptions,
+  addDatasetOptions,
+  addEngineOptions,
+  addEvalOptions,
+  addExportOptions,
+  addGatewayOptions,
+  addRolloutOptions,
+  addRunOptions,
+  addStepOptions,
+  addTurnOptions,
+  flagValues,
+} from "./add-rollout-options";
 
 function parseFlags(argv: string[]): Record<string, unknown> {
   const command = addRolloutOptions(new Command())
@@ -137,5 +149,39 @@ describe("relax rollout flags", () => {
     expect(help).toContain("--eval-interval <n>");
     expect(help).toContain("--skip-eval-before-train");
     expect(help).toContain("ceil(agentic concurrency × n-samples-per-prompt / n-samples-per-eval-prompt)");
+  });
+});
+
+describe("relax rollout option groups", () => {
+  const flags = (add: (command: Command) => Command) =>
+    add(new Command()).options.map((option) => option.long);
+
+  it("should add every flag exactly once, the groups in order making up addRolloutOptions", () => {
+    const groups = [
+      addDatasetOptions,
+      addStepOptions,
+      addEvalOptions,
+      addAgentOptions,
+      addEngineOptions,
+      addTurnOptions,
+      addExportOptions,
+      addGatewayOptions,
+      addRunOptions,
+    ].map(flags);
+    const all = flags(addRolloutOptions);
+    expect(groups.flat()).toEqual(all);
+    expect(new Set(all).size).toBe(all.length);
+  });
+
+  it("should put each flag in its group", () => {
+    expect(flags(addDatasetOptions)).toContain("--prompt-data");
+    expect(flags(addStepOptions)).toContain("--fully-async");
+    expect(flags(addEvalOptions)).toContain("--eval-interval");
+    expect(flags(addAgentOptions)).toContain("--agent-sandbox");
+    expect(flags(addEngineOptions)).toContain("--sglang-url");
+    expect(flags(addTurnOptions)).toContain("--rollout-temperature");
+    expect(flags(addExportOptions)).toContain("--custom-rm-path");
+    expect(flags(addGatewayOptions)).toContain("--gateway-shards");
+    expect(flags(addRunOptions)).toContain("--run-dir");
   });
 });

@@ -24,6 +24,21 @@ const collect = (value: string, previous: string[] | undefined) => [...(previous
  * maps to the camelCase key of `rolloutConfigSchema` (see {@link flagValues}).
  */
 export function addRolloutOptions(command: Command): Command {
+  return [
+    addDatasetOptions,
+    addStepOptions,
+    addEvalOptions,
+    addAgentOptions,
+    addEngineOptions,
+    addTurnOptions,
+    addExportOptions,
+    addGatewayOptions,
+    addRunOptions,
+  ].reduce((target, addGroup) => addGroup(target), command);
+}
+
+/** The config file and the train dataset: `--config`, `--prompt-data` and its keys. */
+export function addDatasetOptions(command: Command): Command {
   return command
     .option("--config <file>", "YAML or JSON file with the same keys as these flags (flags override it)")
     .option("--prompt-data <file>", "JSONL dataset of prompts")
@@ -33,7 +48,12 @@ export function addRolloutOptions(command: Command): Command {
       "--multimodal-keys <json>",
       'media fields, e.g. \'{"image":"images"}\'',
       json("--multimodal-keys"),
-    )
+    );
+}
+
+/** Steps and cross-step scheduling: Group size, batch, rollouts, concurrency, over-sampling, prelaunch, partial rollout, fully async, agent slots. */
+export function addStepOptions(command: Command): Command {
+  return command
     .option("--n-samples-per-prompt <n>", "sessions per Group (default 4)", int("--n-samples-per-prompt"))
     .option("--rollout-batch-size <n>", "Groups per rollout step (default 8)", int("--rollout-batch-size"))
     .option("--num-rollout <n>", "rollout steps (default 1)", int("--num-rollout"))
@@ -68,7 +88,12 @@ export function addRolloutOptions(command: Command): Command {
       "--agent-max-slots <n>",
       "the agent executor's hard limit on concurrent sessions: refuse to start when the required slots (T, T + E_peak) exceed it",
       int("--agent-max-slots"),
-    )
+    );
+}
+
+/** Eval datasets, their schedule, concurrency and samples. */
+export function addEvalOptions(command: Command): Command {
+  return command
     .option(
       "--eval-prompt-data <NAME PATH...>",
       "JSONL eval datasets as NAME PATH pairs (or the flag repeated), run one after another; one PATH alone is named after its file stem (sessions run with RELAX_ROLLOUT_MODE=eval)",
@@ -88,7 +113,12 @@ export function addRolloutOptions(command: Command): Command {
       "--n-samples-per-eval-prompt <n>",
       "samples per eval prompt (default 1)",
       int("--n-samples-per-eval-prompt"),
-    )
+    );
+}
+
+/** The agent: command, cwd, environment, timeouts, logs, sandbox, uids. */
+export function addAgentOptions(command: Command): Command {
+  return command
     .option("--agent-command <command>", "the agent, run through bash -lc per session")
     .option("--agent-cwd <dir>", "working directory of the agent (default: current directory)")
     .option(
@@ -129,7 +159,12 @@ export function addRolloutOptions(command: Command): Command {
       "--agent-log-max-bytes <n>",
       "cap per session log, head and tail kept; 0 = none (default 4194304)",
       int("--agent-log-max-bytes"),
-    )
+    );
+}
+
+/** The engine and the chat template: SGLang URLs or the stand-in, tokenizer, template, images. */
+export function addEngineOptions(command: Command): Command {
+  return command
     .option(
       "--sglang-url <url>",
       "SGLang worker or router URL (repeatable); omit to use the built-in stand-in engine",
@@ -156,7 +191,12 @@ export function addRolloutOptions(command: Command): Command {
       "--apply-chat-template-kwargs <json>",
       "kwargs under every request's own, e.g. '{\"enable_thinking\":false}'",
       json("--apply-chat-template-kwargs"),
-    )
+    );
+}
+
+/** Turns: parsers, normalisers, structured output, matching, sampling, context, seeds. */
+export function addTurnOptions(command: Command): Command {
+  return command
     .option(
       "--agentic-tool-call-parser <name>",
       "SGLang tool-call parser name (qwen25, hermes, qwen3_coder, …)",
@@ -198,7 +238,12 @@ export function addRolloutOptions(command: Command): Command {
     .option(
       "--rollout-deterministic-seed",
       "send a sampling_seed per session and turn, so a run is reproducible",
-    )
+    );
+}
+
+/** Rewards, credit and the rows: reward key and modules, advantage, batching, output, debug dump. */
+export function addExportOptions(command: Command): Command {
+  return command
     .option("--reward-key <key>", "primary field of an object reward")
     .option("--agent-writes-reward", "the agent writes reward into its output (declares the reward source)")
     .option("--custom-rm-path <module#export>", "reward function for sessions without a reward")
@@ -224,7 +269,12 @@ export function addRolloutOptions(command: Command): Command {
     )
     .option("--log-passrate", "log the passrate (primary reward == 1)")
     .option("--output <file>", "training rows JSONL (default rollout-rows.jsonl; {rollout_id} is replaced)")
-    .option("--save-debug-rollout-data <path>", "debug dump path containing {rollout_id}")
+    .option("--save-debug-rollout-data <path>", "debug dump path containing {rollout_id}");
+}
+
+/** The gateway: bind address, port, base path, request limit, shards, SSE heartbeat. */
+export function addGatewayOptions(command: Command): Command {
+  return command
     .option("--host <host>", "gateway bind address (default 127.0.0.1)")
     .option(
       "--port <port>",
@@ -257,7 +307,12 @@ export function addRolloutOptions(command: Command): Command {
       "--sse-heartbeat-seconds <s>",
       "buffered-SSE heartbeat interval (default 15)",
       float("--sse-heartbeat-seconds"),
-    )
+    );
+}
+
+/** The run: log level, progress, run directory, engine outage handling. */
+export function addRunOptions(command: Command): Command {
+  return command
     .addOption(
       new Option("--log-level <level>", "log level").choices([
         "trace",

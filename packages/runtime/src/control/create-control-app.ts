@@ -1,5 +1,6 @@
 import { STATUS_TABLE } from "@relax/protocol";
-import { Hono } from "hono";
+import { Hono, type MiddlewareHandler } from "hono";
+import type { BlankEnv, BlankSchema } from "hono/types";
 import type { z } from "zod";
 import {
   type ControlErrorBody,
@@ -48,10 +49,28 @@ export function createControlApp(options: ControlAppOptions): Hono {
   const { token, service } = options;
   if (token === "") throw new RangeError("the control token must not be empty");
   const app = new Hono().basePath(CONTROL_BASE_PATH);
+  app.use("*", requireControlToken(token));
+  addReadRoutes(app, service);
+  addStepRoutes(app, service);
+  addGateRoutes(app, service);
+  app.all("*", (c) =>
+    errorResponse(
+      new ControlError({ code: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }),
+    ),
+  );
+  return app;
+}
 
-  app.use("*", async (c, next) => {
-    // A browser cannot send a Bearer header when opening a link: the view page alone also takes
-    // `?token=` (answered with `referrer-policy: no-referrer`, so the URL does not leak onwards).
+/** The control app under {@link CONTROL_BASE_PATH}, as its route groups see it. */
+type ControlRoutes = Hono<BlankEnv, BlankSchema, string>;
+
+/**
+ * The control token check of every route (401 `unauthorized`, constant-time comparison). A browser
+ * cannot send a Bearer header when opening a link: the view page alone also takes `?token=` (answered
+ * with `referrer-policy: no-referrer`, so the URL does not leak onwards).
+ */
+function requireControlToken(token: string): MiddlewareHandler {
+  return async (c, next) => {
     const fromQuery =
       c.req.method === "GET" && c.req.path.endsWith("/view") ? c.req.query("token") : undefined;
     const presented = readBearerToken(c.req.header("authorization")) ?? fromQuery;
@@ -69,8 +88,11 @@ export function createControlApp(options: ControlAppOptions): Hono {
       );
     }
     await next();
-  });
+  };
+}
 
+/** `GET /health` (503 when not ok), `GET /status` and `GET /view` (the HTML page, when the service has one). */
+function addReadRoutes(app: ControlRoutes, service: RolloutService): void {
   app.get("/health", async () => {
     try {
       const health = await service.health();
@@ -88,6 +110,26 @@ export function createControlApp(options: ControlAppOptions): Hono {
     }
   });
 
+  app.get("/view", async () => {
+    if (service.view === undefined) {
+      return errorResponse(new ControlError({ code: "not_found", message: "this service has no view page" }));
+    }
+    try {
+      return new Response(await service.view(), {
+        headers: {
+          "content-type": "text/html; charset=utf-8",
+          "cache-control": "no-store",
+          "referrer-policy": "no-referrer",
+        },
+      });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  });
+}
+
+/** `POST /steps` and `POST /evals`: NDJSON streams of the service's records. */
+function addStepRoutes(app: ControlRoutes, service: RolloutService): void {
   app.post("/steps", async (c) => {
     const body = await readBody(c.req.raw, stepRequestSchema, { allowEmpty: false });
     if (body instanceof Response) return body;
@@ -114,7 +156,10 @@ export function createControlApp(options: ControlAppOptions): Hono {
       ),
     );
   });
+}
 
+/** `POST /pause` (`timeout_s` → ms), `POST /resume` and `POST /weights` (flush_cache by default). */
+function addGateRoutes(app: ControlRoutes, service: RolloutService): void {
   app.post("/pause", async (c) => {
     const body = await readBody(c.req.raw, pauseRequestSchema, { allowEmpty: true });
     if (body instanceof Response) return body;
@@ -143,30 +188,6 @@ export function createControlApp(options: ControlAppOptions): Hono {
       }),
     );
   });
-
-  app.get("/view", async () => {
-    if (service.view === undefined) {
-      return errorResponse(new ControlError({ code: "not_found", message: "this service has no view page" }));
-    }
-    try {
-      return new Response(await service.view(), {
-        headers: {
-          "content-type": "text/html; charset=utf-8",
-          "cache-control": "no-store",
-          "referrer-policy": "no-referrer",
-        },
-      });
-    } catch (error) {
-      return errorResponse(error);
-    }
-  });
-
-  app.all("*", (c) =>
-    errorResponse(
-      new ControlError({ code: "not_found", message: `no route for ${c.req.method} ${c.req.path}` }),
-    ),
-  );
-  return app;
 }
 
 async function answer(run: () => Promise<unknown>): Promise<Response> {

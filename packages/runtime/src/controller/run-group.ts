@@ -128,6 +128,17 @@ export type GroupResult =
       export?: GroupExportOutcome;
     };
 
+/** Which Group {@link runGroup} runs. */
+export interface RunGroupOptions {
+  groupIndex: number;
+  prompt: PromptItem;
+  /** Sessions in the Group (`--n-samples-per-prompt`). */
+  size: number;
+  mode: ExportMode;
+  rolloutId: number;
+  control?: GroupControl;
+}
+
 /**
  * Runs one Group of sessions through its lifecycle (see docs/contract.md#session-lifecycle):
  * Prepare (write each session's input, launch its agent process) → first-request barrier (the Group is
@@ -138,25 +149,45 @@ export type GroupResult =
  * output) ends the Group at once: the other agents are terminated and the Group is dropped whole, with
  * the reason. No process outlives the Group, and sessions are closed (404) before export.
  */
-export async function runGroup(
-  context: GroupContext,
-  options: {
-    groupIndex: number;
-    prompt: PromptItem;
-    size: number;
-    mode: ExportMode;
-    rolloutId: number;
-    control?: GroupControl;
-  },
-): Promise<GroupResult> {
-  const { registry, renderer, exporter, events } = context;
-  const launchAgent = context.launchAgent ?? launchAgentSession;
-  const { groupIndex, prompt, size, mode } = options;
+export async function runGroup(context: GroupContext, options: RunGroupOptions): Promise<GroupResult> {
+  const { groupIndex, prompt, mode } = options;
   const groupId = `${mode === "eval" ? "eval-" : ""}g${options.rolloutId}-${groupIndex}-${randomBytes(3).toString("hex")}`;
+  const sessions = createGroupSessions(context, { ...options, groupId });
+  const run = startGroupRun(context, groupId, sessions, options.control);
+  try {
+    const input = await buildSessionInput({
+      ...(prompt.messages !== undefined ? { prompt: prompt.messages as never } : {}),
+      ...(prompt.metadata !== undefined ? { metadata: prompt.metadata } : {}),
+      ...(prompt.media?.image ? { images: prompt.media.image as never[] } : {}),
+      baseDir: context.agentCwd,
+    });
+    await launchGroupAgents(context, run, mode, input);
+    if (run.failure === undefined) await crossFirstRequestBarrier(context, run);
+    if (run.failure === undefined) leaseGroup(context, run);
+    if (run.failure === undefined) await awaitGroupAgents(context, run);
+  } finally {
+    await closeGroup(context, run);
+  }
+  return exportGroupResult(context, run, options);
+}
+
+/**
+ * Registers the Group's `size` sessions (slot order): each has a non-secret label `<groupId>.s<i>` and a
+ * separate Bearer credential (128 random bits from the CSPRNG, seen only by the agent and the registry's
+ * digest), a forest with the run's matching policy and context limit, and with
+ * `--rollout-deterministic-seed` a seed base `seed + (promptIndex × size + i) × 1000`. `createSession`
+ * (a shard) builds them when set.
+ */
+export function createGroupSessions(
+  context: Pick<
+    GroupContext,
+    "registry" | "renderer" | "matchingPolicy" | "maxContextTokens" | "deterministicSeed" | "createSession"
+  >,
+  group: Pick<RunGroupOptions, "groupIndex" | "prompt" | "size" | "mode"> & { groupId: string },
+): GatewaySession[] {
+  const { groupId, groupIndex, prompt, size, mode } = group;
   const sessions: GatewaySession[] = [];
   for (let i = 0; i < size; i++) {
-    // The id is a non-secret label (rows, logs, folder and log names); the agent's Bearer credential is
-    // separate: 128 random bits from the CSPRNG, seen only by the agent and the registry's digest.
     const id = `${groupId}.s${i}`;
     const credential = randomBytes(16).toString("hex");
     const spec: SessionSpec = {
@@ -179,183 +210,243 @@ export async function runGroup(
     };
     const session =
       context.createSession?.(spec) ??
-      new GatewaySession({ ...spec, forest: new SessionForest({ ...spec.forest, renderer }) });
-    registry.add(session);
+      new GatewaySession({
+        ...spec,
+        forest: new SessionForest({ ...spec.forest, renderer: context.renderer }),
+      });
+    context.registry.add(session);
     sessions.push(session);
   }
+  return sessions;
+}
 
+/** One Group in flight: its sessions, agents and the first failure (which ends it). */
+interface GroupRun {
+  groupId: string;
+  sessions: GatewaySession[];
+  handles: AgentSessionHandle[];
+  outcomes: AgentOutcome[];
+  control: GroupControl | undefined;
+  /** The run's, the control's and the shard-loss signal together. */
+  signal: AbortSignal;
+  /** The first failure; once set the Group is dropped with it. */
+  failure: { reason: string; message: string } | undefined;
+  fail(reason: string, message: string): void;
+  /** Generation gate hook (pause/resume for weight updates): bound once the Group is leased. */
+  unbindGate?: () => void;
+}
+
+/** The Group's run state; a lost shard of any session fails it `shard_failed` and aborts its signal. */
+function startGroupRun(
+  context: GroupContext,
+  groupId: string,
+  sessions: GatewaySession[],
+  control: GroupControl | undefined,
+): GroupRun {
   // Signals derived with AbortSignal.any put no listener on the run's signal, which outlives every Group
   // (one listener per resident session there would pass Node's MaxListeners limit).
-  const control = options.control;
   // The loss of a gateway shard serving one of the sessions ends the Group (its forest is gone).
   const lost = new AbortController();
   const signals = [context.signal, control?.signal, lost.signal].filter((item) => item !== undefined);
-  const signal = AbortSignal.any(signals);
-  control?.onState?.("preparing", sessions);
-  const handles: AgentSessionHandle[] = [];
-  const outcomes: AgentOutcome[] = [];
-  let failure: { reason: string; message: string } | undefined;
-  // Generation gate hook (pause/resume for weight updates): bound once the Group is leased.
-  let unbindGate: (() => void) | undefined;
-  const fail = (reason: string, message: string) => {
-    failure ??= { reason, message };
+  const run: GroupRun = {
+    groupId,
+    sessions,
+    handles: [],
+    outcomes: [],
+    control,
+    signal: AbortSignal.any(signals),
+    failure: undefined,
+    fail(reason, message) {
+      run.failure ??= { reason, message };
+    },
   };
+  control?.onState?.("preparing", sessions);
   for (const session of sessions) {
     session.onLost((message) => {
-      fail("shard_failed", `${message}; the Group's ${sessions.length} session(s) were served by it`);
+      run.fail("shard_failed", `${message}; the Group's ${sessions.length} session(s) were served by it`);
       lost.abort(new Error(message));
     });
   }
-  try {
-    const input = await buildSessionInput({
-      ...(prompt.messages !== undefined ? { prompt: prompt.messages as never } : {}),
-      ...(prompt.metadata !== undefined ? { metadata: prompt.metadata } : {}),
-      ...(prompt.media?.image ? { images: prompt.media.image as never[] } : {}),
-      baseDir: context.agentCwd,
-    });
-    for (const session of sessions) {
-      try {
-        await session.ready;
-        if (failure !== undefined) break;
-        handles.push(
-          await launchAgent({
-            sessionId: session.credential,
-            sessionLabel: session.id,
-            groupId,
-            rolloutMode: mode,
-            baseUrl: session.baseUrl ?? context.baseUrl,
-            command: context.agentCommand,
-            cwd: context.agentCwd,
-            agentEnv: context.agentEnv,
-            timeoutMs: context.agentTimeoutMs,
-            input,
-            keepIoDir: context.keepSessionDirs,
-            ...(context.logDir !== undefined ? { logDir: context.logDir } : {}),
-            ...(context.agentBackend !== undefined ? { backend: context.agentBackend } : {}),
-            onWarning: () => {},
-            ...(signal !== undefined ? { signal: AbortSignal.any([signal]) } : {}),
-          }),
-        );
-        events?.sessionPrepared?.(session.id);
-      } catch (error) {
-        fail("agent_launch_failed", `session ${session.id}: ${(error as Error).message}`);
-        break;
-      }
-    }
+  return run;
+}
 
-    if (failure === undefined) {
-      // First-request barrier: every session sent a request, or some agent exited first.
-      const firstRequests = Promise.all(
-        sessions.map((session) => new Promise<void>((resolve) => session.onFirstRequest(resolve))),
-      );
-      const earlyExit = Promise.race(
-        handles.map((handle, i) => handle.done.then((outcome) => ({ i, outcome }))),
-      );
-      let timer: NodeJS.Timeout | undefined;
-      const prepareTimeout = new Promise<"timeout">((resolve) => {
-        timer = setTimeout(() => resolve("timeout"), context.firstRequestTimeoutMs ?? context.agentTimeoutMs);
-      });
-      let onAbort: (() => void) | undefined;
-      const interrupted = new Promise<"interrupted">((resolve) => {
-        onAbort = () => resolve("interrupted");
-        if (signal?.aborted) onAbort();
-        else signal?.addEventListener("abort", onAbort, { once: true });
-      });
-      const first = await Promise.race([
-        firstRequests.then(() => undefined),
-        earlyExit,
-        prepareTimeout,
-        interrupted,
-      ]);
-      clearTimeout(timer);
-      if (onAbort !== undefined) signal?.removeEventListener("abort", onAbort);
-      if (first === "interrupted") {
-        fail("interrupted", "the run was interrupted");
-      } else if (first === "timeout") {
-        const waiting = sessions.filter((session) => session.requests === 0).map((session) => session.id);
-        fail(
-          "agent_first_request_timeout",
-          `no first model request within ${(context.firstRequestTimeoutMs ?? context.agentTimeoutMs) / 1000}s from ${waiting.join(", ")}`,
-        );
-      } else if (first !== undefined && sessions[first.i]!.requests === 0) {
-        const refusal = describeRefusal(sessions[first.i]!);
-        fail(
-          refusal !== undefined ? "request_refused" : "agent_exited_before_first_request",
-          refusal !== undefined
-            ? `session ${sessions[first.i]!.id}: ${refusal}; the agent then exited (${describeOutcome(first.outcome)}`
-            : `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)}`,
-        );
-      } else {
-        if (control?.lease !== undefined) {
-          // Prelaunch: first requests committed and held; no budget runs until the lease.
-          control.onState?.("held", sessions);
-          let leaseAbort: (() => void) | undefined;
-          const held = await Promise.race([
-            control.lease.then(() => "leased" as const),
-            earlyExit.then((exit) => exit),
-            new Promise<"interrupted">((resolve) => {
-              leaseAbort = () => resolve("interrupted");
-              if (signal?.aborted) leaseAbort();
-              else signal?.addEventListener("abort", leaseAbort, { once: true });
-            }),
-          ]);
-          if (leaseAbort !== undefined) signal?.removeEventListener("abort", leaseAbort);
-          if (held === "interrupted") fail("interrupted", "the Group was interrupted while held");
-          else if (held !== "leased") {
-            fail(
-              "agent_exited_while_held",
-              `session ${sessions[held.i]!.id} exited while held for its lease (${describeOutcome(held.outcome)}`,
-            );
-          }
-        }
-      }
-      if (failure === undefined) {
-        for (const session of sessions) session.lease();
-        for (const handle of handles) handle.activate();
-        if (context.gate !== undefined)
-          unbindGate = bindBudgetsToGate(context.gate, handles, (i) => sessions[i]!.protected);
-        events?.groupLeased?.(groupId);
-        control?.onState?.("running", sessions);
-      }
-    }
-
-    if (failure === undefined) {
-      // Runtime: the first failing session ends the Group.
-      await Promise.all(
-        handles.map(async (handle, i) => {
-          const outcome = await handle.done;
-          events?.sessionFinished?.(sessions[i]!.id, outcome);
-          if (outcome.status === "failed" && failure === undefined) {
-            const refusal = describeRefusal(sessions[i]!);
-            fail(
-              outcome.error.kind === "timeout" ? "agent_timeout" : `agent_${outcome.error.kind}`,
-              `session ${sessions[i]!.id}: ${outcome.error.message}${refusal !== undefined ? ` (after ${refusal})` : ""}`,
-            );
-            await Promise.all(handles.map((other) => other.terminate("group dropped")));
-          }
+/** Prepare: launches each session's agent once its session is ready; a launch error fails the Group. */
+async function launchGroupAgents(
+  context: GroupContext,
+  run: GroupRun,
+  mode: ExportMode,
+  input: Awaited<ReturnType<typeof buildSessionInput>>,
+): Promise<void> {
+  const launchAgent = context.launchAgent ?? launchAgentSession;
+  for (const session of run.sessions) {
+    try {
+      await session.ready;
+      if (run.failure !== undefined) break;
+      run.handles.push(
+        await launchAgent({
+          sessionId: session.credential,
+          sessionLabel: session.id,
+          groupId: run.groupId,
+          rolloutMode: mode,
+          baseUrl: session.baseUrl ?? context.baseUrl,
+          command: context.agentCommand,
+          cwd: context.agentCwd,
+          agentEnv: context.agentEnv,
+          timeoutMs: context.agentTimeoutMs,
+          input,
+          keepIoDir: context.keepSessionDirs,
+          ...(context.logDir !== undefined ? { logDir: context.logDir } : {}),
+          ...(context.agentBackend !== undefined ? { backend: context.agentBackend } : {}),
+          onWarning: () => {},
+          ...(run.signal !== undefined ? { signal: AbortSignal.any([run.signal]) } : {}),
         }),
       );
-      // Interrupted at a step close (or the run ended): the agents were terminated, nothing to export.
-      if (failure === undefined && signal?.aborted) fail("interrupted", "the Group was interrupted");
+      context.events?.sessionPrepared?.(session.id);
+    } catch (error) {
+      run.fail("agent_launch_failed", `session ${session.id}: ${(error as Error).message}`);
+      break;
     }
-  } finally {
-    unbindGate?.();
-    // Nothing outlives the Group: terminate what still runs, then close every session (404 from now on).
-    const settled = await Promise.all(handles.map((handle) => handle.terminate("group finished")));
-    outcomes.push(...settled);
-    for (const session of sessions) registry.remove(session.id, "group finished");
-    // A shard's sessions: wait for their final forests (at once in a one-process gateway).
-    await Promise.all(sessions.map((session) => session.settled));
-    // The resident slot is free from here: export and reward run outside resident capacity.
-    control?.onState?.("exited", sessions);
   }
+}
 
+/**
+ * Resolves `"interrupted"` once `signal` aborts (at once if it has); `dispose` removes its listener.
+ */
+function whenAborted(signal: AbortSignal): { interrupted: Promise<"interrupted">; dispose: () => void } {
+  let onAbort: (() => void) | undefined;
+  const interrupted = new Promise<"interrupted">((resolve) => {
+    onAbort = () => resolve("interrupted");
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+  });
+  return {
+    interrupted,
+    dispose: () => onAbort !== undefined && signal.removeEventListener("abort", onAbort),
+  };
+}
+
+/**
+ * First-request barrier: waits until every session sent a request, or an agent exits first, or the
+ * first-request timeout, or an interrupt — each but the first fails the Group. With a `control.lease`
+ * the Group is then `held` until the lease (an exit or interrupt meanwhile fails it).
+ */
+async function crossFirstRequestBarrier(context: GroupContext, run: GroupRun): Promise<void> {
+  const { sessions, handles, signal, control } = run;
+  const firstRequests = Promise.all(
+    sessions.map((session) => new Promise<void>((resolve) => session.onFirstRequest(resolve))),
+  );
+  const earlyExit = Promise.race(handles.map((handle, i) => handle.done.then((outcome) => ({ i, outcome }))));
+  const timeoutMs = context.firstRequestTimeoutMs ?? context.agentTimeoutMs;
+  let timer: NodeJS.Timeout | undefined;
+  const prepareTimeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), timeoutMs);
+  });
+  const abort = whenAborted(signal);
+  const first = await Promise.race([
+    firstRequests.then(() => undefined),
+    earlyExit,
+    prepareTimeout,
+    abort.interrupted,
+  ]);
+  clearTimeout(timer);
+  abort.dispose();
+  if (first === "interrupted") {
+    run.fail("interrupted", "the run was interrupted");
+  } else if (first === "timeout") {
+    const waiting = sessions.filter((session) => session.requests === 0).map((session) => session.id);
+    run.fail(
+      "agent_first_request_timeout",
+      `no first model request within ${timeoutMs / 1000}s from ${waiting.join(", ")}`,
+    );
+  } else if (first !== undefined && sessions[first.i]!.requests === 0) {
+    const refusal = describeRefusal(sessions[first.i]!);
+    run.fail(
+      refusal !== undefined ? "request_refused" : "agent_exited_before_first_request",
+      refusal !== undefined
+        ? `session ${sessions[first.i]!.id}: ${refusal}; the agent then exited (${describeOutcome(first.outcome)}`
+        : `session ${sessions[first.i]!.id} exited before its first model request (${describeOutcome(first.outcome)}`,
+    );
+  } else if (control?.lease !== undefined) {
+    // Prelaunch: first requests committed and held; no budget runs until the lease.
+    control.onState?.("held", sessions);
+    const leaseAbort = whenAborted(signal);
+    const held = await Promise.race([
+      control.lease.then(() => "leased" as const),
+      earlyExit.then((exit) => exit),
+      leaseAbort.interrupted,
+    ]);
+    leaseAbort.dispose();
+    if (held === "interrupted") run.fail("interrupted", "the Group was interrupted while held");
+    else if (held !== "leased") {
+      run.fail(
+        "agent_exited_while_held",
+        `session ${sessions[held.i]!.id} exited while held for its lease (${describeOutcome(held.outcome)}`,
+      );
+    }
+  }
+}
+
+/** Leases the Group: sessions' requests flow, budgets run, the gate pauses the budgets; `running`. */
+function leaseGroup(context: GroupContext, run: GroupRun): void {
+  const { sessions, handles } = run;
+  for (const session of sessions) session.lease();
+  for (const handle of handles) handle.activate();
+  if (context.gate !== undefined)
+    run.unbindGate = bindBudgetsToGate(context.gate, handles, (i) => sessions[i]!.protected);
+  context.events?.groupLeased?.(run.groupId);
+  run.control?.onState?.("running", sessions);
+}
+
+/** Runtime: waits for every agent; the first failing session fails the Group and terminates the others. */
+async function awaitGroupAgents(context: GroupContext, run: GroupRun): Promise<void> {
+  const { sessions, handles } = run;
+  await Promise.all(
+    handles.map(async (handle, i) => {
+      const outcome = await handle.done;
+      context.events?.sessionFinished?.(sessions[i]!.id, outcome);
+      if (outcome.status === "failed" && run.failure === undefined) {
+        const refusal = describeRefusal(sessions[i]!);
+        run.fail(
+          outcome.error.kind === "timeout" ? "agent_timeout" : `agent_${outcome.error.kind}`,
+          `session ${sessions[i]!.id}: ${outcome.error.message}${refusal !== undefined ? ` (after ${refusal})` : ""}`,
+        );
+        await Promise.all(handles.map((other) => other.terminate("group dropped")));
+      }
+    }),
+  );
+  // Interrupted at a step close (or the run ended): the agents were terminated, nothing to export.
+  if (run.failure === undefined && run.signal?.aborted) run.fail("interrupted", "the Group was interrupted");
+}
+
+/**
+ * Nothing outlives the Group: unbinds the gate, terminates what still runs (collecting every outcome),
+ * closes every session (404 from now on), waits for their final forests, and reports `exited`.
+ */
+async function closeGroup(context: GroupContext, run: GroupRun): Promise<void> {
+  run.unbindGate?.();
+  const settled = await Promise.all(run.handles.map((handle) => handle.terminate("group finished")));
+  run.outcomes.push(...settled);
+  for (const session of run.sessions) context.registry.remove(session.id, "group finished");
+  // A shard's sessions: wait for their final forests (at once in a one-process gateway).
+  await Promise.all(run.sessions.map((session) => session.settled));
+  // The resident slot is free from here: export and reward run outside resident capacity.
+  run.control?.onState?.("exited", run.sessions);
+}
+
+/** The Group's result: dropped with its failure, else exported (or dropped with the export's reason). */
+async function exportGroupResult(
+  context: GroupContext,
+  run: GroupRun,
+  options: RunGroupOptions,
+): Promise<GroupResult> {
+  const { groupId, sessions, outcomes, failure } = run;
+  const { prompt, mode } = options;
   if (failure !== undefined) {
     return { kind: "dropped", groupId, prompt, ...failure, sessions, outcomes };
   }
-  const exported = await exporter.exportGroup(
+  const exported = await context.exporter.exportGroup(
     {
-      groupIndex,
+      groupIndex: options.groupIndex,
       promptIndex: prompt.index,
       sessions: sessions.map((session, i) => {
         const outcome = outcomes[i]!;

@@ -1,5 +1,6 @@
 import type { ChatRenderer, TextTokenizer } from "@relax/chat";
 import { createExportPipeline, type ExportPipeline } from "@relax/export";
+import type { SandboxBackend } from "@relax/launcher";
 import type { SglangClient } from "@relax/sglang";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
@@ -28,7 +29,7 @@ import { listenGateway } from "./listen-gateway";
 import { loadTextStack } from "./load-text-stack";
 import { formatAgentCapacity } from "./plan-agent-capacity";
 import { planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
-import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
+import { createEvalRunner, createStepRunner } from "./runtime-steps";
 
 /** What the runtime takes from its caller besides the configuration. */
 export interface RuntimeIo {
@@ -213,71 +214,37 @@ export async function createRolloutRuntime(
   }
 }
 
-async function startRuntime(options: {
+/** What {@link startRuntime} works with; every resource it opens goes on `stack`. */
+interface RuntimeStart {
   config: RolloutConfig;
   components: RolloutComponents;
   cwd: string;
   logger: Logger;
   io: RuntimeIo;
   stack: AsyncDisposableStack;
-}): Promise<RolloutRuntime> {
-  const { config, components, cwd, logger, io, stack } = options;
+}
 
+async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
+  const { config, components, cwd, logger, io, stack } = start;
   const shardCount = components.gateway.shards;
   // One process: large observations render and tokenise in its worker threads (encode-offload.ts). A
   // sharded run's controller only restores forests and decodes: the shards hold the encode workers.
   const text = stack.adopt(await loadTextStack(components, { offload: shardCount === 1 }), (item) =>
     item.close(),
   );
-  const { tokenizer, renderer, images, vision, offload } = text;
+  const { tokenizer, renderer, vision } = text;
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
-  for (const warning of exporter.warnings) {
-    // "no --reward-key" only matters for object rewards, which the run will report if they come.
-    if (warning.path === "rewardKey") logger.debug({ path: warning.path }, warning.message);
-    else logger.warn({ path: warning.path }, warning.message);
-  }
-
-  const prompts = await readPromptDataset(components.datasets.train);
-  if (prompts.length === 0) {
-    throw new ConfigError({ message: `--prompt-data ${config.promptData}: the dataset is empty` });
-  }
-  const evalDatasets: EvalDataset[] = [];
-  for (const { name, ...plan } of components.datasets.eval) {
-    const datasetPrompts = await readPromptDataset(plan);
-    if (datasetPrompts.length === 0) {
-      throw new ConfigError({ message: `--eval-prompt-data ${name} ${plan.file}: the dataset is empty` });
-    }
-    evalDatasets.push({ name, prompts: datasetPrompts });
-  }
-  const evalPrompts = evalDatasets[0]?.prompts ?? [];
+  logExportWarnings(exporter, logger);
+  const { prompts, evalDatasets } = await readRolloutDatasets(config, components);
 
   const backend = stack.adopt(
     await startBackend({ ...components.backend, tokenizer, baseDir: cwd, ...(vision ? { vision } : {}) }),
     (item) => item.close(),
   );
-  // Fail before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
-  // surface only as agents failing their requests).
-  const unhealthy = (await backend.client.health()).filter((server) => !server.ok);
-  if (unhealthy.length > 0) {
-    throw new BackendUnavailableError({
-      message: `the inference backend is not healthy: ${unhealthy
-        .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
-        .join(", ")}; check --sglang-url`,
-    });
-  }
-
-  const engineHealth = stack.adopt(
-    new EngineHealth({
-      probe: () => backend.client.health(),
-      logger,
-      backoff: {
-        initialMs: config.engineWaitInitial * 1000,
-        maxMs: config.engineWaitMax * 1000,
-        maxOutageMs: config.engineOutageTimeout * 1000,
-      },
-    }),
-    (item) => item.close(),
+  await assertBackendHealthy(backend.client);
+  const engineHealth = stack.adopt(createEngineHealth(config, backend.client, logger), (item) =>
+    item.close(),
   );
 
   // Where agents run: sandbox, uid pool, inherited environment (docs/security.md). Injected launchers
@@ -294,126 +261,27 @@ async function startRuntime(options: {
 
   const registry = new SessionRegistry();
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
-  const { crossStep, gateway } = components;
   logger.info(
     { ...components.capacity },
     `agent slots: ${formatAgentCapacity(components.capacity)} (docs/contract.md#external-capacity)`,
   );
   const events = createRunEvents({ logger, reporter, engineHealth, components });
-  // Bound below, once the controller exists: turns are stamped with the train step running.
-  let currentStep: () => number | undefined = () => undefined;
-  let gate!: GateControl;
-  let app: Hono;
-  let shards: ShardPool | undefined;
-  if (shardCount === 1) {
-    const localGate = new GenerationGate({ engine: backend.client });
-    gate = localGate;
-    app = createAgentApi({
-      components,
-      registry,
-      gate: localGate,
-      engine: backend.client,
-      tokenizer,
-      renderer,
-      ...(images !== undefined ? { images } : {}),
-      ...(offload !== undefined ? { offload } : {}),
-      currentStep: () => currentStep(),
-      events,
-      health: () => ({ backend: backend.kind }),
-      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
-    });
-  } else {
-    // Sharded: agents talk to their shard; this process keeps Groups, capacity, export and the trainer API.
-    // This port serves /health (with each shard's state) and the trainer's routes; a session credential
-    // presented here is unknown (404): each agent's RELAX_BASE_URL is its shard.
-    app = createGatewayApp({
-      registry: new SessionRegistry(),
-      generate: () => Promise.reject(new SessionNotFoundError({ sessionId: "(unknown)" })),
-      basePath: gateway.basePath,
-      heartbeatMs: gateway.heartbeatMs,
-      maxRequestBytes: gateway.maxRequestBytes,
-      // Sessions and states as the controller sees them; forests live on the shards.
-      health: () => {
-        const { forestNodes: _placeholders, ...sessions } = registry.snapshot();
-        return {
-          ...(shards?.degraded ? { status: "degraded" } : {}),
-          backend: backend.kind,
-          ...sessions,
-          shards: shards?.status() ?? [],
-        };
-      },
-      onRefusal: (event) => events.refusal(event),
-      sessionsElsewhere:
-        "this is the controller's port of a sharded gateway (--gateway-shards): it serves no session; send model requests to your RELAX_BASE_URL (your gateway shard)",
-      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
-    });
-  }
-  if (io.routes !== undefined) app.route("/", io.routes);
-  // Listen before the shards start, so that a busy --port fails at once.
-  const server = stack.use(await listenGateway({ app, host: gateway.host, port: gateway.port }));
-  const baseUrl = `http://${gateway.host}:${server.port}${gateway.basePath}/`;
-  if (shardCount > 1) {
-    const pool = stack.adopt(
-      await ShardPool.start({
-        size: shardCount,
-        config,
-        cwd,
-        engine: backend.endpoint,
-        host: gateway.host,
-        basePath: gateway.basePath,
-        renderer,
-        events,
-        logger,
-        encodeWorkers: Math.max(1, Math.ceil((encodeWorkers() - 1) / shardCount)),
-        unresponsiveMs: gateway.shardTimeoutMs,
-        ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
-      }),
-      (item) => item.close(),
-    );
-    shards = pool;
-    gate = pool.gate;
-    logger.info(
-      { shards: shardCount },
-      `gateway: ${shardCount} shards (Groups placed by consistent hashing of their id; docs/architecture.md#gateway-shards)`,
-    );
-  }
+  const serving = await startServing(start, { text, backend, registry, events });
+  const { app, server, baseUrl, gate, shards } = serving;
 
-  const groupSize = components.steps.train.groupSize;
-  const controller = new RolloutController({
-    group: {
-      registry,
-      renderer,
-      exporter,
-      baseUrl,
-      gate,
-      ...(shards !== undefined ? { createSession: (spec: SessionSpec) => shards.createSession(spec) } : {}),
-      ...components.group,
-      ...(agents !== undefined ? { agentBackend: agents.backend } : {}),
-      ...(io.signal !== undefined ? { signal: io.signal } : {}),
-      ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
-      events: {
-        sessionPrepared: () => reporter.sessionPrepared(),
-        groupLeased: () => reporter.groupLeased(groupSize),
-        sessionFinished: () => reporter.sessionFinished(),
-      },
-    },
-    logger,
+  const controller = createController(start, {
+    registry,
+    renderer,
+    exporter,
+    baseUrl,
+    gate,
+    shards,
+    agentBackend: agents?.backend,
     reporter,
     engineHealth,
     decode,
-    logPassrate: components.logPassrate,
-    crossStep: {
-      prelaunch: crossStep.prelaunch,
-      partialRollout: crossStep.partialRollout,
-      fullyAsync: crossStep.fullyAsync,
-    },
-    ...(components.saveDebugRolloutData !== undefined
-      ? { saveDebugRolloutData: components.saveDebugRolloutData }
-      : {}),
-    ...(shards !== undefined ? { onCurrentStep: (step: number | undefined) => shards.setStep(step) } : {}),
   });
-
-  currentStep = () => controller.currentStep;
+  serving.bindCurrentStep(() => controller.currentStep);
 
   const owned = stack.move();
   let closing: Promise<void> | undefined;
@@ -426,86 +294,8 @@ async function startRuntime(options: {
         (error: unknown) => logger.warn({ err: String(error) }, "interrupting resident Groups failed"),
       )
       .then(() => owned.disposeAsync()));
-  const runStep = (options: RuntimeStepOptions): Promise<StepResult> => {
-    const train = options.mode === "train";
-    let dataset: EvalDataset | undefined;
-    if (!train) {
-      dataset =
-        options.dataset !== undefined
-          ? evalDatasets.find((item) => item.name === options.dataset)
-          : evalDatasets[0];
-      if (options.dataset !== undefined && dataset === undefined) {
-        return Promise.reject(
-          new UnknownEvalDatasetError({
-            names: [options.dataset],
-            known: evalDatasets.map((item) => item.name),
-          }),
-        );
-      }
-    }
-    const stepPrompts = options.prompts ?? (train ? prompts : (dataset?.prompts ?? []));
-    if (stepPrompts.length === 0) {
-      return Promise.reject(
-        new RangeError(`rollout ${options.rolloutId}: no ${options.mode} prompts (--eval-prompt-data)`),
-      );
-    }
-    const plan = train ? components.steps.train : components.steps.eval;
-    return controller.runStep({
-      rolloutId: options.rolloutId,
-      mode: options.mode,
-      prompts: stepPrompts,
-      groupsPerStep: options.groups ?? plan.groupsPerStep ?? stepPrompts.length,
-      groupSize: plan.groupSize,
-      concurrency: options.concurrency ?? plan.concurrency,
-      ...(train
-        ? {
-            // The over-sampling surplus of the configuration, over the step's own batch.
-            overSampling:
-              (options.groups ?? plan.groupsPerStep ?? stepPrompts.length) +
-              crossStep.overSampling -
-              components.steps.train.groupsPerStep,
-            nextStepFollows: options.nextStepFollows ?? options.rolloutId + 1 < components.steps.numRollout,
-            ...(options.finalBackfill !== undefined ? { finalBackfill: options.finalBackfill } : {}),
-          }
-        : {}),
-      ...(dataset !== undefined ? { dataset: dataset.name } : {}),
-      ...(options.onGroup !== undefined ? { onGroup: options.onGroup } : {}),
-      ...(options.resumeCursors !== undefined ? { resumeCursors: options.resumeCursors } : {}),
-      ...(options.firstGroupIndex !== undefined ? { firstGroupIndex: options.firstGroupIndex } : {}),
-      ...(options.signal !== undefined ? { signal: options.signal } : {}),
-    });
-  };
-  const runEvals = async (options: RuntimeEvalOptions): Promise<EvalRun[]> => {
-    const known = evalDatasets.map((item) => item.name);
-    const names = options.datasets ?? known;
-    const unknown = names.filter((name) => !known.includes(name));
-    if (unknown.length > 0) throw new UnknownEvalDatasetError({ names: unknown, known });
-    const repeated = names.filter((name, index) => names.indexOf(name) !== index);
-    if (repeated.length > 0) throw new UnknownEvalDatasetError({ names: repeated, known, repeated: true });
-    const runs: EvalRun[] = [];
-    for (const name of names) {
-      const { onGroup } = options;
-      const step = await runStep({
-        rolloutId: options.rolloutId,
-        mode: "eval",
-        dataset: name,
-        ...(onGroup !== undefined ? { onGroup: (result: GroupResult) => onGroup(name, result) } : {}),
-        ...(options.signal !== undefined ? { signal: options.signal } : {}),
-      });
-      const run = { dataset: name, step };
-      runs.push(run);
-      try {
-        options.onDataset?.(run);
-      } catch (error) {
-        // Like onGroup: a throwing callback is logged and does not stop the remaining datasets.
-        logger.warn(
-          { rollout: options.rolloutId, dataset: name, err: String(error) },
-          "onDataset callback threw",
-        );
-      }
-    }
-    return runs;
-  };
+  const runStep = createStepRunner({ controller, components, prompts, evalDatasets });
+  const runEvals = createEvalRunner(runStep, evalDatasets, logger);
   const evalDue = (rolloutId: number) =>
     evalDatasets.length > 0 && evalDueAfterStep(components.steps.evalSchedule, rolloutId);
   return {
@@ -521,7 +311,7 @@ async function startRuntime(options: {
     exporter,
     prompts,
     evalDatasets,
-    evalPrompts,
+    evalPrompts: evalDatasets[0]?.prompts ?? [],
     reporter,
     controller,
     gate,
@@ -539,4 +329,272 @@ async function startRuntime(options: {
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** Logs the export pipeline's warnings: WARN, but "no --reward-key" at DEBUG. */
+function logExportWarnings(exporter: ExportPipeline, logger: Logger): void {
+  for (const warning of exporter.warnings) {
+    // "no --reward-key" only matters for object rewards, which the run will report if they come.
+    if (warning.path === "rewardKey") logger.debug({ path: warning.path }, warning.message);
+    else logger.warn({ path: warning.path }, warning.message);
+  }
+}
+
+/**
+ * Reads the train dataset and every eval dataset (in configured order).
+ *
+ * @throws ConfigError when a dataset is empty; DatasetError as {@link readPromptDataset}.
+ */
+export async function readRolloutDatasets(
+  config: Pick<RolloutConfig, "promptData">,
+  components: Pick<RolloutComponents, "datasets">,
+): Promise<{ prompts: PromptItem[]; evalDatasets: EvalDataset[] }> {
+  const prompts = await readPromptDataset(components.datasets.train);
+  if (prompts.length === 0) {
+    throw new ConfigError({ message: `--prompt-data ${config.promptData}: the dataset is empty` });
+  }
+  const evalDatasets: EvalDataset[] = [];
+  for (const { name, ...plan } of components.datasets.eval) {
+    const datasetPrompts = await readPromptDataset(plan);
+    if (datasetPrompts.length === 0) {
+      throw new ConfigError({ message: `--eval-prompt-data ${name} ${plan.file}: the dataset is empty` });
+    }
+    evalDatasets.push({ name, prompts: datasetPrompts });
+  }
+  return { prompts, evalDatasets };
+}
+
+/**
+ * Fails before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
+ * surface only as agents failing their requests).
+ *
+ * @throws BackendUnavailableError naming every unhealthy server.
+ */
+export async function assertBackendHealthy(client: Pick<SglangClient, "health">): Promise<void> {
+  const unhealthy = (await client.health()).filter((server) => !server.ok);
+  if (unhealthy.length > 0) {
+    throw new BackendUnavailableError({
+      message: `the inference backend is not healthy: ${unhealthy
+        .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
+        .join(", ")}; check --sglang-url`,
+    });
+  }
+}
+
+/** Engine outage handling with the `--engine-wait-*` backoff (seconds in the config, ms here). */
+function createEngineHealth(config: RolloutConfig, client: SglangClient, logger: Logger): EngineHealth {
+  return new EngineHealth({
+    probe: () => client.health(),
+    logger,
+    backoff: {
+      initialMs: config.engineWaitInitial * 1000,
+      maxMs: config.engineWaitMax * 1000,
+      maxOutageMs: config.engineOutageTimeout * 1000,
+    },
+  });
+}
+
+/** What serves agents: the app on the gateway's port and, sharded, the shard pool. */
+interface Serving {
+  app: Hono;
+  server: { port: number };
+  /** `RELAX_BASE_URL`: `http://<host>:<port><basePath>/`. */
+  baseUrl: string;
+  gate: GateControl;
+  shards: ShardPool | undefined;
+  /** Turns are stamped with the train step running: bound once the controller exists. */
+  bindCurrentStep(currentStep: () => number | undefined): void;
+}
+
+/**
+ * Builds the app (one process: the agent-facing API with its own gate; sharded: the controller's port,
+ * which serves health and the trainer routes only), mounts `io.routes`, listens (before the shards
+ * start, so that a busy --port fails at once) and, sharded, starts the shard pool.
+ */
+async function startServing(
+  start: RuntimeStart,
+  parts: {
+    text: Awaited<ReturnType<typeof loadTextStack>>;
+    backend: Backend;
+    registry: SessionRegistry;
+    events: ReturnType<typeof createRunEvents>;
+  },
+): Promise<Serving> {
+  const { components, io, stack } = start;
+  const { gateway } = components;
+  const { backend, registry, events } = parts;
+  let currentStep: () => number | undefined = () => undefined;
+  let shards: ShardPool | undefined;
+  let gate: GateControl | undefined;
+  let app: Hono;
+  if (gateway.shards === 1) {
+    const localGate = new GenerationGate({ engine: backend.client });
+    gate = localGate;
+    const { tokenizer, renderer, images, offload } = parts.text;
+    app = createAgentApi({
+      components,
+      registry,
+      gate: localGate,
+      engine: backend.client,
+      tokenizer,
+      renderer,
+      ...(images !== undefined ? { images } : {}),
+      ...(offload !== undefined ? { offload } : {}),
+      currentStep: () => currentStep(),
+      events,
+      health: () => ({ backend: backend.kind }),
+      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
+    });
+  } else {
+    app = createControllerPortApp(components, { backend, registry, events, shards: () => shards }, io);
+  }
+  if (io.routes !== undefined) app.route("/", io.routes);
+  // Listen before the shards start, so that a busy --port fails at once.
+  const server = stack.use(await listenGateway({ app, host: gateway.host, port: gateway.port }));
+  const baseUrl = `http://${gateway.host}:${server.port}${gateway.basePath}/`;
+  if (gateway.shards > 1) {
+    shards = await startShards(start, parts.text.renderer, backend, events);
+    gate = shards.gate;
+  }
+  return {
+    app,
+    server,
+    baseUrl,
+    gate: gate!,
+    shards,
+    bindCurrentStep: (bound) => {
+      currentStep = bound;
+    },
+  };
+}
+
+/**
+ * Sharded: agents talk to their shard; this process keeps Groups, capacity, export and the trainer API.
+ * This port serves /health (with each shard's state) and the trainer's routes; a session credential
+ * presented here is unknown (404): each agent's RELAX_BASE_URL is its shard.
+ */
+function createControllerPortApp(
+  components: RolloutComponents,
+  parts: {
+    backend: Backend;
+    registry: SessionRegistry;
+    events: ReturnType<typeof createRunEvents>;
+    /** The pool, once started (health asks it at request time). */
+    shards: () => ShardPool | undefined;
+  },
+  io: RuntimeIo,
+): Hono {
+  const { gateway } = components;
+  const { backend, registry, events } = parts;
+  return createGatewayApp({
+    registry: new SessionRegistry(),
+    generate: () => Promise.reject(new SessionNotFoundError({ sessionId: "(unknown)" })),
+    basePath: gateway.basePath,
+    heartbeatMs: gateway.heartbeatMs,
+    maxRequestBytes: gateway.maxRequestBytes,
+    // Sessions and states as the controller sees them; forests live on the shards.
+    health: () => {
+      const shards = parts.shards();
+      const { forestNodes: _placeholders, ...sessions } = registry.snapshot();
+      return {
+        ...(shards?.degraded ? { status: "degraded" } : {}),
+        backend: backend.kind,
+        ...sessions,
+        shards: shards?.status() ?? [],
+      };
+    },
+    onRefusal: (event) => events.refusal(event),
+    sessionsElsewhere:
+      "this is the controller's port of a sharded gateway (--gateway-shards): it serves no session; send model requests to your RELAX_BASE_URL (your gateway shard)",
+    ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
+  });
+}
+
+/** Starts the `--gateway-shards` pool (the encode workers split over the shards); closed with the stack. */
+async function startShards(
+  start: RuntimeStart,
+  renderer: ChatRenderer,
+  backend: Backend,
+  events: ReturnType<typeof createRunEvents>,
+): Promise<ShardPool> {
+  const { config, components, cwd, logger, io, stack } = start;
+  const { gateway } = components;
+  const shardCount = gateway.shards;
+  const pool = stack.adopt(
+    await ShardPool.start({
+      size: shardCount,
+      config,
+      cwd,
+      engine: backend.endpoint,
+      host: gateway.host,
+      basePath: gateway.basePath,
+      renderer,
+      events,
+      logger,
+      encodeWorkers: Math.max(1, Math.ceil((encodeWorkers() - 1) / shardCount)),
+      unresponsiveMs: gateway.shardTimeoutMs,
+      ...(io.controlToken !== undefined ? { controlToken: io.controlToken } : {}),
+    }),
+    (item) => item.close(),
+  );
+  logger.info(
+    { shards: shardCount },
+    `gateway: ${shardCount} shards (Groups placed by consistent hashing of their id; docs/architecture.md#gateway-shards)`,
+  );
+  return pool;
+}
+
+/** The rollout controller over the run's Group context, reporter and cross-step settings. */
+function createController(
+  start: RuntimeStart,
+  parts: {
+    registry: SessionRegistry;
+    renderer: ChatRenderer;
+    exporter: ExportPipeline;
+    baseUrl: string;
+    gate: GateControl;
+    shards: ShardPool | undefined;
+    agentBackend: SandboxBackend | undefined;
+    reporter: RunReporter;
+    engineHealth: EngineHealth;
+    decode: (ids: number[]) => string;
+  },
+): RolloutController {
+  const { components, logger, io } = start;
+  const { crossStep } = components;
+  const { shards, agentBackend, reporter } = parts;
+  const groupSize = components.steps.train.groupSize;
+  return new RolloutController({
+    group: {
+      registry: parts.registry,
+      renderer: parts.renderer,
+      exporter: parts.exporter,
+      baseUrl: parts.baseUrl,
+      gate: parts.gate,
+      ...(shards !== undefined ? { createSession: (spec: SessionSpec) => shards.createSession(spec) } : {}),
+      ...components.group,
+      ...(agentBackend !== undefined ? { agentBackend } : {}),
+      ...(io.signal !== undefined ? { signal: io.signal } : {}),
+      ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
+      events: {
+        sessionPrepared: () => reporter.sessionPrepared(),
+        groupLeased: () => reporter.groupLeased(groupSize),
+        sessionFinished: () => reporter.sessionFinished(),
+      },
+    },
+    logger,
+    reporter,
+    engineHealth: parts.engineHealth,
+    decode: parts.decode,
+    logPassrate: components.logPassrate,
+    crossStep: {
+      prelaunch: crossStep.prelaunch,
+      partialRollout: crossStep.partialRollout,
+      fullyAsync: crossStep.fullyAsync,
+    },
+    ...(components.saveDebugRolloutData !== undefined
+      ? { saveDebugRolloutData: components.saveDebugRolloutData }
+      : {}),
+    ...(shards !== undefined ? { onCurrentStep: (step: number | undefined) => shards.setStep(step) } : {}),
+  });
 }

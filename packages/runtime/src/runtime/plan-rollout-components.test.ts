@@ -2,7 +2,14 @@ import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config";
 import { evalDueAfterStep, evalRolloutIds } from "./eval-schedule";
-import { defaultEvalConcurrency, planRolloutComponents } from "./plan-rollout-components";
+import {
+  defaultEvalConcurrency,
+  planBackend,
+  planConcurrency,
+  planGateway,
+  planGroup,
+  planRolloutComponents,
+} from "./plan-rollout-components";
 
 describe("planRolloutComponents", () => {
   it("should map --disable-normalizer to the request normalisers and the parser's parametersAlias", () => {
@@ -239,5 +246,54 @@ describe("eval schedule", () => {
     expect(evalRolloutIds({ interval: 3, beforeTrain: false }, 4)).toEqual([3, 4]);
     expect(evalRolloutIds({ interval: 8, beforeTrain: true }, 4)).toEqual([0, 4]);
     expect(evalRolloutIds({ beforeTrain: false }, 4)).toEqual([4]);
+  });
+});
+
+describe("the component planners", () => {
+  const config = (values: Record<string, unknown> = {}) =>
+    resolveConfig(
+      {},
+      {
+        promptData: "test/fixtures/data.jsonl",
+        enginePolicy: "test/fixtures/fixed-policy.mjs#default",
+        agentCommand: "a",
+        ...values,
+      },
+    );
+
+  it("planGroup should turn the agent timeouts into ms and resolve paths against cwd", () => {
+    const group = planGroup(
+      { ...config({ agentTimeout: 30, agentFirstRequestTimeout: 5, sessionLogDir: "logs" }), agentCwd: "w" },
+      "/base",
+    );
+    expect(group).toMatchObject({
+      agentTimeoutMs: 30_000,
+      firstRequestTimeoutMs: 5_000,
+      logDir: "/base/logs",
+      agentCwd: "/base/w",
+    });
+    expect(group).not.toHaveProperty("deterministicSeed");
+  });
+
+  it("planGateway should cap --gateway-shards auto at 16 and the cores", () => {
+    expect(planGateway(config({ gatewayShards: "auto" })).shards).toBe(Math.min(16, availableParallelism()));
+    expect(planGateway(config({ gatewayShards: 3, sseHeartbeatSeconds: 2 }))).toMatchObject({
+      shards: 3,
+      heartbeatMs: 2000,
+    });
+  });
+
+  it("planBackend should give the engine one token of context above the forest's limit", () => {
+    expect(planBackend(config({ rolloutMaxContextLen: 100_000 }), process.cwd()).contextLength).toBe(100_001);
+  });
+
+  it("planConcurrency should refuse over-sampling below the batch size", () => {
+    expect(() => planConcurrency(config({ rolloutBatchSize: 4, overSamplingBatchSize: 2 }))).toThrow(
+      "--over-sampling-batch-size 2 must be at least --rollout-batch-size 4",
+    );
+    expect(planConcurrency(config({ rolloutBatchSize: 4 }))).toMatchObject({
+      overSampling: 4,
+      trainConcurrency: 4,
+    });
   });
 });

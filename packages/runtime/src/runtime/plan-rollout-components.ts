@@ -127,15 +127,20 @@ export interface RolloutComponents {
   progress: boolean;
 }
 
+/** `{ [key]: value }` when `value` is defined, else `{}` (for optional component fields). */
+function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {
+  return (value !== undefined ? { [key]: value } : {}) as { [P in K]?: V };
+}
+
 /**
  * Maps a validated configuration to the components of a rollout. Pure apart from path resolution:
  * relative paths resolve against `cwd`, and a `module#export` spec naming an existing file relative to
  * `cwd` becomes absolute (package names stay). Nothing is started or read.
+ *
+ * @throws ConfigError for settings that contradict each other (see {@link planConcurrency}).
  */
 export function planRolloutComponents(config: RolloutConfig, options: { cwd: string }): RolloutComponents {
   const { cwd } = options;
-  const optional = <K extends string, V>(key: K, value: V | undefined) =>
-    (value !== undefined ? { [key]: value } : {}) as { [P in K]?: V };
   // Eval datasets are read like the train dataset, media (--multimodal-keys) included.
   const dataset = (file: string): DatasetPlan => ({
     file: resolve(cwd, file),
@@ -143,35 +148,7 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
     metadataKey: config.metadataKey,
     ...optional("multimodalKeys", config.multimodalKeys),
   });
-  const overSampling = config.overSamplingBatchSize ?? config.rolloutBatchSize;
-  if (overSampling < config.rolloutBatchSize) {
-    throw new ConfigError({
-      message: `--over-sampling-batch-size ${overSampling} must be at least --rollout-batch-size ${config.rolloutBatchSize}`,
-    });
-  }
-  if (config.partialRolloutMaxAbortedCount !== undefined && !config.partialRollout) {
-    throw new ConfigError({
-      message:
-        "--partial-rollout-max-aborted-count needs --partial-rollout (only pauses at step close abort a session)",
-    });
-  }
-  const trainConcurrency = config.agenticConcurrency ?? overSampling;
-  const evalConcurrency =
-    config.agenticEvalConcurrency ??
-    defaultEvalConcurrency({
-      trainConcurrency,
-      nSamplesPerPrompt: config.nSamplesPerPrompt,
-      nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
-    });
-  const capacity = planAgentCapacity({
-    trainConcurrency,
-    nSamplesPerPrompt: config.nSamplesPerPrompt,
-    evalDatasets: (config.evalPromptData ?? []).map((item) => item.name),
-    evalConcurrency,
-    nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
-    keepsTrainDuringEval: config.agenticPrelaunch || config.partialRollout || config.fullyAsync,
-    ...optional("agentMaxSlots", config.agentMaxSlots),
-  });
+  const { overSampling, trainConcurrency, evalConcurrency, capacity } = planConcurrency(config);
   return {
     tokenizer: {
       source: config.tokenizer,
@@ -184,88 +161,16 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
         config.processorConfig !== undefined ? resolve(cwd, config.processorConfig) : undefined,
       ),
     },
-    export: {
-      nSamplesPerPrompt: config.nSamplesPerPrompt,
-      nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
-      advantageEstimator: config.advantageEstimator,
-      grpoStdNormalization: config.grpoStdNormalization,
-      agentWritesReward: config.agentWritesReward,
-      groupRm: config.groupRm,
-      multiContext: config.agenticMultiContext,
-      useDynamicBatchSize: config.useDynamicBatchSize,
-      logPassrate: config.logPassrate,
-      inlineImageBytes: config.exportImageBytes,
-      chatTemplateKwargs: config.applyChatTemplateKwargs,
-      ...optional("maxTokensPerGpu", config.maxTokensPerGpu),
-      ...optional("rewardKey", config.rewardKey),
-      ...optional(
-        "customRm",
-        config.customRmPath !== undefined ? resolveModuleSpec(config.customRmPath, cwd) : undefined,
-      ),
-      ...optional(
-        "customAdvantage",
-        config.agenticCustomAdvantagePath !== undefined
-          ? resolveModuleSpec(config.agenticCustomAdvantagePath, cwd)
-          : undefined,
-      ),
-      ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
-    },
+    export: planExport(config, cwd),
     datasets: {
       train: dataset(config.promptData),
       eval: (config.evalPromptData ?? []).map(({ name, path }) => ({ name, ...dataset(path) })),
     },
-    backend: {
-      sglangUrls: config.sglangUrl,
-      ...optional(
-        "enginePolicy",
-        config.enginePolicy !== undefined ? resolveModuleSpec(config.enginePolicy, cwd) : undefined,
-      ),
-      tokenizerName: config.tokenizer,
-      // The forest lets prompt + completion reach --rollout-max-context-len, while SGLang refuses
-      // input + max_new_tokens >= context_length: the stand-in gets one token more. A real server needs a
-      // --context-length above --rollout-max-context-len too (see the README).
-      contextLength: config.rolloutMaxContextLen + 1,
-      seed: config.rolloutSeed,
-    },
-    turns: {
-      sampling: {
-        temperature: config.rolloutTemperature,
-        topP: config.rolloutTopP,
-        topK: config.rolloutTopK,
-        maxResponseLen: config.rolloutMaxResponseLen,
-      },
-      defaultTemplateKwargs: config.applyChatTemplateKwargs,
-      ...optional("toolCallParser", config.agenticToolCallParser),
-      ...optional("reasoningParser", config.agenticReasoningParser),
-      classifier: createRequestClassifier(config.requestClasses),
-      honorResponseFormat: config.honorResponseFormat,
-      parametersAlias: !config.disableNormalizer.includes("parametersAlias"),
-    },
+    backend: planBackend(config, cwd),
+    turns: planTurns(config),
     normalizers: Object.fromEntries(config.disableNormalizer.map((name) => [name, false])),
-    gateway: {
-      host: config.host,
-      port: config.port,
-      basePath: config.basePath,
-      heartbeatMs: config.sseHeartbeatSeconds * 1000,
-      maxRequestBytes: config.maxRequestBytes,
-      shards: config.gatewayShards === "auto" ? Math.min(16, availableParallelism()) : config.gatewayShards,
-      shardTimeoutMs: config.gatewayShardTimeout * 1000,
-    },
-    group: {
-      agentCommand: config.agentCommand,
-      agentCwd: resolve(cwd, config.agentCwd ?? "."),
-      agentEnv: config.agentEnv,
-      agentTimeoutMs: config.agentTimeout * 1000,
-      firstRequestTimeoutMs: config.agentFirstRequestTimeout * 1000,
-      matchingPolicy: config.agenticMatchingPolicy,
-      ...optional("deterministicSeed", config.rolloutDeterministicSeed ? config.rolloutSeed : undefined),
-      maxContextTokens: config.rolloutMaxContextLen,
-      keepSessionDirs: config.keepSessionDirs,
-      ...optional(
-        "logDir",
-        config.sessionLogDir !== undefined ? resolve(cwd, config.sessionLogDir) : undefined,
-      ),
-    },
+    gateway: planGateway(config),
+    group: planGroup(config, cwd),
     steps: {
       numRollout: config.numRollout,
       train: {
@@ -295,6 +200,152 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
     logPassrate: config.logPassrate,
     logLevel: config.logLevel,
     progress: config.progress,
+  };
+}
+
+/**
+ * Over-sampling, train and eval concurrency (in Groups) and the agent slots they need. Over-sampling
+ * defaults to `--rollout-batch-size`, train concurrency to the over-sampling, eval concurrency to
+ * {@link defaultEvalConcurrency}.
+ *
+ * @throws ConfigError when `--over-sampling-batch-size` is below `--rollout-batch-size`, or
+ *   `--partial-rollout-max-aborted-count` is set without `--partial-rollout`.
+ */
+export function planConcurrency(config: RolloutConfig): {
+  overSampling: number;
+  trainConcurrency: number;
+  evalConcurrency: number;
+  capacity: AgentCapacityPlan;
+} {
+  const overSampling = config.overSamplingBatchSize ?? config.rolloutBatchSize;
+  if (overSampling < config.rolloutBatchSize) {
+    throw new ConfigError({
+      message: `--over-sampling-batch-size ${overSampling} must be at least --rollout-batch-size ${config.rolloutBatchSize}`,
+    });
+  }
+  if (config.partialRolloutMaxAbortedCount !== undefined && !config.partialRollout) {
+    throw new ConfigError({
+      message:
+        "--partial-rollout-max-aborted-count needs --partial-rollout (only pauses at step close abort a session)",
+    });
+  }
+  const trainConcurrency = config.agenticConcurrency ?? overSampling;
+  const evalConcurrency =
+    config.agenticEvalConcurrency ??
+    defaultEvalConcurrency({
+      trainConcurrency,
+      nSamplesPerPrompt: config.nSamplesPerPrompt,
+      nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
+    });
+  const capacity = planAgentCapacity({
+    trainConcurrency,
+    nSamplesPerPrompt: config.nSamplesPerPrompt,
+    evalDatasets: (config.evalPromptData ?? []).map((item) => item.name),
+    evalConcurrency,
+    nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
+    keepsTrainDuringEval: config.agenticPrelaunch || config.partialRollout || config.fullyAsync,
+    ...optional("agentMaxSlots", config.agentMaxSlots),
+  });
+  return { overSampling, trainConcurrency, evalConcurrency, capacity };
+}
+
+/** The export pipeline's configuration (reward and advantage modules resolved against `cwd`). */
+export function planExport(config: RolloutConfig, cwd: string): RolloutComponents["export"] {
+  return {
+    nSamplesPerPrompt: config.nSamplesPerPrompt,
+    nSamplesPerEvalPrompt: config.nSamplesPerEvalPrompt,
+    advantageEstimator: config.advantageEstimator,
+    grpoStdNormalization: config.grpoStdNormalization,
+    agentWritesReward: config.agentWritesReward,
+    groupRm: config.groupRm,
+    multiContext: config.agenticMultiContext,
+    useDynamicBatchSize: config.useDynamicBatchSize,
+    logPassrate: config.logPassrate,
+    inlineImageBytes: config.exportImageBytes,
+    chatTemplateKwargs: config.applyChatTemplateKwargs,
+    ...optional("maxTokensPerGpu", config.maxTokensPerGpu),
+    ...optional("rewardKey", config.rewardKey),
+    ...optional(
+      "customRm",
+      config.customRmPath !== undefined ? resolveModuleSpec(config.customRmPath, cwd) : undefined,
+    ),
+    ...optional(
+      "customAdvantage",
+      config.agenticCustomAdvantagePath !== undefined
+        ? resolveModuleSpec(config.agenticCustomAdvantagePath, cwd)
+        : undefined,
+    ),
+    ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
+  };
+}
+
+/**
+ * The inference backend: SGLang URLs or the stand-in (its policy module resolved against `cwd`), with a
+ * context length one above `--rollout-max-context-len`.
+ */
+export function planBackend(config: RolloutConfig, cwd: string): RolloutComponents["backend"] {
+  return {
+    sglangUrls: config.sglangUrl,
+    ...optional(
+      "enginePolicy",
+      config.enginePolicy !== undefined ? resolveModuleSpec(config.enginePolicy, cwd) : undefined,
+    ),
+    tokenizerName: config.tokenizer,
+    // The forest lets prompt + completion reach --rollout-max-context-len, while SGLang refuses
+    // input + max_new_tokens >= context_length: the stand-in gets one token more. A real server needs a
+    // --context-length above --rollout-max-context-len too (see the README).
+    contextLength: config.rolloutMaxContextLen + 1,
+    seed: config.rolloutSeed,
+  };
+}
+
+/** The turn runner's settings: rollout sampling, template kwargs, parsers, request classes. */
+export function planTurns(config: RolloutConfig): RolloutComponents["turns"] {
+  return {
+    sampling: {
+      temperature: config.rolloutTemperature,
+      topP: config.rolloutTopP,
+      topK: config.rolloutTopK,
+      maxResponseLen: config.rolloutMaxResponseLen,
+    },
+    defaultTemplateKwargs: config.applyChatTemplateKwargs,
+    ...optional("toolCallParser", config.agenticToolCallParser),
+    ...optional("reasoningParser", config.agenticReasoningParser),
+    classifier: createRequestClassifier(config.requestClasses),
+    honorResponseFormat: config.honorResponseFormat,
+    parametersAlias: !config.disableNormalizer.includes("parametersAlias"),
+  };
+}
+
+/** The gateway's listen address and limits (seconds → ms); `--gateway-shards auto` = min(16, cores). */
+export function planGateway(config: RolloutConfig): RolloutComponents["gateway"] {
+  return {
+    host: config.host,
+    port: config.port,
+    basePath: config.basePath,
+    heartbeatMs: config.sseHeartbeatSeconds * 1000,
+    maxRequestBytes: config.maxRequestBytes,
+    shards: config.gatewayShards === "auto" ? Math.min(16, availableParallelism()) : config.gatewayShards,
+    shardTimeoutMs: config.gatewayShardTimeout * 1000,
+  };
+}
+
+/** What every Group shares: the agent command, its cwd and timeouts (seconds → ms), matching, seeds. */
+export function planGroup(config: RolloutConfig, cwd: string): RolloutComponents["group"] {
+  return {
+    agentCommand: config.agentCommand,
+    agentCwd: resolve(cwd, config.agentCwd ?? "."),
+    agentEnv: config.agentEnv,
+    agentTimeoutMs: config.agentTimeout * 1000,
+    firstRequestTimeoutMs: config.agentFirstRequestTimeout * 1000,
+    matchingPolicy: config.agenticMatchingPolicy,
+    ...optional("deterministicSeed", config.rolloutDeterministicSeed ? config.rolloutSeed : undefined),
+    maxContextTokens: config.rolloutMaxContextLen,
+    keepSessionDirs: config.keepSessionDirs,
+    ...optional(
+      "logDir",
+      config.sessionLogDir !== undefined ? resolve(cwd, config.sessionLogDir) : undefined,
+    ),
   };
 }
 

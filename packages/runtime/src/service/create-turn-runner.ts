@@ -6,16 +6,15 @@ import {
   type ParseIssue,
   parseAssistantOutput,
   type TextTokenizer,
-  type TokenLogprob,
 } from "@relax/chat";
-import { DUMMY_PREFIX_MESSAGES, mergeTemplateKwargs } from "@relax/chat/internal";
-import { SessionContextLengthError, SessionForest, type TurnPlan } from "@relax/forest";
+import { mergeTemplateKwargs } from "@relax/chat/internal";
+import type { SessionForest, TurnPlan } from "@relax/forest";
 import type { GenerateContext } from "@relax/protocol";
-import type { SglangClient } from "@relax/sglang";
+import type { GenerateOptions, SglangClient } from "@relax/sglang";
 import type { EncodeOffload } from "./encode-offload";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import type { GatewaySession } from "./gateway-session";
-import { generateWithContinuation } from "./generate-with-continuation";
+import { type ContinuedGeneration, generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "./generation-gate";
 import {
   createRequestClassifier,
@@ -25,6 +24,14 @@ import {
 } from "./request-class/classify-request";
 import { resolveRequestImages } from "./resolve-request-images";
 import type { SessionRegistry } from "./session-registry";
+import {
+  planTurnPrompt,
+  selectTurnForest,
+  type TurnPrompt,
+  tokenLogprobs,
+  turnCommitMetadata,
+  turnSamplingParams,
+} from "./turn-steps";
 
 /**
  * Sampling settings of the rollout; the agent's own `temperature`/`top_p` are ignored (see
@@ -150,341 +157,325 @@ export interface TurnEvent {
 export function createTurnRunner(
   options: TurnRunnerOptions,
 ): (context: GenerateContext) => Promise<AssistantTurn> {
-  const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn, gate } = options;
-  const stopTokenIds = [...tokenizer.stopTokenIds];
-
-  const noticed = new Set<string>();
-  const classifier = options.classifier ?? createRequestClassifier();
-
+  const runner: TurnRunnerState = {
+    options,
+    stopTokenIds: [...options.tokenizer.stopTokenIds],
+    noticed: new Set<string>(),
+    classifier: options.classifier ?? createRequestClassifier(),
+    pendingProtection: new Set<GatewaySession>(),
+  };
   // Protection is promoted at the gate's next resume, before any held call is re-admitted (this listener
   // is registered before any ticket waits).
-  const pendingProtection = new Set<GatewaySession>();
-  gate?.onChange(({ state }) => {
+  options.gate?.onChange(({ state }) => {
     if (state !== "open") return;
-    for (const session of pendingProtection) session.promoteProtection();
-    pendingProtection.clear();
+    for (const session of runner.pendingProtection) session.promoteProtection();
+    runner.pendingProtection.clear();
   });
+  return (context) => runTurn(runner, context);
+}
 
-  // `credential` is the Bearer token the agent sent; everything after the lookup uses the session's
-  // non-secret id, so that the credential never reaches an event, a log line or an error message.
-  return async ({
-    sessionId: credential,
-    request,
-    signal: clientSignal,
-    http,
-    responseFormat,
+/** What every turn of one runner shares. */
+interface TurnRunnerState {
+  options: TurnRunnerOptions;
+  stopTokenIds: number[];
+  /** Notices already given (once per run). */
+  noticed: Set<string>;
+  classifier: RequestClassifier;
+  /** Sessions to protect at the gate's next resume (their pause aborts reached the limit). */
+  pendingProtection: Set<GatewaySession>;
+}
+
+/** One turn in flight: its session, class, forest and clocks (what a failure report needs). */
+interface TurnInFlight {
+  session: GatewaySession;
+  classification: RequestClassification;
+  /** The forest the turn is recorded in; `undefined` for a passthrough request. */
+  forest: SessionForest | undefined;
+  /** The request's signal: the client's, also aborted when the session closes. */
+  signal: AbortSignal;
+  started: number;
+  heldMs: number;
+  engineMs: number;
+  plan?: TurnPlan | undefined;
+}
+
+/** The engine's answer to one turn and its parse. */
+interface GeneratedTurn {
+  generation: ContinuedGeneration;
+  finishReason: ContinuedGeneration["finishReason"]["type"];
+  parsed: ReturnType<typeof parseAssistantOutput>;
+  rolloutStep: number | undefined;
+}
+
+// `credential` is the Bearer token the agent sent; everything after the lookup uses the session's
+// non-secret id, so that the credential never reaches an event, a log line or an error message.
+async function runTurn(runner: TurnRunnerState, context: GenerateContext): Promise<AssistantTurn> {
+  const { options } = runner;
+  const { sessionId: credential, request: canonicalRequest, signal: clientSignal, http } = context;
+  noticeMissingToolParser(runner, canonicalRequest.tools.length);
+  const session = options.registry.get(credential);
+  if (session === undefined) throw new SessionNotFoundError({ sessionId: "(unknown)" });
+  const classification = classifyTurn(runner, session, canonicalRequest, http);
+  const forest = selectTurnForest(
+    session,
+    classification.requestClass,
+    runner.classifier.policyOf(classification.requestClass),
+    options.renderer,
+  );
+  const controller = session.beginRequest(clientSignal);
+  const turn: TurnInFlight = {
+    session,
+    classification,
+    forest,
+    signal: controller.signal,
+    started: performance.now(),
+    heldMs: 0,
+    engineMs: 0,
+  };
+  try {
+    return await generateTurn(runner, context, turn);
+  } catch (error) {
+    reportFailedTurn(runner, turn, error);
+    // A request aborted because its session closed reads as "session discarded", not a disconnect.
+    if (turn.signal.aborted && !clientSignal.aborted)
+      throw new SessionNotFoundError({ sessionId: session.id, cause: error });
+    throw error;
+  } finally {
+    session.endRequest(controller);
+  }
+}
+
+/** Gives the `tool_call_parser_missing` notice once per run, at the first request that declares tools. */
+function noticeMissingToolParser(runner: TurnRunnerState, toolCount: number): void {
+  const { options, noticed } = runner;
+  if (options.toolCallParser !== undefined || toolCount === 0 || noticed.has("parser")) return;
+  noticed.add("parser");
+  options.onNotice?.({
+    code: "tool_call_parser_missing",
+    message:
+      "agents send tools but no tool-call parser is set: the model's tool calls reach them as plain text; set --agentic-tool-call-parser (e.g. qwen25 for Qwen)",
+  });
+}
+
+/**
+ * Classifies the request and books it on the session: the per-class count, the compaction flag, and
+ * the main system prompt (the first train request that declares tools names it).
+ */
+function classifyTurn(
+  runner: TurnRunnerState,
+  session: GatewaySession,
+  canonicalRequest: GenerateContext["request"],
+  http: GenerateContext["http"],
+): RequestClassification {
+  const classification = runner.classifier.classify(
+    { path: http?.path ?? "", headers: http?.headers ?? {}, request: canonicalRequest },
+    session.mainSystemPrompt !== undefined ? { mainSystemPrompt: session.mainSystemPrompt } : {},
+  );
+  const { requestClass } = classification;
+  session.requestClasses.set(requestClass, (session.requestClasses.get(requestClass) ?? 0) + 1);
+  if (requestClass === "compaction") session.compactedSinceTrain = true;
+  if (
+    runner.classifier.policyOf(requestClass) === "train" &&
+    session.mainSystemPrompt === undefined &&
+    canonicalRequest.tools.length > 0
+  ) {
+    session.mainSystemPrompt = leadingSystemText(canonicalRequest.messages);
+  }
+  return classification;
+}
+
+/** Plans, generates, parses and commits one turn; the answer to the agent. */
+async function generateTurn(
+  runner: TurnRunnerState,
+  context: GenerateContext,
+  turn: TurnInFlight,
+): Promise<AssistantTurn> {
+  const { options } = runner;
+  const { request: canonicalRequest, imagePath } = context;
+  const { session, forest, signal } = turn;
+  const state: ConversationState = {
+    messages: canonicalRequest.messages,
+    tools: canonicalRequest.tools,
+    chatTemplateKwargs: mergeTemplateKwargs(
+      options.defaultTemplateKwargs,
+      canonicalRequest.chatTemplateKwargs,
+    ),
+  };
+  const { maxResponseLen } = options.sampling;
+  const requestedMax = Math.min(canonicalRequest.maxTokens ?? maxResponseLen, maxResponseLen);
+  await resolveRequestImages({
+    request: canonicalRequest,
+    images: options.images,
     imagePath,
-  }) => {
-    if (options.toolCallParser === undefined && request.tools.length > 0 && !noticed.has("parser")) {
-      noticed.add("parser");
-      options.onNotice?.({
-        code: "tool_call_parser_missing",
-        message:
-          "agents send tools but no tool-call parser is set: the model's tool calls reach them as plain text; set --agentic-tool-call-parser (e.g. qwen25 for Qwen)",
-      });
-    }
-    const session = registry.get(credential);
-    if (session === undefined) throw new SessionNotFoundError({ sessionId: "(unknown)" });
-    const sessionId = session.id;
-    const classification = classifier.classify(
-      { path: http?.path ?? "", headers: http?.headers ?? {}, request },
-      session.mainSystemPrompt !== undefined ? { mainSystemPrompt: session.mainSystemPrompt } : {},
-    );
-    const { requestClass } = classification;
-    const classPolicy = classifier.policyOf(requestClass);
-    session.requestClasses.set(requestClass, (session.requestClasses.get(requestClass) ?? 0) + 1);
-    if (requestClass === "compaction") session.compactedSinceTrain = true;
-    if (classPolicy === "train" && session.mainSystemPrompt === undefined && request.tools.length > 0) {
-      session.mainSystemPrompt = leadingSystemText(request.messages);
-    }
-    let forest: SessionForest | undefined;
-    if (classPolicy === "train") forest = session.forest;
-    else if (classPolicy === "record") {
-      forest = session.sideForests.get(requestClass);
-      if (forest === undefined) {
-        forest = new SessionForest({
-          sessionId,
-          renderer,
-          policy: session.forest.policy,
-          rolloutId: session.forest.rolloutId,
-          ...(session.forest.maxContextTokens !== undefined
-            ? { maxContextTokens: session.forest.maxContextTokens }
-            : {}),
-          metadata: { requestClass },
-        });
-        session.sideForests.set(requestClass, forest);
-      }
-    }
-    const controller = session.beginRequest(clientSignal);
-    const signal = controller.signal;
-    const started = performance.now();
-    let heldMs = 0;
-    let engineMs = 0;
-    let plan: TurnPlan | undefined;
-    try {
-      const state = {
-        messages: request.messages,
-        tools: request.tools,
-        chatTemplateKwargs: mergeTemplateKwargs(defaultTemplateKwargs, request.chatTemplateKwargs),
-      };
-      const requestedMax = Math.min(request.maxTokens ?? sampling.maxResponseLen, sampling.maxResponseLen);
-      await resolveRequestImages({
-        request,
-        images: options.images,
-        imagePath,
-        refusal: IMAGE_REFUSAL,
-        signal,
-      });
-      let inputIds: ArrayLike<number>;
-      let maxNewTokens = requestedMax;
-      if (forest !== undefined) {
-        const segmentStart = forest === session.forest && session.compactedSinceTrain;
-        const target = forest;
-        const begin = () =>
-          target.beginTurn(state, {
-            maxNewTokens: requestedMax,
-            ...(segmentStart ? { segment: "compaction" as const } : {}),
-          });
-        plan =
-          options.offload === undefined
-            ? begin()
-            : await options.offload.run(begin, {
-                signal,
-                check: (text) => refuseBySize(options.offload!, renderer, target, state, text),
-                ...(target.maxContextTokens !== undefined
-                  ? { maxContextTokens: target.maxContextTokens }
-                  : {}),
-                tooLarge: (atLeast) => {
-                  throw new SessionContextLengthError({
-                    maxContextLength: target.maxContextTokens ?? atLeast,
-                    promptTokens: atLeast,
-                    stage: "observation",
-                    sessionId,
-                  });
-                },
-              });
-        if (segmentStart) session.compactedSinceTrain = false;
-        inputIds = plan.inputIdArray;
-        maxNewTokens = plan.maxNewTokens ?? requestedMax;
-      } else {
-        // passthrough: rendered, generated and answered; nothing is recorded.
-        inputIds = renderer.renderPrompt(state);
-        const room = (session.forest.maxContextTokens ?? Number.POSITIVE_INFINITY) - inputIds.length;
-        if (room < 1) {
-          throw new SessionContextLengthError({
-            maxContextLength: session.forest.maxContextTokens!,
-            promptTokens: inputIds.length,
-            stage: "observation",
-            sessionId,
-          });
-        }
-        maxNewTokens = Math.min(requestedMax, room);
-      }
-      // Passthrough requests send no image data (their prompt is not recorded).
-      const imageData = plan?.imageData ?? [];
+    refusal: IMAGE_REFUSAL,
+    signal,
+  });
+  const prompt = await planTurnPrompt({
+    session,
+    forest,
+    state,
+    requestedMax,
+    renderer: options.renderer,
+    offload: options.offload,
+    signal,
+  });
+  turn.plan = prompt.plan;
 
-      const heldFrom = performance.now();
-      await session.waitForLease(signal);
-      heldMs = performance.now() - heldFrom;
-      const rolloutStep = options.currentStep?.();
-
-      const generation = await generateWithContinuation({
-        generate: (request) => engine.generate(imageData.length > 0 ? { ...request, imageData } : request),
-        ...(gate !== undefined ? { gate } : {}),
-        inputIds,
-        signal,
-        routingKey: sessionId,
-        onEngineStart: () => session.generationStarted(),
-        onEngineEnd: () => session.generationEnded(),
-        decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
-        bypassGate: () => session.protected || (options.bypassGate?.(session) ?? false),
-        onPauseAbort: () => {
-          session.recordPauseAbort(options.maxAbortedCount);
-          if (options.maxAbortedCount !== undefined && session.abortCount >= options.maxAbortedCount)
-            pendingProtection.add(session);
-        },
-        sampling: {
-          maxNewTokens,
-          temperature: sampling.temperature,
-          topP: sampling.topP,
-          topK: sampling.topK,
-          stopTokenIds,
-          ...(request.stop && request.stop.length > 0 ? { stop: request.stop } : {}),
-          ...(options.honorResponseFormat === true && responseFormat !== undefined
-            ? { extra: { json_schema: responseFormat.jsonSchema } }
-            : {}),
-          // The agent's own seed wins; otherwise the session's deterministic seed for this turn, if any.
-          // A continuation after a pause keeps the seed (see generateWithContinuation).
-          ...(request.seed !== undefined
-            ? { seed: request.seed }
-            : session.samplingSeedBase !== undefined
-              ? { seed: session.samplingSeedBase + (plan?.turnId ?? 0) }
-              : {}),
-        },
-      });
-      heldMs += generation.heldMs;
-      engineMs = generation.engineMs;
-      const rid = generation.rids[0]!;
-      const result = generation;
-      if (result.finishReason.type === "abort") {
-        signal.throwIfAborted();
-        throw new GenerationAbortedError({ rid, detail: result.finishReason.message });
-      }
-
-      const finishReason = result.finishReason.type;
-      const text = tokenizer.decode(result.outputIds, { skipSpecialTokens: false });
-      const parsed = parseAssistantOutput({
-        text,
-        tools: state.tools,
-        finishReason,
-        toolParser: options.toolCallParser,
-        reasoningParser: options.reasoningParser,
-        forceReasoning: options.reasoningParser !== undefined && renderer.promptEndsInOpenThink(inputIds),
-        callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
-        ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
-      });
-      forest?.commitResponse(plan!, {
-        outputIds: result.outputIds,
-        logprobs: result.outputLogprobs,
-        finishReason,
-        message: parsed.message,
-        ...(result.weightVersion !== undefined ? { weightVersion: result.weightVersion } : {}),
-        ...(result.weightVersionSpans !== undefined ? { weightVersionSpans: result.weightVersionSpans } : {}),
-        timing: {
-          wallSeconds: (performance.now() - started) / 1000,
-          generationSeconds: engineMs / 1000,
-        },
-        metadata: {
-          requestId: rid,
-          // fresh / resumed / protected (docs/contract.md#cross-step-scheduling), and the session's cumulative
-          // pause aborts when the turn committed.
-          requestKind: generation.kind,
-          ...(rolloutStep !== undefined ? { rolloutStep } : {}),
-          ...(session.abortCount > 0 ? { sessionAbortCount: session.abortCount } : {}),
-          requestClass,
-          ...(parsed.issues.length > 0 ? { parseIssues: parsed.issues } : {}),
-          // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
-          ...(generation.abortCount > 0
-            ? { abortCount: generation.abortCount, requestIds: generation.rids }
-            : {}),
-        },
-      });
-      session.stats.turns++;
-      session.stats.generatedTokens += result.outputIds.length;
-      session.stats.engineMs += engineMs;
-      const gatewayMs = performance.now() - started - heldMs - engineMs;
-      session.stats.gatewayMs += gatewayMs;
-      onTurn?.({
-        sessionId,
-        turnId: plan?.turnId ?? -1,
-        transition: plan?.transition ?? "passthrough",
-        classification,
-        finishReason,
-        promptTokens: result.promptTokens,
-        completionTokens: result.completionTokens,
-        cachedTokens: result.cachedTokens,
-        heldMs,
-        engineMs,
-        gatewayMs,
-        ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
-      });
-      return {
-        message: parsed.message,
-        finishReason: parsed.finishReason,
-        usage: {
-          promptTokens: result.promptTokens,
-          completionTokens: result.completionTokens,
-          cachedTokens: result.cachedTokens,
-        },
-        ...(request.logprobs
-          ? { logprobs: tokenLogprobs(tokenizer, result.outputIds, result.outputLogprobs) }
-          : {}),
-        ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
-      };
-    } catch (error) {
-      if (plan !== undefined) {
-        try {
-          forest?.failTurn(plan, { reason: error instanceof Error ? error.message : String(error) });
-        } catch {
-          // The turn may already be settled; the original error matters more.
-        }
-      }
-      onTurn?.({
-        sessionId,
-        turnId: plan?.turnId ?? -1,
-        transition: plan?.transition ?? "none",
-        classification,
-        promptTokens: plan?.promptTokens ?? 0,
-        completionTokens: 0,
-        heldMs,
-        engineMs,
-        gatewayMs: performance.now() - started - heldMs - engineMs,
-        error,
-      });
-      // A request aborted because its session closed reads as "session discarded", not a disconnect.
-      if (signal.aborted && !clientSignal.aborted)
-        throw new SessionNotFoundError({ sessionId, cause: error });
-      throw error;
-    } finally {
-      session.endRequest(controller);
-    }
+  const heldFrom = performance.now();
+  await session.waitForLease(signal);
+  turn.heldMs = performance.now() - heldFrom;
+  const generated = await callEngine(runner, context, turn, prompt, state);
+  const { generation, finishReason, parsed } = generated;
+  forest?.commitResponse(turn.plan!, {
+    outputIds: generation.outputIds,
+    logprobs: generation.outputLogprobs,
+    finishReason,
+    message: parsed.message,
+    ...(generation.weightVersion !== undefined ? { weightVersion: generation.weightVersion } : {}),
+    ...(generation.weightVersionSpans !== undefined
+      ? { weightVersionSpans: generation.weightVersionSpans }
+      : {}),
+    timing: {
+      wallSeconds: (performance.now() - turn.started) / 1000,
+      generationSeconds: turn.engineMs / 1000,
+    },
+    metadata: turnCommitMetadata({
+      generation,
+      requestClass: turn.classification.requestClass,
+      rolloutStep: generated.rolloutStep,
+      sessionAbortCount: session.abortCount,
+      issues: parsed.issues,
+    }),
+  });
+  reportCommittedTurn(runner, turn, generated);
+  return {
+    message: parsed.message,
+    finishReason: parsed.finishReason,
+    usage: {
+      promptTokens: generation.promptTokens,
+      completionTokens: generation.completionTokens,
+      cachedTokens: generation.cachedTokens,
+    },
+    ...(canonicalRequest.logprobs
+      ? { logprobs: tokenLogprobs(options.tokenizer, generation.outputIds, generation.outputLogprobs) }
+      : {}),
+    ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
   };
 }
 
-const utf8 = new TextEncoder();
-
 /**
- * Refuses, before it is tokenised, a rendered text whose size alone proves the prompt exceeds the
- * session's context. The bound: every token stands for at most `L` bytes of text, `L` = the UTF-8 length
- * of the tokenizer's longest decoded token + 1 (decoding never shortens a byte-level token's bytes, and
- * the 1 covers a SentencePiece `▁` that decodes to nothing at the start), so a text of `B` bytes is at
- * least `ceil(B / L)` tokens. The text is either the whole first prompt or dummy prefix + new messages,
- * whose delta ids are exactly the tokens of the bytes after the dummy prefix (the renderer checks that
- * the dummy ids are a token prefix), so the prompt is at least `ceil((B − S) / L)` tokens, `S` the bytes
- * of the rendered dummy prefix (at least those of the prefix cut off). The forest refuses a prompt of
- * `maxContextTokens` or more, so refusing at that bound never refuses a request the forest would take.
+ * The turn's engine call(s) through the gate (a pause continues from the partial output), then the
+ * decode and the reasoning/tool-call parse.
  *
- * @throws SessionContextLengthError (`stage: "observation"`, `promptTokens` the lower bound).
+ * @throws GenerationAbortedError when the engine aborted the request (the signal's reason when it was ours).
  */
-async function refuseBySize(
-  offload: EncodeOffload,
-  renderer: ChatRenderer,
-  forest: { maxContextTokens?: number | undefined; sessionId: string },
-  state: Omit<ConversationState, "messages">,
-  text: string,
-): Promise<void> {
-  const max = forest.maxContextTokens;
-  if (max === undefined) return;
-  const tokenBytes = (await offload.pool.maxTokenBytes) + 1;
-  const bytes = Buffer.byteLength(text);
-  if (Math.ceil(bytes / tokenBytes) < max) return;
-  const dummyBytes = Buffer.byteLength(
-    renderer.renderText(
-      {
-        messages: [...DUMMY_PREFIX_MESSAGES],
-        tools: state.tools,
-        chatTemplateKwargs: state.chatTemplateKwargs,
-      },
-      { addGenerationPrompt: false },
-    ),
-  );
-  const atLeast = Math.ceil(Math.max(0, bytes - dummyBytes) / tokenBytes);
-  if (atLeast < max) return;
-  throw new SessionContextLengthError({
-    maxContextLength: max,
-    promptTokens: atLeast,
-    stage: "observation",
-    sessionId: forest.sessionId,
+async function callEngine(
+  runner: TurnRunnerState,
+  context: GenerateContext,
+  turn: TurnInFlight,
+  prompt: TurnPrompt,
+  state: ConversationState,
+): Promise<GeneratedTurn> {
+  const { options, pendingProtection } = runner;
+  const { engine, tokenizer, gate } = options;
+  const { session, signal, plan } = turn;
+  // Passthrough requests send no image data (their prompt is not recorded).
+  const imageData = plan?.imageData ?? [];
+  const rolloutStep = options.currentStep?.();
+  const generation = await generateWithContinuation({
+    generate: (generateOptions: GenerateOptions) =>
+      engine.generate(imageData.length > 0 ? { ...generateOptions, imageData } : generateOptions),
+    ...(gate !== undefined ? { gate } : {}),
+    inputIds: prompt.inputIds,
+    signal,
+    routingKey: session.id,
+    onEngineStart: () => session.generationStarted(),
+    onEngineEnd: () => session.generationEnded(),
+    decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
+    bypassGate: () => session.protected || (options.bypassGate?.(session) ?? false),
+    onPauseAbort: () => {
+      session.recordPauseAbort(options.maxAbortedCount);
+      if (options.maxAbortedCount !== undefined && session.abortCount >= options.maxAbortedCount)
+        pendingProtection.add(session);
+    },
+    sampling: turnSamplingParams({
+      sampling: options.sampling,
+      maxNewTokens: prompt.maxNewTokens,
+      stopTokenIds: runner.stopTokenIds,
+      canonicalRequest: context.request,
+      honorResponseFormat: options.honorResponseFormat === true,
+      responseFormat: context.responseFormat,
+      samplingSeedBase: session.samplingSeedBase,
+      turnId: plan?.turnId ?? 0,
+    }),
+  });
+  turn.heldMs += generation.heldMs;
+  turn.engineMs = generation.engineMs;
+  const rid = generation.rids[0]!;
+  if (generation.finishReason.type === "abort") {
+    signal.throwIfAborted();
+    throw new GenerationAbortedError({ rid, detail: generation.finishReason.message });
+  }
+  const finishReason = generation.finishReason.type;
+  const parsed = parseAssistantOutput({
+    text: tokenizer.decode(generation.outputIds, { skipSpecialTokens: false }),
+    tools: state.tools,
+    finishReason,
+    toolParser: options.toolCallParser,
+    reasoningParser: options.reasoningParser,
+    forceReasoning:
+      options.reasoningParser !== undefined && options.renderer.promptEndsInOpenThink(prompt.inputIds),
+    callIdSeed: plan?.observationStateHash ?? `passthrough:${rid}`,
+    ...(options.parametersAlias !== undefined ? { parametersAlias: options.parametersAlias } : {}),
+  });
+  return { generation, finishReason, parsed, rolloutStep };
+}
+
+/** Books a committed turn on the session's stats and reports it to `onTurn`. */
+function reportCommittedTurn(runner: TurnRunnerState, turn: TurnInFlight, generated: GeneratedTurn): void {
+  const { session, plan, heldMs, engineMs } = turn;
+  const { generation, parsed } = generated;
+  session.stats.turns++;
+  session.stats.generatedTokens += generation.outputIds.length;
+  session.stats.engineMs += engineMs;
+  const gatewayMs = performance.now() - turn.started - heldMs - engineMs;
+  session.stats.gatewayMs += gatewayMs;
+  runner.options.onTurn?.({
+    sessionId: session.id,
+    turnId: plan?.turnId ?? -1,
+    transition: plan?.transition ?? "passthrough",
+    classification: turn.classification,
+    finishReason: generated.finishReason,
+    promptTokens: generation.promptTokens,
+    completionTokens: generation.completionTokens,
+    cachedTokens: generation.cachedTokens,
+    heldMs,
+    engineMs,
+    gatewayMs,
+    ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
   });
 }
 
-function tokenLogprobs(
-  tokenizer: TextTokenizer,
-  ids: readonly number[],
-  logprobs: readonly number[],
-): TokenLogprob[] {
-  return ids.map((id, i) => {
-    const token = tokenizer.decode([id], { skipSpecialTokens: false });
-    return { token, logprob: logprobs[i] ?? 0, bytes: Array.from(utf8.encode(token)) };
+/** Fails the planned turn in its forest (if it was planned) and reports the failure to `onTurn`. */
+function reportFailedTurn(runner: TurnRunnerState, turn: TurnInFlight, error: unknown): void {
+  const { plan, forest, heldMs, engineMs } = turn;
+  if (plan !== undefined) {
+    try {
+      forest?.failTurn(plan, { reason: error instanceof Error ? error.message : String(error) });
+    } catch {
+      // The turn may already be settled; the original error matters more.
+    }
+  }
+  runner.options.onTurn?.({
+    sessionId: turn.session.id,
+    turnId: plan?.turnId ?? -1,
+    transition: plan?.transition ?? "none",
+    classification: turn.classification,
+    promptTokens: plan?.promptTokens ?? 0,
+    completionTokens: 0,
+    heldMs,
+    engineMs,
+    gatewayMs: performance.now() - turn.started - heldMs - engineMs,
+    error,
   });
 }

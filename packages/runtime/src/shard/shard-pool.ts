@@ -90,6 +90,77 @@ function shardEntry(): { file: string; execArgv: string[] } {
   return { file: fileURLToPath(new URL("./shard-main.js", here)), execArgv: [] };
 }
 
+/** What the watchdog reads of a shard. */
+export interface WatchedShard {
+  state: ShardStatus["state"];
+  /** Set once the watchdog declared it hung. */
+  hungMs: number | undefined;
+  /** When its last message arrived (ms, `performance.now()`). */
+  lastHeard: number;
+}
+
+/**
+ * One watchdog tick's decision (times in ms, `performance.now()`): `stalled` when this tick comes more
+ * than 3 ticks after the last one — this process's own event loop stalled, so the shards' messages are
+ * queued unread, not missing (every shard then counts as heard now); else the indices of the ready shards
+ * not yet declared hung that have been silent for more than `unresponsiveMs`.
+ */
+export function watchdogDecision(
+  shards: readonly WatchedShard[],
+  now: number,
+  lastTick: number,
+  options: { tickMs: number; unresponsiveMs: number },
+): { kind: "stalled" } | { kind: "check"; hung: number[] } {
+  if (now - lastTick > 3 * options.tickMs) return { kind: "stalled" };
+  const hung: number[] = [];
+  for (const [index, shard] of shards.entries()) {
+    if (shard.state !== "ready" || shard.hungMs !== undefined) continue;
+    if (now - shard.lastHeard <= options.unresponsiveMs) continue;
+    hung.push(index);
+  }
+  return { kind: "check", hung };
+}
+
+/**
+ * Whether a shard that exited may restart: drops from `restartTimes` (in place, oldest first) the
+ * restarts older than `windowMs` before `now`, then allows a restart while fewer than `maxRestarts` remain.
+ */
+export function mayRestart(
+  restartTimes: number[],
+  now: number,
+  options: { windowMs: number; maxRestarts: number },
+): boolean {
+  while (restartTimes.length > 0 && now - restartTimes[0]! > options.windowMs) restartTimes.shift();
+  return restartTimes.length < options.maxRestarts;
+}
+
+/**
+ * The shard a Group's sessions are placed on: rendezvous hashing of its id over the shards that are not
+ * `down`; `-1` when every shard is down.
+ */
+export function placeGroup(groupId: string, states: readonly ShardStatus["state"][]): number {
+  return rendezvousShard(groupId, states.length, (index) => states[index] !== "down");
+}
+
+/** A shard's `/health` entry: state, pid and URL when known, open sessions, restarts. */
+export function shardStatusOf(shard: {
+  index: number;
+  state: ShardStatus["state"];
+  child?: { pid?: number | undefined } | undefined;
+  url?: string | undefined;
+  sessions: { size: number };
+  restarts: number;
+}): ShardStatus {
+  return {
+    index: shard.index,
+    state: shard.state,
+    ...(shard.child?.pid !== undefined ? { pid: shard.child.pid } : {}),
+    ...(shard.url !== undefined ? { url: shard.url } : {}),
+    sessions: shard.sessions.size,
+    restarts: shard.restarts,
+  };
+}
+
 /** A running shard process and the controller's bookkeeping of it. */
 class Shard {
   readonly index: number;
@@ -162,16 +233,14 @@ export class ShardPool {
     let lastTick = performance.now();
     this.#watchdog = setInterval(() => {
       const now = performance.now();
-      const late = now - lastTick > 3 * tickMs;
+      const decision = watchdogDecision(this.#shards, now, lastTick, { tickMs, unresponsiveMs });
       lastTick = now;
-      if (late) {
-        // This process's own event loop stalled: the shards' messages are queued unread, not missing.
+      if (decision.kind === "stalled") {
         for (const shard of this.#shards) shard.lastHeard = Math.max(shard.lastHeard, now);
         return;
       }
-      for (const shard of this.#shards) {
-        if (shard.state !== "ready" || shard.hungMs !== undefined) continue;
-        if (now - shard.lastHeard <= unresponsiveMs) continue;
+      for (const index of decision.hung) {
+        const shard = this.#shards[index]!;
         shard.hungMs = now - shard.lastHeard;
         options.logger.warn(
           { shard: shard.index, pid: shard.child?.pid, silent_s: Math.round(shard.hungMs / 1000) },
@@ -206,14 +275,7 @@ export class ShardPool {
 
   /** Each shard's state, pid, URL, open sessions and restarts. */
   status(): ShardStatus[] {
-    return this.#shards.map((shard) => ({
-      index: shard.index,
-      state: shard.state,
-      ...(shard.child?.pid !== undefined ? { pid: shard.child.pid } : {}),
-      ...(shard.url !== undefined ? { url: shard.url } : {}),
-      sessions: shard.sessions.size,
-      restarts: shard.restarts,
-    }));
+    return this.#shards.map((shard) => shardStatusOf(shard));
   }
 
   /**
@@ -222,7 +284,10 @@ export class ShardPool {
    * is down.
    */
   shardOf(groupId: string): number {
-    return rendezvousShard(groupId, this.#shards.length, (index) => this.#shards[index]!.state !== "down");
+    return placeGroup(
+      groupId,
+      this.#shards.map((shard) => shard.state),
+    );
   }
 
   /** Whether a shard is down or restarting (`/health` then says `degraded`). */
@@ -475,9 +540,10 @@ export class ShardPool {
     const groups = new Set(lost.map((session) => session.groupId));
     const now = performance.now();
     const windowMs = this.#options.restartWindowMs ?? 600_000;
-    while (shard.restartTimes.length > 0 && now - shard.restartTimes[0]! > windowMs)
-      shard.restartTimes.shift();
-    const restart = shard.restartTimes.length < (this.#options.maxRestarts ?? 10);
+    const restart = mayRestart(shard.restartTimes, now, {
+      windowMs,
+      maxRestarts: this.#options.maxRestarts ?? 10,
+    });
     this.#options.logger.warn(
       { shard: shard.index, pid, groups: groups.size, sessions: lost.length, restarts: shard.restarts },
       `AGENTIC ${message}: its ${groups.size} Group(s) are dropped (shard_failed); ${restart ? "restarting it" : `it stays down (${shard.restartTimes.length} restarts in ${Math.round(windowMs / 60_000)} min); new Groups go to the other shards`}`,

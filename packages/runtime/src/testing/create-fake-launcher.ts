@@ -65,66 +65,137 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
     launched.push(launchOptions);
     const error = options.failLaunch?.(launchOptions);
     if (error !== undefined) throw error;
-    const started = Date.now();
-    const controller = new AbortController();
-    let state: AgentSessionHandle["state"] = "running";
-    let active = false;
-    let settled: AgentOutcome | undefined;
-    let resolveDone!: (outcome: AgentOutcome) => void;
-    const done = new Promise<AgentOutcome>((resolve) => {
-      resolveDone = resolve;
+    const run = new FakeAgentRun(launchOptions);
+    const handle = run.createHandle();
+    handles.push(handle);
+    options.agent(run.createContext(handle, send)).then(
+      (result) => run.finish(result),
+      (agentError: unknown) => run.fail(agentError),
+    );
+    return handle;
+  };
+  return { launch, launched, handles };
+}
+
+/**
+ * One launched fake agent: its abort controller, handle state and outcome. The outcome settles once —
+ * from the agent's result, its throw, or `terminate` (the run's `signal` aborting terminates it too).
+ */
+export class FakeAgentRun {
+  readonly controller = new AbortController();
+  readonly done: Promise<AgentOutcome>;
+  /** The session's non-secret label (`sessionLabel`, else the credential). */
+  readonly label: string;
+  state: AgentSessionHandle["state"] = "running";
+  active = false;
+  #settled: AgentOutcome | undefined;
+  #resolveDone!: (outcome: AgentOutcome) => void;
+  readonly #started = Date.now();
+
+  constructor(readonly launchOptions: LaunchAgentSessionOptions) {
+    this.label = launchOptions.sessionLabel ?? launchOptions.sessionId;
+    this.done = new Promise<AgentOutcome>((resolve) => {
+      this.#resolveDone = resolve;
     });
-    const label = launchOptions.sessionLabel ?? launchOptions.sessionId;
-    const base = () => ({
-      sessionId: label,
+    const onRunAbort = () => void this.terminate("aborted");
+    launchOptions.signal?.addEventListener("abort", onRunAbort, { once: true });
+    void this.done.then(() => launchOptions.signal?.removeEventListener("abort", onRunAbort));
+  }
+
+  /** The fields every outcome shares (exit code 0, no signal, the duration so far). */
+  #base() {
+    return {
+      sessionId: this.label,
       exitCode: 0,
       signal: null,
-      durationMs: Date.now() - started,
+      durationMs: Date.now() - this.#started,
       activeMs: 0,
       logPath: "",
       leftoverProcesses: 0,
       reaped: true,
+    };
+  }
+
+  #settle(outcome: AgentOutcome): void {
+    if (this.#settled !== undefined) return;
+    this.#settled = outcome;
+    this.state = "exited";
+    this.#resolveDone(outcome);
+  }
+
+  /** Aborts the agent's signal and settles `terminated` (SIGTERM) unless already settled; resolves `done`. */
+  terminate = async (reason = "terminated"): Promise<AgentOutcome> => {
+    if (this.#settled === undefined) {
+      this.state = "terminating";
+      this.controller.abort(new DOMException(reason, "AbortError"));
+      this.#settle({ ...this.#base(), exitCode: null, signal: "SIGTERM", status: "terminated", reason });
+    }
+    return this.done;
+  };
+
+  /** Settles from the agent's result: `succeeded` (implicit output by default) or an {@link AgentExecutionError}. */
+  finish(result: FakeAgentResult): void {
+    if (result.status === "succeeded") {
+      this.#settle({
+        ...this.#base(),
+        status: "succeeded",
+        output: result.output ?? { kind: "implicit" },
+        warnings: [],
+      });
+      return;
+    }
+    const error = new AgentExecutionError({
+      sessionId: this.label,
+      kind: result.kind,
+      summary: result.message ?? `failed (${result.kind})`,
+      exitCode: result.kind === "exit" ? 1 : null,
     });
-    const settle = (outcome: AgentOutcome) => {
-      if (settled !== undefined) return;
-      settled = outcome;
-      state = "exited";
-      resolveDone(outcome);
-    };
-    const terminate = async (reason = "terminated") => {
-      if (settled === undefined) {
-        state = "terminating";
-        controller.abort(new DOMException(reason, "AbortError"));
-        settle({ ...base(), exitCode: null, signal: "SIGTERM", status: "terminated", reason });
-      }
-      return done;
-    };
-    const onRunAbort = () => void terminate("aborted");
-    launchOptions.signal?.addEventListener("abort", onRunAbort, { once: true });
-    void done.then(() => launchOptions.signal?.removeEventListener("abort", onRunAbort));
-    const handle: AgentSessionHandle = {
-      sessionId: label,
+    this.#settle({ ...this.#base(), exitCode: error.exitCode, status: "failed", error });
+  }
+
+  /** Settles from the agent's throw as an `exit` failure (exit code 1); ignored once terminated. */
+  fail(error: unknown): void {
+    if (this.controller.signal.aborted) return; // terminated: already settled
+    this.#settle({
+      ...this.#base(),
+      exitCode: 1,
+      status: "failed",
+      error: new AgentExecutionError({
+        sessionId: this.label,
+        kind: "exit",
+        summary: `threw ${String(error)}`,
+        exitCode: 1,
+      }),
+    });
+  }
+
+  /** The session's `AgentSessionHandle` (its `state` and `active` read this run's). */
+  createHandle(): AgentSessionHandle {
+    const run = this;
+    const { done } = this;
+    return {
+      sessionId: this.label,
       pid: 0,
       logPath: "",
       ioDir: "",
       get state() {
-        return state;
+        return run.state;
       },
       get active() {
-        return active;
+        return run.active;
       },
       activeMs: 0,
-      remainingMs: launchOptions.timeoutMs ?? 0,
+      remainingMs: this.launchOptions.timeoutMs ?? 0,
       activate: () => {
-        active = true;
+        run.active = true;
       },
       pause: () => {
-        active = false;
+        run.active = false;
       },
       resume: () => {
-        active = true;
+        run.active = true;
       },
-      terminate,
+      terminate: this.terminate,
       done,
       readOutput: async () => {
         const outcome = await done;
@@ -132,10 +203,14 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
         return { output: outcome.output, warnings: outcome.warnings };
       },
     };
-    handles.push(handle);
-    const context: FakeAgentContext = {
+  }
+
+  /** What the agent sees; `chat` POSTs to `<baseUrl>chat/completions` with the credential as Bearer. */
+  createContext(handle: AgentSessionHandle, send: (request: Request) => Promise<Response>): FakeAgentContext {
+    const { launchOptions, controller } = this;
+    return {
       sessionId: launchOptions.sessionId,
-      sessionLabel: label,
+      sessionLabel: this.label,
       groupId: launchOptions.groupId,
       rolloutMode: launchOptions.rolloutMode,
       baseUrl: launchOptions.baseUrl,
@@ -155,41 +230,5 @@ export function createFakeLauncher(options: FakeLauncherOptions): FakeLauncher {
           }),
         ),
     };
-    options.agent(context).then(
-      (result) => {
-        if (result.status === "succeeded") {
-          settle({
-            ...base(),
-            status: "succeeded",
-            output: result.output ?? { kind: "implicit" },
-            warnings: [],
-          });
-        } else {
-          const error = new AgentExecutionError({
-            sessionId: label,
-            kind: result.kind,
-            summary: result.message ?? `failed (${result.kind})`,
-            exitCode: result.kind === "exit" ? 1 : null,
-          });
-          settle({ ...base(), exitCode: error.exitCode, status: "failed", error });
-        }
-      },
-      (error: unknown) => {
-        if (controller.signal.aborted) return; // terminated: already settled
-        settle({
-          ...base(),
-          exitCode: 1,
-          status: "failed",
-          error: new AgentExecutionError({
-            sessionId: label,
-            kind: "exit",
-            summary: `threw ${String(error)}`,
-            exitCode: 1,
-          }),
-        });
-      },
-    );
-    return handle;
-  };
-  return { launch, launched, handles };
+  }
 }

