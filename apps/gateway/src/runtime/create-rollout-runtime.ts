@@ -9,7 +9,7 @@ import { EngineHealth } from "../controller/engine-health";
 import { type PromptItem, readPromptDataset } from "../controller/prompt-dataset";
 import { type GroupLaunchInfo, RolloutController, type StepResult } from "../controller/rollout-controller";
 import type { GroupResult, LaunchAgent, SessionSpec } from "../controller/run-group";
-import { BackendUnavailableError } from "../engine/backend-unavailable-error";
+import { checkBackendHealth } from "../engine/check-backend-health";
 import { type Backend, startBackend } from "../engine/start-backend";
 import { createLogger } from "../report/create-logger";
 import { createRunEvents } from "../report/create-run-events";
@@ -258,14 +258,11 @@ async function startRuntime(options: {
   );
   // Fail before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
   // surface only as agents failing their requests).
-  const unhealthy = (await backend.client.health()).filter((server) => !server.ok);
-  if (unhealthy.length > 0) {
-    throw new BackendUnavailableError({
-      message: `the inference backend is not healthy: ${unhealthy
-        .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
-        .join(", ")}; check --sglang-url`,
-    });
-  }
+  await checkBackendHealth({
+    probe: () => backend.client.health(),
+    target: components.backend.sglangUrls.join(", ") || "the stand-in engine",
+    log: (message, fields) => logger.info(fields, message),
+  });
 
   const engineHealth = stack.adopt(
     new EngineHealth({
