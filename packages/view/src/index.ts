@@ -24,6 +24,7 @@ export type {
   ForestView,
   GroupView,
   SessionView,
+  SideForestView,
   StepView,
   StripTurn,
   TreeNodeView,

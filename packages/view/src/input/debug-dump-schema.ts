@@ -39,6 +39,9 @@ const sample = z.looseObject({
   advantage: z.number().nullable(),
   turn_count: z.number().int().min(0),
   turns: z.array(turnTrace),
+  prompt_text: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  reward_details: z.record(z.string(), z.number()).optional(),
 });
 
 const forestNode = z.looseObject({
@@ -72,14 +75,18 @@ const forestTurn = z.looseObject({
   prompt_tokens: z.number().int().min(0),
 });
 
+const forest = z.object({
+  root_state_hash: z.string(),
+  nodes: z.array(forestNode),
+  turns: z.array(forestTurn),
+});
+
 const session = z.looseObject({
   session_id: z.string(),
   slot: z.number().int().min(0),
-  forest: z.object({
-    root_state_hash: z.string(),
-    nodes: z.array(forestNode),
-    turns: z.array(forestTurn),
-  }),
+  forest,
+  /** Recorded side requests by request class (title, compaction, sub-agent …). */
+  side_forests: z.record(z.string(), forest).optional(),
 });
 
 const group = z.looseObject({

@@ -87,6 +87,8 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
           turnCount: 0,
           transitions: {},
           weightVersions: [],
+          requestClasses: [],
+          sideForests: [],
         };
         sessions.set(sessionId, found);
       }
@@ -113,6 +115,24 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
         ...(group.outcome !== "exported" && group.reason !== undefined && { groupDropReason: group.reason }),
       };
       owner.forest = buildForestView(forestOptions);
+      owner.requestClasses.push("main");
+      for (const [requestClass, sideForest] of Object.entries(dumped.side_forests ?? {})) {
+        const side = buildForestView({
+          session: { ...dumped, forest: sideForest },
+          step,
+          contextIdsByHash: new Map(),
+        });
+        for (const node of side.nodes) {
+          if (node.leaf)
+            node.notExportedReason = `recorded as ${requestClass}, never trained (policy record)`;
+        }
+        owner.sideForests.push({ requestClass, policy: "record", forest: side });
+        owner.requestClasses.push(requestClass);
+      }
+      const firstRequest = owner.forest.nodes.find(
+        (node) => node.kind === "observation" && node.parent === null,
+      );
+      if (firstRequest !== undefined) owner.prompt = firstRequest.messages;
       owner.turnCount = owner.forest.turns.length;
       for (const turn of owner.forest.turns)
         owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
@@ -136,6 +156,13 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
       if (n === 0) {
         owner.reward = sample.reward;
         owner.advantage = sample.advantage;
+        if (sample.metadata !== undefined) owner.metadata = sample.metadata;
+        if (sample.reward_details !== undefined && Object.keys(sample.reward_details).length > 0)
+          owner.rewardDetails = sample.reward_details;
+        if (sample.prompt_text !== undefined) owner.promptText = sample.prompt_text;
+        const exported = nodes?.get(sample.state_hash);
+        if (exported?.kind === "response" && exported.messages[0] !== undefined)
+          owner.output = exported.messages[0];
       }
       if (owner.forest === undefined) {
         owner.turnCount = Math.max(owner.turnCount, sample.turn_count);
@@ -202,6 +229,9 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
         turnCount: row.num_turns,
         transitions: {},
         weightVersions: [],
+        metadata: row.metadata,
+        requestClasses: [],
+        sideForests: [],
       };
       sessions.set(row.session_id, owner);
       group.sessionIds.push(owner.id);
