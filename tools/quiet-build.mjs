@@ -8,7 +8,7 @@
 // none is missing the phase prints nothing (a cached rerun shows no build lines); otherwise it prints one
 // line naming what is built and how many packages, then runs turbo with `--output-logs=errors-only`, keeping
 // its output in memory. A failed build prints that output (the failing tasks' logs) and exits with turbo's
-// status; a successful one prints nothing more. `RELAX_BUILD_VERBOSE=1` shows turbo's full output instead.
+// status; after the last phase one line gives the time, when anything was built. `RELAX_BUILD_VERBOSE=1` shows turbo's full output instead.
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -88,6 +88,8 @@ async function main() {
   const verbose = process.env.RELAX_BUILD_VERBOSE === "1";
   const total = phases.length;
   let index = 0;
+  let built = 0;
+  const started = Date.now();
   for (const phase of phases) {
     index += 1;
     const dry = spawnSync(turboBin, [...turboArgs(phase.filters), "--dry=json"], {
@@ -101,7 +103,7 @@ async function main() {
       process.exit(dry.status ?? 1);
     }
     const missing = missingBuilds(JSON.parse(dry.stdout));
-    const started = Date.now();
+    built += missing.length;
     if (missing.length > 0)
       process.stdout.write(
         `build ${index}/${total}: ${phase.label} (${missing.length} package${missing.length === 1 ? "" : "s"}; ` +
@@ -116,9 +118,8 @@ async function main() {
       process.stderr.write(`build ${index}/${total}: ${phase.label} failed (turbo exited ${result.code})\n`);
       process.exit(result.code);
     }
-    if (missing.length > 0)
-      process.stdout.write(`build ${index}/${total}: done in ${duration(Date.now() - started)}\n`);
   }
+  if (built > 0) process.stdout.write(`build: done in ${duration(Date.now() - started)}\n`);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -63,6 +63,7 @@ class ReadmeSnippetTest(unittest.TestCase):
         self.assertEqual(install[0], "pip install ./clients/python\n")
 
         work = tempfile.mkdtemp(prefix="relax-readme-python-")
+        os.chmod(work, 0o755)  # agents may run under another uid of the launcher's pool: they read examples/ here
         if os.environ.get("RELAX_KEEP_TEST_DIRS") != "1":
             self.addCleanup(shutil.rmtree, work, True)
         for name in ("apps", "examples", "node_modules", "packages"):
