@@ -24,6 +24,7 @@ describe("checkBackendHealth (start-up check of --sglang-url, with progress)", (
     const done = checkBackendHealth({
       probe,
       target: "http://127.0.0.1:30000",
+      announce: true,
       log: (message, fields) => lines.push([message, fields]),
     });
     const failed = expect(done).rejects.toThrow(
@@ -31,6 +32,7 @@ describe("checkBackendHealth (start-up check of --sglang-url, with progress)", (
     );
     await vi.advanceTimersByTimeAsync(12_000);
     expect(lines).toEqual([
+      ["inference backend: checking http://127.0.0.1:30000 (/health)", {}],
       [
         "inference backend: still waiting for http://127.0.0.1:30000 to answer /health (5 s)",
         { waited_s: 5 },
@@ -51,7 +53,7 @@ describe("checkBackendHealth (start-up check of --sglang-url, with progress)", (
     await failed;
     await expect(done).rejects.toBeInstanceOf(BackendUnavailableError);
     await vi.advanceTimersByTimeAsync(20_000);
-    expect(lines).toHaveLength(2); // the ticker stopped with the answer
+    expect(lines).toHaveLength(3); // the ticker stopped with the answer
   });
 
   it("should resolve without a line when every server answers at once, and name HTTP statuses", async () => {

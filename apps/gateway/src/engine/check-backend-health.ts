@@ -11,6 +11,8 @@ export interface CheckBackendHealthOptions {
   log: (message: string, fields: Record<string, unknown>) => void;
   /** Milliseconds between two "still waiting" lines while the check has no answer. @default 5000 */
   tickMs?: number;
+  /** Log `inference backend: checking <target> (/health)` before the check (for an external server). @default false */
+  announce?: boolean;
 }
 
 /**
@@ -21,8 +23,9 @@ export interface CheckBackendHealthOptions {
  * @throws BackendUnavailableError when a server is unhealthy.
  */
 export async function checkBackendHealth(options: CheckBackendHealthOptions): Promise<void> {
-  const { probe, target, log, tickMs = 5000 } = options;
+  const { probe, target, log, tickMs = 5000, announce = false } = options;
   const started = Date.now();
+  if (announce) log(`inference backend: checking ${target} (/health)`, {});
   const timer = setInterval(() => {
     const waited = Math.round((Date.now() - started) / 1000);
     log(`inference backend: still waiting for ${target} to answer /health (${waited} s)`, {

@@ -261,6 +261,7 @@ async function startRuntime(options: {
   await checkBackendHealth({
     probe: () => backend.client.health(),
     target: components.backend.sglangUrls.join(", ") || "the stand-in engine",
+    announce: components.backend.sglangUrls.length > 0,
     log: (message, fields) => logger.info(fields, message),
   });
 
