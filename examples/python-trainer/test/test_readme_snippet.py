@@ -1,4 +1,5 @@
-"""Runs the root README's "Train with Relax from Python" section as a user pastes it.
+"""Runs the root README's "Train with Relax from Python" section as a user pastes it, and the stand-in block
+of "Pointing it at a real SGLang server" (``relax-sglang-standin`` as the server, then ``relax rollout``).
 
 From README.md it takes, verbatim: the ``relax serve`` command, the ``pip install ./clients/python`` line and
 the Python trainer loop. In a fresh directory holding a copy of ``clients/python`` and links to the built
@@ -33,12 +34,12 @@ NEEDS = [
 ]
 
 
-def readme_blocks(language):
-    """The fenced blocks of ``language`` inside the README's Python section, in order."""
+def readme_blocks(language, section=SECTION):
+    """The fenced blocks of ``language`` inside one section of the README, in order."""
     with open(README, encoding="utf-8") as handle:
         text = handle.read()
-    start = text.index(SECTION)
-    end = text.index("\n## ", start + len(SECTION))
+    start = text.index(section)
+    end = text.index("\n## ", start + len(section))
     return re.findall(r"^```%s\n(.*?)^```$" % language, text[start:end], re.S | re.M)
 
 
@@ -50,11 +51,46 @@ def in_own_netns(script, cwd, timeout):
     )  # fmt: skip
 
 
+def work_dir(test):
+    """A fresh directory with links to the built ``apps/``, ``examples/``, ``node_modules/``, ``packages/``."""
+    for path in NEEDS:
+        if not os.path.exists(path):
+            raise AssertionError("%s is missing: run `pnpm build` at the repository root" % path)
+    work = tempfile.mkdtemp(prefix="relax-readme-")
+    os.chmod(work, 0o755)  # agents may run under another uid of the launcher's pool: they read examples/ here
+    if os.environ.get("RELAX_KEEP_TEST_DIRS") != "1":
+        test.addCleanup(shutil.rmtree, work, True)
+    for name in ("apps", "examples", "node_modules", "packages"):
+        os.symlink(os.path.join(REPO, name), os.path.join(work, name))
+    return work
+
+
+class ReadmeStandinTest(unittest.TestCase):
+    def test_the_real_sglang_section_runs_first_against_relax_sglang_standin(self):
+        """The section's first block: the stand-in's own CLI as the SGLang server, then `relax rollout --sglang-url`."""
+        blocks = readme_blocks("sh", "## Pointing it at a real SGLang server")
+        self.assertEqual(len(blocks), 2, "the section's blocks changed")
+        lines = blocks[0].splitlines()
+        self.assertEqual(lines[0], "pnpm build && mkdir -p out")  # built already: the test needs that build
+        lines[0] = "mkdir -p out"
+        self.assertTrue(lines[1].startswith("node packages/standin/dist/cli.js "), lines[1])
+        work = work_dir(self)
+        result = in_own_netns("\n".join(lines), work, 600)
+        self.assertEqual(result.returncode, 0, result.stdout[-3000:] + result.stderr[-3000:])
+        self.assertIn("inference backend: checking http://127.0.0.1:30000 (/health)", result.stderr + result.stdout)
+        self.assertIn("backend   SGLang at http://127.0.0.1:30000", result.stdout)
+        with open(os.path.join(work, "out", "standin-rows-0.jsonl"), encoding="utf-8") as handle:
+            rows = [json.loads(line) for line in handle if line.strip()]
+        with open(os.path.join(work, "out", "standin.log"), encoding="utf-8") as handle:
+            self.assertIn("not a model", handle.read())
+        self.assertEqual(len(rows), 4 * 4)  # --rollout-batch-size 4 × --n-samples-per-prompt 4, none dropped
+        for row in rows:
+            self.assertEqual(len(row["tokens"]), row["prompt_length"] + row["response_length"])
+            self.assertEqual(len(row["loss_mask"]), row["response_length"])
+
+
 class ReadmeSnippetTest(unittest.TestCase):
     def test_the_readme_python_section_runs_as_pasted(self):
-        for path in NEEDS:
-            if not os.path.exists(path):
-                raise AssertionError("%s is missing: run `pnpm build` at the repository root" % path)
         shell = readme_blocks("sh")
         serve = [block for block in shell if block.startswith("node apps/gateway/dist/cli.js serve ")]
         install = [block for block in shell if block.startswith("pip install")]
@@ -62,12 +98,7 @@ class ReadmeSnippetTest(unittest.TestCase):
         self.assertEqual((len(serve), len(install), len(loop)), (1, 1, 1), "the section's blocks changed")
         self.assertEqual(install[0], "pip install ./clients/python\n")
 
-        work = tempfile.mkdtemp(prefix="relax-readme-python-")
-        os.chmod(work, 0o755)  # agents may run under another uid of the launcher's pool: they read examples/ here
-        if os.environ.get("RELAX_KEEP_TEST_DIRS") != "1":
-            self.addCleanup(shutil.rmtree, work, True)
-        for name in ("apps", "examples", "node_modules", "packages"):
-            os.symlink(os.path.join(REPO, name), os.path.join(work, name))
+        work = work_dir(self)
         shutil.copytree(
             os.path.join(REPO, "clients", "python"), os.path.join(work, "clients", "python"),
             ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__", "node_modules"),
