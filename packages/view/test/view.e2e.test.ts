@@ -232,6 +232,10 @@ describe("relax view in headless Chromium", () => {
     const page1 = buildViewModel({
       sources: [parseViewSource("demo-side.json", JSON.stringify(dump)), source("drift-debug-0.json")],
       decodeToken: await qwen3DecodeToken(),
+      sessionLog: (sessionId) =>
+        sessionId === target.session_id
+          ? "calculator: 16-3-4 = 9\ncalculator: 10*2 = 20\nanswer: 20"
+          : undefined,
     });
     const file = join(artifacts, "relax-view-side.html");
     writeFileSync(file, renderPage(page1));
@@ -288,6 +292,9 @@ describe("relax view in headless Chromium", () => {
       "The answer is 20.\n#### 20",
     );
     expect(await page.locator("#session-reward dd").first().textContent()).toBe("0");
+    expect(await page.locator("#session-log").textContent()).toBe(
+      "calculator: 16-3-4 = 9\ncalculator: 10*2 = 20\nanswer: 20",
+    );
     expect(await page.locator("#session-metadata th").allTextContents()).toEqual([
       "answer",
       "predicted",

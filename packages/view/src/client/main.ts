@@ -239,7 +239,11 @@ function aboutSession(session: (typeof model.sessions)[number]): string {
       : '<p class="note">not in this input</p>';
   const meta = Object.entries(metadata);
   const details = Object.entries(session.rewardDetails ?? {});
-  return `<div class="pair about"><div><h2>prompt</h2><div id="session-prompt">${prompt}</div></div>
+  const log =
+    session.logTail === undefined
+      ? ""
+      : `<h2>agent log <small>last lines</small></h2>${session.logTail === "" ? '<p class="note" id="session-log">empty</p>' : `<pre class="log" id="session-log">${esc(session.logTail)}</pre>`}`;
+  return `<div class="pair about"><div><h2>prompt</h2><div id="session-prompt">${prompt}</div>${log}</div>
     <div><h2>agent output</h2><div id="session-output">${session.output ? messageHtml(session.output) : '<p class="note">not in this input</p>'}</div>
     <h2>reward</h2><dl class="facts" id="session-reward"><div><dt>reward</dt><dd>${num(session.reward)}</dd></div>
     ${answerKey !== undefined ? `<div><dt>expected answer</dt><dd id="expected-answer">${esc(value(metadata[answerKey]))}</dd></div>` : ""}

@@ -16,6 +16,11 @@ export interface BuildViewModelOptions {
   decodeToken?: (id: number) => string;
   /** @default "relax view" */
   title?: string;
+  /**
+   * The tail of a session's agent log (e.g. the last lines of `<--session-log-dir>/<session id>.log`), or
+   * `undefined` when there is none; called once per session. Shown in the session view.
+   */
+  sessionLog?: (sessionId: string) => string | undefined;
 }
 
 /**
@@ -25,7 +30,7 @@ export interface BuildViewModelOptions {
  * strip; and the decoded text of every distinct token id.
  */
 export function buildViewModel(options: BuildViewModelOptions): ViewModel {
-  const { sources, decodeToken, title = "relax view" } = options;
+  const { sources, decodeToken, sessionLog, title = "relax view" } = options;
   const model: ViewModel = { title, steps: [], sessions: [], contexts: [], vocab: {} };
   const stepIds = new Set<string>();
   for (const source of sources) {
@@ -35,6 +40,12 @@ export function buildViewModel(options: BuildViewModelOptions): ViewModel {
     stepIds.add(id);
     if (source.kind === "dump") addDump(model, id, source.name, source.dump);
     else addRows(model, id, source.name, source.rows);
+  }
+  if (sessionLog !== undefined) {
+    for (const session of model.sessions) {
+      const tail = sessionLog(session.sessionId);
+      if (tail !== undefined) session.logTail = tail;
+    }
   }
   if (decodeToken !== undefined) {
     for (const context of model.contexts) {

@@ -129,6 +129,8 @@ export interface SessionView {
   requestClasses: string[];
   /** Recorded, untrained requests (title, compaction, sub-agent …) by request class, in dump order. */
   sideForests: SideForestView[];
+  /** The last lines of the agent's log (stdout and stderr), when the viewer was given the session logs. */
+  logTail?: string;
 }
 
 /** One side forest of a session: requests of one non-`main` request class, recorded and never exported. */
