@@ -12,6 +12,7 @@ import {
 } from "../src/index";
 import { buildForestView } from "../src/model/build-forest-view";
 import { fixture, source } from "./helpers";
+import { IMAGE_PAD, imageRow, RED_PNG } from "./image-row";
 
 const hash = (c: string) => c.repeat(64);
 
@@ -429,5 +430,23 @@ describe("buildViewModel: what a session was asked and did, and its side forests
       side.forest.nodes.map((node) => [node.stateHash, node.exportedAs, node.notExportedReason]),
     ).toEqual([[hash("c"), [], "recorded as compaction, never trained (policy record)"]]);
     expect(side.forest.turns.map((turn) => [turn.status, turn.failure])).toEqual([["failed", "aborted"]]);
+  });
+});
+
+describe("buildViewModel: images of a row on their pad tokens", () => {
+  it("should place each multimodal_train_inputs entry on its run of pad tokens, bytes as a data: URL", () => {
+    const model = buildViewModel({
+      sources: [parseViewSource("vision.jsonl", formatTrainingRowsJsonl([imageRow()]))],
+    });
+    expect(model.contexts[0]!.images).toEqual([
+      { src: `data:image/png;base64,${RED_PNG}`, format: "png", width: 4, height: 2, start: 4, end: 8 },
+      { url: "https://example.invalid/screen.png", format: "png", width: 4, height: 2, start: 11, end: 14 },
+    ]);
+    expect(model.contexts[0]!.tokens.slice(4, 8)).toEqual([IMAGE_PAD, IMAGE_PAD, IMAGE_PAD, IMAGE_PAD]);
+    expect(model.sessions[0]!.metadata).toEqual({ rollout_mode: "train", answer: "red" });
+    // A text row has none.
+    expect(buildViewModel({ sources: [source("drift-debug-0.json")] }).contexts.map((c) => c.images)).toEqual(
+      [[], []],
+    );
   });
 });

@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { formatTrainingRowsJsonl } from "@relax/export";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildViewModel, parseViewSource, renderPage, type ViewModel } from "../src/index";
 import { fixture, qwen3DecodeToken, source } from "./helpers";
+import { imageRow } from "./image-row";
 
 /**
  * End to end in real headless Chromium (Debian's `chromium`, installed by `.ci/run`): the page built from
@@ -336,6 +338,45 @@ describe("relax view in headless Chromium", () => {
     expect(await page.locator("#token-info").textContent()).toMatch(/^#0 · /);
     await page.keyboard.press("g");
     expect(await page.locator("#token-info").textContent()).toMatch(new RegExp(`^#${firstGenerated} · `));
+    await page.close();
+  }, 60_000);
+
+  it("should show a row's images where its image pads are, and jump to them", async () => {
+    const vision = buildViewModel({
+      sources: [parseViewSource("vision.jsonl", formatTrainingRowsJsonl([imageRow()]))],
+      decodeToken: await qwen3DecodeToken(),
+    });
+    const file = join(artifacts, "relax-view-image.html");
+    writeFileSync(file, renderPage(vision));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await page.goto(`${pathToFileURL(file).href}#/context/${encodeURIComponent(vision.contexts[0]!.id)}`);
+    await page.waitForSelector("#strip .tok");
+    expect(await page.locator("figure.row-image").count()).toBe(2);
+    const first = page.locator("figure.row-image").first();
+    await first.locator("img").evaluate((img) => (img as HTMLImageElement).decode());
+    expect(await first.locator("img").evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(4);
+    expect(await first.locator("figcaption").textContent()).toBe(
+      "image 1 · tokens 4–8 (4 pads) · 4×2 show in strip",
+    );
+    expect(await page.locator("figure.row-image").nth(1).locator(".note").textContent()).toBe(
+      "not embedded: https://example.invalid/screen.png",
+    );
+    expect(
+      await page
+        .locator("#strip .tok.img")
+        .evaluateAll((spans) => spans.map((span) => Number((span as HTMLElement).dataset.i))),
+    ).toEqual([4, 5, 6, 7, 11, 12, 13]);
+    expect(await page.locator("#strip .tok.img").first().textContent()).toBe("<|image_pad|>");
+    await page.locator("#strip .tok.img").first().hover();
+    expect(await page.locator("#token-info").textContent()).toMatch(/^#4 · id 151655 .* · image 1 pad$/);
+    await page.locator("figure.row-image").nth(1).locator("button.jump").click();
+    expect(await page.locator("#token-info").textContent()).toMatch(/^#11 · id 151655 .* · image 2 pad$/);
+    await page.screenshot({ path: join(artifacts, "relax-view-image.png") });
+    expect(errors).toEqual([]);
     await page.close();
   }, 60_000);
 

@@ -357,7 +357,25 @@ function contextView(id: string): string {
     ${generated > 0 ? `<button type="button" class="jump" id="jump-first-generated" data-at="${context.lossMask.indexOf(1)}">first generated token (g)</button>` : ""}</div>
     <div id="token-info" class="info" aria-live="polite">hover or select a token (←/→ move, ↑/↓ line, [ ] turn)</div>
     <div id="strip" class="strip" tabindex="0" role="listbox" aria-label="token strip"></div>
-    <h2>turns</h2>${turns}`;
+    ${imagesHtml(context)}<h2>turns</h2>${turns}`;
+}
+
+/** The row's images, each with its pad-token span and a jump into the strip. */
+function imagesHtml(context: (typeof model.contexts)[number]): string {
+  const images = context.images ?? [];
+  if (images.length === 0) return "";
+  return `<h2>images <small>${images.length} · shown where the row has image pads</small></h2><div class="row-images">${images
+    .map(
+      (image, k) =>
+        `<figure class="row-image" data-image="${k + 1}">${
+          image.src !== undefined
+            ? `<img src="${esc(image.src)}" alt="image ${k + 1} of the row" width="${Math.max(96, Math.min(image.width ?? 320, 320))}">`
+            : `<p class="note">not embedded: ${esc(image.url ?? "no source")}</p>`
+        }<figcaption>image ${k + 1} · tokens ${image.start}–${image.end} (${image.end - image.start} pads)${
+          image.width ? ` · ${image.width}×${image.height}` : ""
+        } <button type="button" class="jump" data-at="${image.start}">show in strip</button></figcaption></figure>`,
+    )
+    .join("")}</div>`;
 }
 
 function diffView(id: string): string {

@@ -21,6 +21,16 @@ const turnTrace = z.looseObject({
   turnId: z.number().int().min(0).optional(),
 });
 
+/** One image of a row (`multimodal_train_inputs`), as far as the viewer shows it. */
+const image = z.looseObject({
+  type: z.string(),
+  source: z.string().optional(),
+  data: z.string().optional(),
+  format: z.string().optional(),
+  num_tokens: z.number().int().min(0),
+  original_size: z.object({ height: z.number(), width: z.number() }).optional(),
+});
+
 const sample = z.looseObject({
   session_id: z.string(),
   group_index: z.number().int().min(0),
@@ -42,6 +52,7 @@ const sample = z.looseObject({
   prompt_text: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   reward_details: z.record(z.string(), z.number()).optional(),
+  multimodal_train_inputs: z.array(image).optional(),
 });
 
 const forestNode = z.looseObject({

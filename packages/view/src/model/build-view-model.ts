@@ -273,6 +273,9 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
           weight_version_spans: [],
           reward: row.reward ?? null,
           advantage: row.advantage,
+          ...(row.multimodal_train_inputs !== undefined && {
+            multimodal_train_inputs: row.multimodal_train_inputs,
+          }),
         },
       }),
     );

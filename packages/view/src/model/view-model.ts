@@ -159,6 +159,20 @@ export interface StripTurn {
   reply?: ViewMessage;
 }
 
+/** One image of a row, placed on its run of image-pad tokens. */
+export interface ContextImage {
+  /** A `data:` URL the page can show (offline pages load nothing else), absent for an http(s) source. */
+  src?: string;
+  /** The http(s) URL of an image the page does not load. */
+  url?: string;
+  format?: string;
+  width?: number;
+  height?: number;
+  /** `[start, end)` of its image-pad tokens in row coordinates (`end - start` = its `num_tokens`). */
+  start: number;
+  end: number;
+}
+
 /** One exported row (context) as a token strip. */
 export interface ContextView {
   /** `<step>/<session>/<index>`, unique in the page. */
@@ -185,6 +199,8 @@ export interface ContextView {
   /** Row positions right after a generation the engine aborted. */
   abortPoints: number[];
   turns: StripTurn[];
+  /** The row's images (`multimodal_train_inputs`) on their pad-token runs; empty for a text row. */
+  images: ContextImage[];
 }
 
 /** One sampled Group of a step. */
