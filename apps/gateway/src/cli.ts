@@ -101,6 +101,8 @@ function demoPreset(): RolloutConfigInput {
     output: "out/demo-rows.jsonl",
     sessionLogDir: "out/session-logs",
     saveDebugRolloutData: "out/demo-debug-{rollout_id}.json",
+    // A first run shows the banner, progress and summary; start-up details need --log-level info.
+    logLevel: "warn",
   };
 }
 

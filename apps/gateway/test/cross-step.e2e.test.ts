@@ -131,7 +131,7 @@ describe("cross-step scheduling under relax rollout (long-tail agent, stand-in e
     expect(run.evals.map((item) => [item.dataset, item.step.rows.length])).toEqual([["holdout", 12]]);
     // T = 4 Groups × 2 and E_peak = 4 × 1 coexist (train sessions stay resident during eval).
     expect(lines).toContain(
-      "agent slots: T=8 E_peak=4 T+E_peak=12 required=12 (T + E_peak) (docs/contract.md#external-capacity)",
+      "agent slots: 12 = 8 train (4 Groups × 2 samples) + 4 eval (4 Groups × 1 sample), train sessions stay during eval (docs/contract.md#external-capacity)",
     );
     expect(run.steps.map((step) => [step.rolloutId, step.rows.length])).toEqual([
       [0, 4],

@@ -16,8 +16,8 @@ import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from 
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runRollout } from "../src/run-rollout";
-import { resolveControlToken } from "../src/serve/resolve-control-token";
-import { type ServeHandle, startServe } from "../src/serve/start-serve";
+import { type ControlTokenSource, resolveControlToken } from "../src/serve/resolve-control-token";
+import { formatServeBanner, type ServeHandle, startServe } from "../src/serve/start-serve";
 
 const TOKEN = "serve-test-token-0123456789";
 const auth = { authorization: `Bearer ${TOKEN}` };
@@ -459,11 +459,23 @@ describe("resolveControlToken", () => {
     const dir = join(mkdtempSync(join(tmpdir(), "relax-token-")), "run");
     const generated = await resolveControlToken({ env: {}, runDir: dir });
     expect(generated.token).toMatch(/^[0-9a-f]{32}$/);
-    expect(generated.source).toEqual({ kind: "file", path: join(dir, "control-token") });
+    expect(generated.source).toEqual({ kind: "file", path: join(dir, "control-token"), reused: false });
     expect(readFileSync(join(dir, "control-token"), "utf8")).toBe(`${generated.token}\n`);
     expect(statSync(join(dir, "control-token")).mode & 0o777).toBe(0o600);
-    // A restart on the same run dir keeps the token the trainer already read.
-    expect(await resolveControlToken({ env: {}, runDir: dir })).toEqual(generated);
+    // A restart on the same run dir keeps the token the trainer already read, and the banner says so.
+    const reused = await resolveControlToken({ env: {}, runDir: dir });
+    expect(reused).toEqual({ token: generated.token, source: { ...generated.source, reused: true } });
+    const banner = (tokenSource: ControlTokenSource) =>
+      formatServeBanner({ controlUrl: "http://127.0.0.1:8000/rollout/v1", tokenSource } as ServeHandle, {
+        nextRolloutId: 3,
+      }).split("\n")[0];
+    const where = join(dir, "control-token");
+    expect(banner(generated.source)).toBe(
+      `  control   http://127.0.0.1:8000/rollout/v1  (Authorization: Bearer <control token>; token generated, in ${where} (mode 0600))`,
+    );
+    expect(banner(reused.source)).toBe(
+      `  control   http://127.0.0.1:8000/rollout/v1  (Authorization: Bearer <control token>; token reused from ${where} (mode 0600))`,
+    );
     const printed = await resolveControlToken({ env: {} });
     expect(printed.source).toEqual({ kind: "printed" });
     expect(printed.token).not.toBe(generated.token);

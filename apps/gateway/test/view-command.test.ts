@@ -1,8 +1,8 @@
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runView, viewCommandHint } from "../src/view/view-command";
+import { LOG_TAIL_LINES, readLogTail, runView, viewCommandHint } from "../src/view/view-command";
 
 const viewFixture = (name: string) =>
   new URL(`../../../packages/view/test/fixtures/${name}`, import.meta.url).pathname;
@@ -47,6 +47,48 @@ describe("relax view", () => {
         log: () => {},
       }),
     ).rejects.toThrow(/^no debug dump or rows file in /);
+  });
+
+  it("should show the last lines of each session's agent log from session-logs/ beside the dump", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-view-logs-"));
+    copyFileSync(viewFixture("drift-debug-0.json"), join(dir, "debug-0.json"));
+    const sessionIds = JSON.parse(readFileSync(join(dir, "debug-0.json"), "utf8")).groups[0].samples.map(
+      (sample: { session_id: string }) => sample.session_id,
+    );
+    mkdirSync(join(dir, "session-logs"));
+    const log = Array.from({ length: 50 }, (_, i) => `line ${i + 1}`).join("\n");
+    writeFileSync(join(dir, "session-logs", `${sessionIds[0]}.log`), `${log}\n`);
+    writeFileSync(join(dir, "session-logs", `${sessionIds[1]}.log`), "");
+    await runView({ inputs: [join(dir, "debug-0.json")], tokenizer: false, log: () => {} });
+    const data = pageData(readFileSync(join(dir, "debug-0.html"), "utf8"));
+    const tails = data.sessions.map((session: { logTail?: string }) => session.logTail);
+    expect(tails).toEqual([
+      Array.from({ length: LOG_TAIL_LINES }, (_, i) => `line ${i + 11}`).join("\n"),
+      "",
+    ]);
+    await runView({
+      inputs: [join(dir, "debug-0.json")],
+      tokenizer: false,
+      sessionLogs: false,
+      log: () => {},
+    });
+    expect(
+      pageData(readFileSync(join(dir, "debug-0.html"), "utf8")).sessions.map(
+        (session: { logTail?: string }) => session.logTail,
+      ),
+    ).toEqual([undefined, undefined]);
+    await expect(
+      runView({
+        inputs: [join(dir, "debug-0.json")],
+        tokenizer: false,
+        sessionLogs: join(dir, "nope"),
+        log: () => {},
+      }),
+    ).rejects.toThrow(`--session-logs ${join(dir, "nope")}: no such directory`);
+    // A log longer than the bytes read: the line the read starts inside is dropped.
+    writeFileSync(join(dir, "big.log"), `${"x".repeat(20_000)}\nlast\n`);
+    expect(readLogTail(join(dir, "big.log"))).toBe("last");
+    expect(readLogTail(join(dir, "missing.log"))).toBeUndefined();
   });
 
   it("should name a missing input", async () => {

@@ -7,9 +7,10 @@ Standard library only (``http.client``); one connection per call, so a client ma
 import json
 import os
 import socket
+import time
 from dataclasses import dataclass
 from http.client import HTTPConnection, HTTPException, HTTPResponse, HTTPSConnection
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from urllib.parse import urlsplit
 
 from .errors import RelaxApiError, RelaxConnectionError, RelaxProtocolError
@@ -41,7 +42,9 @@ class RelaxClient:
     :param base_url: origin of ``relax serve`` (``http://host:port``; a trailing ``/rollout/v1`` is accepted).
         Defaults to ``$RELAX_CONTROL_URL``.
     :param token: the control token, sent as ``Authorization: Bearer``. Defaults to ``$RELAX_CONTROL_TOKEN``;
-        ``token_file`` (e.g. ``<run-dir>/control-token``) is read when neither is given.
+        ``token_file`` (e.g. ``<run-dir>/control-token``) is read when neither is given. A token file that does
+        not exist yet (``relax serve`` writes it as it starts) is read at the first call that finds it; until
+        then a call raises :class:`RelaxConnectionError`, which :meth:`wait_ready` waits out.
     :param timeout: seconds for a plain call (connect and each read).
     :param stream_timeout: seconds a step or eval stream may stay silent between two lines (``None``: wait
         as long as the step takes).
@@ -73,14 +76,26 @@ class RelaxClient:
         self._prefix = path + _PREFIX
         if token is None:
             token = os.environ.get(DEFAULT_TOKEN_ENV)
-        if token is None and token_file is not None:
-            with open(token_file, "r", encoding="utf-8") as handle:
-                token = handle.read().strip()
         self.token = token
+        self._token_file = token_file if token is None else None
+        if self._token_file is not None and os.path.exists(self._token_file):
+            self._read_token_file()
         self.timeout = timeout
         self.stream_timeout = stream_timeout
 
     # -- transport -------------------------------------------------------------------------------------------
+
+    def _read_token_file(self) -> None:
+        try:
+            with open(self._token_file, "r", encoding="utf-8") as handle:  # type: ignore[arg-type]
+                token = handle.read().strip()
+        except FileNotFoundError as error:
+            raise RelaxConnectionError(
+                "token file %s does not exist (yet): relax serve writes it when it starts" % self._token_file
+            ) from error
+        if token:
+            self.token = token
+            self._token_file = None
 
     def _connect(self, timeout: Optional[float]) -> HTTPConnection:
         if self._https:
@@ -91,6 +106,8 @@ class RelaxClient:
         self, method: str, path: str, body: Optional[Dict[str, Any]], timeout: Optional[float]
     ) -> Tuple[HTTPConnection, HTTPResponse]:
         headers = {"accept": "application/json, application/x-ndjson"}
+        if self.token is None and self._token_file is not None:
+            self._read_token_file()
         if self.token is not None:
             headers["authorization"] = "Bearer %s" % self.token
         payload = None
@@ -149,6 +166,38 @@ class RelaxClient:
         error = error if isinstance(error, dict) else {}
         ok = bool(body.get("ok")) if isinstance(body, dict) else False
         return Health(ok=ok and status == 200, code=error.get("code"), message=error.get("message"))
+
+    def wait_ready(
+        self, timeout_s: float = 300.0, interval_s: float = 0.5, progress: Optional[Callable[[str], None]] = None
+    ) -> Status:
+        """Waits until ``relax serve`` is ready for a step, and returns its first :class:`Status`.
+
+        Polls ``GET /rollout/v1/status`` every ``interval_s`` seconds while the server cannot be reached yet
+        (not listening, or the token file not written yet: :class:`RelaxConnectionError`) or answers 503
+        (``backend_unavailable`` "relax serve is still starting": its ``/health`` already answers while the
+        runtime still loads the tokenizer, the agents' gateway and the engine connection). ``progress``, when
+        given, is called with one line each time the reason for waiting changes.
+
+        :raises RelaxApiError: at once for any other non-2xx answer (e.g. 401 ``unauthorized``: a wrong token).
+        :raises RelaxConnectionError: when ``timeout_s`` seconds pass first; the message holds the last reason.
+        """
+        deadline = time.monotonic() + timeout_s
+        last = None
+        while True:
+            try:
+                return self.status()
+            except RelaxConnectionError as error:
+                reason = "not reachable yet (%s)" % error
+            except RelaxApiError as error:
+                if error.status != 503:
+                    raise
+                reason = "answers 503 %s: %s" % (error.code, error.message)
+            if progress is not None and reason != last:
+                progress("relax serve at %s %s; waiting" % (self._origin, reason))
+            last = reason
+            if time.monotonic() + interval_s > deadline:
+                raise RelaxConnectionError("relax serve at %s not ready after %gs: %s" % (self._origin, timeout_s, reason))
+            time.sleep(interval_s)
 
     def status(self) -> Status:
         """``GET /rollout/v1/status``: state, next rollout id, weight version, dataset cursor, in-flight counts."""

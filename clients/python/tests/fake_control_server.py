@@ -66,7 +66,7 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeControlServer:
     """The fake server; ``url`` is its origin. Use as a context manager (starts and stops the thread)."""
 
-    def __init__(self, token: str = "secret-token") -> None:
+    def __init__(self, token: str = "secret-token", port: int = 0) -> None:
         self.token = token
         self.next_rollout_id = 0
         self.state = "idle"
@@ -77,10 +77,11 @@ class FakeControlServer:
         self.weights_forwarded: List[Dict[str, Any]] = []
         self.lines_written = 0
         self.engine_healthy = True
+        self.starting_answers = 0  # GET /status answers 503 "still starting" this many times first
         self.step_end_written = threading.Event()
         self._step_finished = True
         self._lock = threading.Lock()
-        self._server = _QuietServer(("127.0.0.1", 0), self._handler_class())
+        self._server = _QuietServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
         self.url = "http://127.0.0.1:%d" % self._server.server_address[1]
         self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
@@ -173,6 +174,9 @@ class FakeControlServer:
                 return self._json(handler, 200, {"ok": True})
             return self._json(handler, 503, {"ok": False, "error": {"code": "backend_unavailable", "message": "engine down"}})
         if route == ("GET", "/rollout/v1/status"):
+            if self.starting_answers > 0:
+                self.starting_answers -= 1
+                return self._error(handler, 503, "backend_unavailable", "relax serve is still starting")
             return self._json(handler, 200, self._status())
         if route == ("POST", "/rollout/v1/steps"):
             return self._step(handler, body)

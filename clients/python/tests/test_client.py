@@ -335,6 +335,70 @@ class ConnectionErrorTest(unittest.TestCase):
         self.assertIn("GET http://127.0.0.1:%d/rollout/v1/status: " % port, str(caught.exception))
 
 
+class WaitReadyTest(unittest.TestCase):
+    def test_waits_out_503_still_starting_and_returns_the_first_status(self):
+        with FakeControlServer() as fake:
+            fake.starting_answers = 3
+            lines = []
+            client = RelaxClient(fake.url, token="secret-token", timeout=5)
+            status = client.wait_ready(timeout_s=10, interval_s=0.05, progress=lines.append)
+            self.assertEqual((status.state, status.next_rollout_id), ("idle", 0))
+            status_calls = [r for r in fake.requests if r["path"] == "/rollout/v1/status"]
+            self.assertEqual(len(status_calls), 4)
+            # One progress line per reason, not per poll.
+            self.assertEqual(lines, ["relax serve at %s answers 503 backend_unavailable: relax serve is still starting; waiting" % fake.url])
+
+    def test_waits_for_the_token_file_and_the_listening_socket(self):
+        import tempfile
+
+        import shutil
+
+        work = tempfile.mkdtemp(prefix="relax-client-wait-")
+        self.addCleanup(shutil.rmtree, work, True)
+        token_file = os.path.join(work, "control-token")
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        client = RelaxClient("http://127.0.0.1:%d" % port, token_file=token_file, timeout=2)
+        self.assertIsNone(client.token)  # not there yet: read at the first call that finds it
+        lines = []
+        started = []
+
+        def start_later():  # the token file after 0.3 s, the server 0.3 s later
+            time.sleep(0.3)
+            with open(token_file, "w") as handle:
+                handle.write("secret-token\n")
+            time.sleep(0.3)
+            started.append(FakeControlServer(port=port).__enter__())
+
+        threading.Thread(target=start_later, daemon=True).start()
+        self.addCleanup(lambda: [fake.__exit__(None, None, None) for fake in started])
+        status = client.wait_ready(timeout_s=10, interval_s=0.05, progress=lines.append)
+        self.assertEqual(status.next_rollout_id, 0)
+        self.assertEqual(client.token, "secret-token")
+        self.assertEqual(len(lines), 2, lines)
+        self.assertIn("token file %s does not exist (yet)" % token_file, lines[0])
+        self.assertIn("not reachable yet (GET http://127.0.0.1:%d/rollout/v1/status: " % port, lines[1])
+
+    def test_a_wrong_token_raises_at_once_and_a_timeout_names_the_reason(self):
+        with FakeControlServer() as fake:
+            with self.assertRaises(RelaxApiError) as caught:
+                RelaxClient(fake.url, token="wrong", timeout=5).wait_ready(timeout_s=10)
+            self.assertEqual((caught.exception.status, caught.exception.code), (401, "unauthorized"))
+            self.assertEqual(len(fake.requests), 1)
+            fake.starting_answers = 1000
+            from relax_client import RelaxConnectionError
+
+            started = time.monotonic()
+            with self.assertRaises(RelaxConnectionError) as timed_out:
+                RelaxClient(fake.url, token="secret-token", timeout=5).wait_ready(timeout_s=0.3, interval_s=0.05)
+            self.assertLess(time.monotonic() - started, 2)
+            self.assertEqual(
+                str(timed_out.exception),
+                "relax serve at %s not ready after 0.3s: answers 503 backend_unavailable: relax serve is still starting" % fake.url,
+            )
+
+
 class TimingTest(ClientTestCase):
     def test_stream_timeout_breaks_a_silent_stream(self):
         from relax_client import RelaxConnectionError

@@ -19,11 +19,13 @@ export { type BuildViewModelOptions, buildViewModel } from "./model/build-view-m
 export { diffHistories, type HistoryDifference } from "./model/history-diff";
 export { viewMessage } from "./model/view-message";
 export type {
+  ContextImage,
   ContextView,
   DiffView,
   ForestView,
   GroupView,
   SessionView,
+  SideForestView,
   StepView,
   StripTurn,
   TreeNodeView,

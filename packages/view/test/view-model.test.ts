@@ -12,6 +12,7 @@ import {
 } from "../src/index";
 import { buildForestView } from "../src/model/build-forest-view";
 import { fixture, source } from "./helpers";
+import { IMAGE_PAD, imageRow, RED_PNG } from "./image-row";
 
 const hash = (c: string) => c.repeat(64);
 
@@ -378,5 +379,74 @@ describe("renderPage", () => {
   it("should embed the current client bundle (scripts/bundle-client.mjs --check)", () => {
     const script = new URL("../scripts/bundle-client.mjs", import.meta.url).pathname;
     expect(() => execFileSync(process.execPath, [script, "--check"], { stdio: "pipe" })).not.toThrow();
+  });
+});
+
+describe("buildViewModel: what a session was asked and did, and its side forests", () => {
+  it("should take the prompt, output, metadata and reward details from the dump, and one view per side forest", () => {
+    const dump = JSON.parse(readFileSync(fixture("demo-debug-0.json"), "utf8"));
+    const target = dump.groups[0].sessions[0];
+    const { forest } = target;
+    target.side_forests = {
+      compaction: {
+        root_state_hash: forest.root_state_hash,
+        nodes: [
+          { ...forest.nodes[0], state_hash: hash("c"), messages: [{ role: "user", content: "Summarise." }] },
+        ],
+        turns: [
+          { ...forest.turns[0], observation_state_hash: hash("c"), status: "failed", failure: "aborted" },
+        ],
+      },
+    };
+    dump.groups[0].samples[0].reward_details = { format: 1, correct: 0 };
+    const model = buildViewModel({ sources: [parseViewSource("side.json", JSON.stringify(dump))] });
+    const [first, second] = model.sessions;
+    expect(first!.prompt!.map((message) => [message.role, message.text.slice(0, 26)])).toEqual([
+      ["user", "Janet’s ducks lay 16 eggs "],
+    ]);
+    expect(first!.promptText).toMatch(/^<\|im_start\|>system\n# Tools\n/);
+    expect(first!.output).toEqual({
+      role: "assistant",
+      text: "The answer is 20.\n#### 20",
+      reasoning: "The calculator results give 20.",
+    });
+    expect(first!.metadata).toEqual({
+      answer: "18",
+      predicted: "20",
+      turns: 3,
+      tool_calls: 2,
+      finish: "answer",
+    });
+    expect(first!.rewardDetails).toEqual({ format: 1, correct: 0 });
+    expect(second!.rewardDetails).toBeUndefined(); // `{}` in the dump: nothing to show
+    expect(first!.requestClasses).toEqual(["main", "compaction"]);
+    expect(second!.requestClasses).toEqual(["main"]);
+    expect(first!.sideForests).toHaveLength(1);
+    const side = first!.sideForests[0]!;
+    expect([side.requestClass, side.policy, side.forest.observationCount, side.forest.responseCount]).toEqual(
+      ["compaction", "record", 1, 0],
+    );
+    expect(
+      side.forest.nodes.map((node) => [node.stateHash, node.exportedAs, node.notExportedReason]),
+    ).toEqual([[hash("c"), [], "recorded as compaction, never trained (policy record)"]]);
+    expect(side.forest.turns.map((turn) => [turn.status, turn.failure])).toEqual([["failed", "aborted"]]);
+  });
+});
+
+describe("buildViewModel: images of a row on their pad tokens", () => {
+  it("should place each multimodal_train_inputs entry on its run of pad tokens, bytes as a data: URL", () => {
+    const model = buildViewModel({
+      sources: [parseViewSource("vision.jsonl", formatTrainingRowsJsonl([imageRow()]))],
+    });
+    expect(model.contexts[0]!.images).toEqual([
+      { src: `data:image/png;base64,${RED_PNG}`, format: "png", width: 4, height: 2, start: 4, end: 8 },
+      { url: "https://example.invalid/screen.png", format: "png", width: 4, height: 2, start: 11, end: 14 },
+    ]);
+    expect(model.contexts[0]!.tokens.slice(4, 8)).toEqual([IMAGE_PAD, IMAGE_PAD, IMAGE_PAD, IMAGE_PAD]);
+    expect(model.sessions[0]!.metadata).toEqual({ rollout_mode: "train", answer: "red" });
+    // A text row has none.
+    expect(buildViewModel({ sources: [source("drift-debug-0.json")] }).contexts.map((c) => c.images)).toEqual(
+      [[], []],
+    );
   });
 });

@@ -1,10 +1,12 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { formatTrainingRowsJsonl } from "@relax/export";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildViewModel, parseViewSource, renderPage, type ViewModel } from "../src/index";
 import { fixture, qwen3DecodeToken, source } from "./helpers";
+import { imageRow } from "./image-row";
 
 /**
  * End to end in real headless Chromium (Debian's `chromium`, installed by `.ci/run`): the page built from
@@ -189,6 +191,193 @@ describe("relax view in headless Chromium", () => {
     await page.emulateMedia({ colorScheme: "light" });
     await page.screenshot({ path: join(artifacts, "relax-view.png") });
     await page.context().close();
+  }, 60_000);
+
+  it("should show a session's prompt, expected answer, output, request classes and side forests, and filter the run", async () => {
+    // The demo dump with a recorded `title` side forest in its first session and its second Group dropped.
+    const dump = JSON.parse(readFileSync(fixture("demo-debug-0.json"), "utf8"));
+    const target = dump.groups[0].sessions[0];
+    const main = target.forest;
+    const firstRequest = main.nodes.find(
+      (node: { kind: string; parent_state_hash: string }) =>
+        node.kind === "observation" && node.parent_state_hash === main.root_state_hash,
+    );
+    const firstReply = main.nodes.find(
+      (node: { parent_state_hash: string }) => node.parent_state_hash === firstRequest.state_hash,
+    );
+    const [titleAsk, titleReply] = ["a".repeat(64), "b".repeat(64)];
+    target.side_forests = {
+      title: {
+        root_state_hash: main.root_state_hash,
+        nodes: [
+          {
+            ...firstRequest,
+            state_hash: titleAsk,
+            messages: [{ role: "user", content: "Title this chat." }],
+          },
+          {
+            ...firstReply,
+            state_hash: titleReply,
+            parent_state_hash: titleAsk,
+            messages: [{ role: "assistant", content: "Duck eggs at the market" }],
+            exported_as: [],
+          },
+        ],
+        turns: [{ ...main.turns[0], observation_state_hash: titleAsk, response_state_hash: titleReply }],
+      },
+    };
+    Object.assign(dump.groups[1], {
+      outcome: "dropped",
+      reason: "agent_timeout",
+      message: "no answer in 600 s",
+    });
+    const page1 = buildViewModel({
+      sources: [parseViewSource("demo-side.json", JSON.stringify(dump)), source("drift-debug-0.json")],
+      decodeToken: await qwen3DecodeToken(),
+      sessionLog: (sessionId) =>
+        sessionId === target.session_id
+          ? "calculator: 16-3-4 = 9\ncalculator: 10*2 = 20\nanswer: 20"
+          : undefined,
+    });
+    const file = join(artifacts, "relax-view-side.html");
+    writeFileSync(file, renderPage(page1));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(file).href);
+    const shown = () =>
+      page.locator('table[id^="sessions-"] tbody tr:not([hidden]) a.session-link').allTextContents();
+    const all = page1.sessions.map((session) => session.sessionId);
+    expect(await shown()).toEqual(all);
+    expect(await page.locator("#filter-count").textContent()).toBe(`${all.length} of ${all.length} sessions`);
+
+    // Filters: reward, drop reason, request class, weight version (each alone, then back to any).
+    const demo = page1.sessions.filter((session) => session.step === "0");
+    expect(await page.locator("#filter-reward option").allTextContents()).toEqual(["any", "= 0", "= 1"]);
+    await page.selectOption("#filter-reward", "1");
+    expect(await shown()).toEqual(page1.sessions.filter((s) => s.reward === 1).map((s) => s.sessionId));
+    expect(await page.locator("#filter-count").textContent()).toBe(
+      `${page1.sessions.filter((s) => s.reward === 1).length} of ${all.length} sessions`,
+    );
+    await page.selectOption("#filter-reward", "");
+    expect(await page.locator("#filter-drop option").allTextContents()).toEqual([
+      "any",
+      "not dropped",
+      "agent_timeout",
+    ]);
+    await page.selectOption("#filter-drop", "agent_timeout");
+    const dropped = demo.filter((session) => session.groupIndex === 1).map((session) => session.sessionId);
+    expect(dropped).toHaveLength(4);
+    expect(await shown()).toEqual(dropped);
+    expect(
+      await page.locator('table[id^="sessions-"] tbody tr:not([hidden]) td:nth-child(11)').allTextContents(),
+    ).toEqual(["agent_timeout", "agent_timeout", "agent_timeout", "agent_timeout"]);
+    await page.selectOption("#filter-drop", "-");
+    expect(await shown()).toEqual(all.filter((id) => !dropped.includes(id)));
+    await page.selectOption("#filter-drop", "");
+    expect(await page.locator("#filter-class option").allTextContents()).toEqual(["any", "main", "title"]);
+    await page.selectOption("#filter-class", "title");
+    expect(await shown()).toEqual([demo[0]!.sessionId]);
+    await page.selectOption("#filter-class", "");
+    expect(await page.locator("#filter-version option").allTextContents()).toEqual(["any", "default"]);
+    await page.selectOption("#filter-version", "default");
+    expect(await shown()).toEqual(all);
+    await page.screenshot({ path: join(artifacts, "relax-view-run.png") });
+    await page.selectOption("#filter-version", "");
+
+    // The session: prompt, expected answer, agent output, reward; its request classes and the side forest.
+    await page.locator("a.session-link", { hasText: demo[0]!.sessionId }).click();
+    await page.waitForSelector("#session-prompt");
+    expect(await page.locator("#session-prompt .msg pre").first().textContent()).toMatch(
+      /^Janet’s ducks lay 16 eggs per day\./,
+    );
+    expect(await page.locator("#expected-answer").textContent()).toBe("18");
+    expect(await page.locator("#session-output pre:not(.reasoning)").textContent()).toBe(
+      "The answer is 20.\n#### 20",
+    );
+    expect(await page.locator("#session-reward dd").first().textContent()).toBe("0");
+    expect(await page.locator("#session-log").textContent()).toBe(
+      "calculator: 16-3-4 = 9\ncalculator: 10*2 = 20\nanswer: 20",
+    );
+    expect(await page.locator("#session-metadata th").allTextContents()).toEqual([
+      "answer",
+      "predicted",
+      "turns",
+      "tool_calls",
+      "finish",
+    ]);
+    expect(await page.locator("#request-classes .badge").allTextContents()).toEqual([
+      "main → train",
+      "title → record",
+    ]);
+    expect(await page.locator("#turns th").first().textContent()).toBe("turn");
+    expect(await page.locator("#turns th").nth(1).textContent()).toBe("transition");
+    const side = page.locator('section.side-forest[data-class="title"]');
+    expect(await side.locator("h2").textContent()).toBe(
+      "side requests: title policy record (recorded, never trained) · 1 observation · 1 response nodes",
+    );
+    expect(await side.locator('[role="treeitem"] .preview').allTextContents()).toEqual([
+      "user: Title this chat.",
+      "assistant: Duck eggs at the market",
+    ]);
+    expect(await side.locator('[role="treeitem"] .not-exported').allTextContents()).toEqual([
+      "not exported: recorded as title, never trained (policy record)",
+    ]);
+    expect(await side.locator("#turns-title tbody tr").count()).toBe(1);
+    await page.screenshot({ path: join(artifacts, "relax-view-session-about.png"), fullPage: true });
+
+    // The context: a jump to the first generated token, by button and by `g` in the strip.
+    await page.locator("a", { hasText: "#0" }).first().click();
+    await page.waitForSelector("#strip .tok");
+    const context = page1.contexts.find((candidate) => candidate.id === demo[0]!.contextIds[0])!;
+    const firstGenerated = context.lossMask.indexOf(1);
+    expect(firstGenerated).toBe(context.promptLength);
+    await page.locator("#jump-first-generated").click();
+    expect(await page.locator("#token-info").textContent()).toMatch(
+      new RegExp(`^#${firstGenerated} · id ${context.tokens[firstGenerated]} .* generated \\(loss_mask 1\\)`),
+    );
+    await page.keyboard.press("Home");
+    expect(await page.locator("#token-info").textContent()).toMatch(/^#0 · /);
+    await page.keyboard.press("g");
+    expect(await page.locator("#token-info").textContent()).toMatch(new RegExp(`^#${firstGenerated} · `));
+    await page.close();
+  }, 60_000);
+
+  it("should show a row's images where its image pads are, and jump to them", async () => {
+    const vision = buildViewModel({
+      sources: [parseViewSource("vision.jsonl", formatTrainingRowsJsonl([imageRow()]))],
+      decodeToken: await qwen3DecodeToken(),
+    });
+    const file = join(artifacts, "relax-view-image.html");
+    writeFileSync(file, renderPage(vision));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await page.goto(`${pathToFileURL(file).href}#/context/${encodeURIComponent(vision.contexts[0]!.id)}`);
+    await page.waitForSelector("#strip .tok");
+    expect(await page.locator("figure.row-image").count()).toBe(2);
+    const first = page.locator("figure.row-image").first();
+    await first.locator("img").evaluate((img) => (img as HTMLImageElement).decode());
+    expect(await first.locator("img").evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBe(4);
+    expect(await first.locator("figcaption").textContent()).toBe(
+      "image 1 · tokens 4–8 (4 pads) · 4×2 show in strip",
+    );
+    expect(await page.locator("figure.row-image").nth(1).locator(".note").textContent()).toBe(
+      "not embedded: https://example.invalid/screen.png",
+    );
+    expect(
+      await page
+        .locator("#strip .tok.img")
+        .evaluateAll((spans) => spans.map((span) => Number((span as HTMLElement).dataset.i))),
+    ).toEqual([4, 5, 6, 7, 11, 12, 13]);
+    expect(await page.locator("#strip .tok.img").first().textContent()).toBe("<|image_pad|>");
+    await page.locator("#strip .tok.img").first().hover();
+    expect(await page.locator("#token-info").textContent()).toMatch(/^#4 · id 151655 .* · image 1 pad$/);
+    await page.locator("figure.row-image").nth(1).locator("button.jump").click();
+    expect(await page.locator("#token-info").textContent()).toMatch(/^#11 · id 151655 .* · image 2 pad$/);
+    await page.screenshot({ path: join(artifacts, "relax-view-image.png") });
+    expect(errors).toEqual([]);
+    await page.close();
   }, 60_000);
 
   it("should show a false fork side by side with the first differing message and field", async () => {

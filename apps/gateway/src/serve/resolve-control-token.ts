@@ -3,11 +3,14 @@ import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ConfigError } from "@relax/runtime";
 
-/** Where the control token of `relax serve` came from. */
+/**
+ * Where the control token of `relax serve` came from; `file` with `reused: true` is a token an earlier run
+ * wrote to the run dir, `reused: false` one generated now and written there.
+ */
 export type ControlTokenSource =
   | { kind: "flag" }
   | { kind: "env" }
-  | { kind: "file"; path: string }
+  | { kind: "file"; path: string; reused: boolean }
   | { kind: "printed" };
 
 /** The environment variable holding the control token. */
@@ -46,7 +49,7 @@ export async function resolveControlToken(options: {
     if (existing !== undefined && existing.trim() !== "") {
       const path = join(options.runDir, CONTROL_TOKEN_FILE);
       await chmod(path, 0o600);
-      return { token: check(existing.trim(), path), source: { kind: "file", path } };
+      return { token: check(existing.trim(), path), source: { kind: "file", path, reused: true } };
     }
   }
   const token = randomBytes(16).toString("hex");
@@ -55,5 +58,5 @@ export async function resolveControlToken(options: {
   const path = join(options.runDir, CONTROL_TOKEN_FILE);
   await writeFile(path, `${token}\n`, { mode: 0o600 });
   await chmod(path, 0o600); // an existing file keeps its mode on write: set it either way
-  return { token, source: { kind: "file", path } };
+  return { token, source: { kind: "file", path, reused: false } };
 }

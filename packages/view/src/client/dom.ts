@@ -30,12 +30,13 @@ export function route(kind: "run" | "session" | "context" | "diff", id?: string)
 
 /**
  * A sortable table: `columns` name the header and how to sort; `rows` hold the HTML of every cell and
- * the sort key of each. Clicking (or Enter on) a header sorts by it; clicking again reverses.
+ * the sort key of each, and optionally `data-*` attributes of the row (what the run view's filters read).
+ * Clicking (or Enter on) a header sorts by it; clicking again reverses.
  */
 export function table(
   id: string,
   columns: { label: string; numeric?: boolean }[],
-  rows: { cells: string[]; keys: (string | number | null)[] }[],
+  rows: { cells: string[]; keys: (string | number | null)[]; data?: Record<string, string> }[],
 ): string {
   const head = columns
     .map(
@@ -46,7 +47,9 @@ export function table(
   const body = rows
     .map(
       (row) =>
-        `<tr>${row.cells
+        `<tr${Object.entries(row.data ?? {})
+          .map(([name, value]) => ` data-${name}="${esc(value)}"`)
+          .join("")}>${row.cells
           .map((cell, i) => {
             const key = row.keys[i];
             return `<td data-key="${esc(key ?? "")}"${columns[i]?.numeric ? ' class="n"' : ""}>${cell}</td>`;

@@ -26,6 +26,74 @@ function messageHtml(message: ViewMessage, extra = ""): string {
   return `<div class="msg ${esc(message.role)}${extra}">${parts.join("")}</div>`;
 }
 
+/** Drop reason of a session: its own, else its Group's when the Group was dropped or filtered. */
+const groupReasons = new Map(
+  model.steps.flatMap((step) =>
+    step.groups.flatMap((group) =>
+      group.outcome === "exported" ? [] : group.sessionIds.map((id) => [id, group.reason ?? group.outcome]),
+    ),
+  ),
+);
+const dropOf = (session: (typeof model.sessions)[number]) =>
+  session.dropReason ?? groupReasons.get(session.id) ?? "";
+const rewardKey = (reward: number | null) => (reward === null ? "none" : num(reward));
+
+/** The run view's filters (kept across views): reward, drop reason, request class, weight version. */
+const filters: { reward: string; drop: string; class: string; version: string } = {
+  reward: "",
+  drop: "",
+  class: "",
+  version: "",
+};
+
+function filterBar(): string {
+  const distinct = (values: string[]) =>
+    [...new Set(values)].sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+  const select = (name: keyof typeof filters, label: string, options: [string, string][]) =>
+    `<label>${esc(label)} <select id="filter-${name}" data-filter="${name}"><option value="">any</option>${options
+      .map(
+        ([value, text]) =>
+          `<option value="${esc(value)}"${filters[name] === value ? " selected" : ""}>${esc(text)}</option>`,
+      )
+      .join("")}</select></label>`;
+  const rewards = distinct(model.sessions.map((session) => rewardKey(session.reward)));
+  const drops = distinct(model.sessions.map(dropOf).filter(Boolean));
+  const classes = distinct(model.sessions.flatMap((session) => session.requestClasses));
+  const versions = distinct(model.sessions.flatMap((session) => session.weightVersions));
+  return `<form class="filters" id="filters" aria-label="filter sessions">${select(
+    "reward",
+    "reward",
+    rewards.map((value) => [value, value === "none" ? "no reward" : `= ${value}`]),
+  )}${select("drop", "drop reason", [["-", "not dropped"], ...drops.map((value): [string, string] => [value, value])])}${select(
+    "class",
+    "request class",
+    classes.map((value) => [value, value]),
+  )}${select(
+    "version",
+    "weight version",
+    versions.map((value) => [value, value]),
+  )}
+    <output id="filter-count" aria-live="polite"></output></form>`;
+}
+
+/** Hides the session rows the filters exclude and says how many are shown. */
+function applyFilters(): void {
+  const rows = [...app.querySelectorAll<HTMLTableRowElement>('table[id^="sessions-"] tbody tr')];
+  let shown = 0;
+  for (const row of rows) {
+    const data = row.dataset;
+    const keep =
+      (filters.reward === "" || data.reward === filters.reward) &&
+      (filters.drop === "" || (filters.drop === "-" ? data.drop === "" : data.drop === filters.drop)) &&
+      (filters.class === "" || (data.classes ?? "").split(" ").includes(filters.class)) &&
+      (filters.version === "" || (data.versions ?? "").split(" ").includes(filters.version));
+    row.hidden = !keep;
+    if (keep) shown++;
+  }
+  const count = document.getElementById("filter-count");
+  if (count) count.textContent = `${shown} of ${rows.length} sessions`;
+}
+
 function runView(): string {
   up = undefined;
   const steps = model.steps.map((step) => {
@@ -69,11 +137,18 @@ function runView(): string {
         { label: "advantage", numeric: true },
         { label: "turns", numeric: true },
         { label: "transitions" },
+        { label: "request classes" },
         { label: "contexts", numeric: true },
         { label: "weight versions" },
         { label: "dropped" },
       ],
       stepSessions.map((session) => ({
+        data: {
+          reward: rewardKey(session.reward),
+          drop: dropOf(session),
+          classes: session.requestClasses.join(" "),
+          versions: session.weightVersions.join(" "),
+        },
         cells: [
           link(route("session", session.id), session.sessionId, ' class="session-link"'),
           String(session.groupIndex),
@@ -84,9 +159,10 @@ function runView(): string {
           Object.entries(session.transitions)
             .map(([kind, count]) => badge(`${kind} ${count}`, kind))
             .join(" "),
+          session.requestClasses.map((name) => badge(name, "class")).join(" "),
           session.contextIds.map((id, i) => link(route("context", id), `#${i}`)).join(" "),
           esc(session.weightVersions.join(", ")),
-          esc(session.dropReason ?? ""),
+          esc(dropOf(session)),
         ],
         keys: [
           session.sessionId,
@@ -96,9 +172,10 @@ function runView(): string {
           session.advantage,
           session.turnCount,
           Object.keys(session.transitions).join(","),
+          session.requestClasses.join(","),
           session.contextIds.length,
           session.weightVersions.join(","),
-          session.dropReason ?? "",
+          dropOf(session),
         ],
       })),
     );
@@ -111,7 +188,7 @@ function runView(): string {
       ${drops.length > 0 ? `<h3>drops by reason</h3><ul class="drops">${drops.map(([reason, count]) => `<li>${esc(reason)}: <b>${count}</b></li>`).join("")}</ul>` : ""}
       <h3>Groups</h3>${groups}<h3>sessions</h3>${sessionTable}</section>`;
   });
-  return `<h1>${esc(model.title)}</h1>${steps.join("")}`;
+  return `<h1>${esc(model.title)}</h1>${filterBar()}${steps.join("")}`;
 }
 
 function nodeHtml(node: TreeNodeView): string {
@@ -148,32 +225,48 @@ function nodeHtml(node: TreeNodeView): string {
     <div class="preview">${esc(preview.slice(0, 240))}</div></li>`;
 }
 
-function sessionView(id: string): string {
-  const session = sessions.get(id);
-  if (session === undefined) return `<p class="error">no session ${esc(id)}</p>`;
-  up = route("run");
-  const header = `<nav class="crumbs">${link(route("run"), "run")} › step ${esc(session.step)} › Group ${session.groupIndex}</nav>
-    <h1>session ${esc(session.sessionId)}</h1>
-    <dl class="facts"><div><dt>reward</dt><dd>${num(session.reward)}</dd></div><div><dt>advantage</dt><dd>${num(session.advantage)}</dd></div>
-    <div><dt>turns</dt><dd>${session.turnCount}</dd></div><div><dt>contexts</dt><dd>${session.contextIds.map((c, i) => link(route("context", c), `#${i}`)).join(" ") || "—"}</dd></div>
-    ${session.dropReason ? `<div><dt>dropped</dt><dd>${esc(session.dropReason)}: ${esc(session.dropMessage ?? "")}</dd></div>` : ""}</dl>`;
-  const forest = session.forest;
-  if (forest === undefined)
-    return `${header}<p class="note">This input has no forest section (a rows file or an older dump).</p>`;
-  const tree = `<h2>forest <small><span id="observation-count">${forest.observationCount}</span> observation · <span id="response-count">${forest.responseCount}</span> response nodes</small></h2>
-    <ul role="tree" class="tree" aria-label="session forest">${forest.nodes.map((node) => nodeHtml(node)).join("")}</ul>`;
-  const turns = table(
-    "turns",
+/** Metadata keys that name the expected answer, in the order they are looked for. */
+const ANSWER_KEYS = ["answer", "expected_answer", "ground_truth", "label", "target"];
+
+function aboutSession(session: (typeof model.sessions)[number]): string {
+  const metadata = session.metadata ?? {};
+  const answerKey = ANSWER_KEYS.find((key) => key in metadata);
+  const value = (item: unknown) => (typeof item === "string" ? item : JSON.stringify(item));
+  const prompt = session.prompt
+    ? session.prompt.map((message) => messageHtml(message)).join("")
+    : session.promptText
+      ? `<pre class="prompt-text">${esc(session.promptText)}</pre>`
+      : '<p class="note">not in this input</p>';
+  const meta = Object.entries(metadata);
+  const details = Object.entries(session.rewardDetails ?? {});
+  const log =
+    session.logTail === undefined
+      ? ""
+      : `<h2>agent log <small>last lines</small></h2>${session.logTail === "" ? '<p class="note" id="session-log">empty</p>' : `<pre class="log" id="session-log">${esc(session.logTail)}</pre>`}`;
+  return `<div class="pair about"><div><h2>prompt</h2><div id="session-prompt">${prompt}</div>${log}</div>
+    <div><h2>agent output</h2><div id="session-output">${session.output ? messageHtml(session.output) : '<p class="note">not in this input</p>'}</div>
+    <h2>reward</h2><dl class="facts" id="session-reward"><div><dt>reward</dt><dd>${num(session.reward)}</dd></div>
+    ${answerKey !== undefined ? `<div><dt>expected answer</dt><dd id="expected-answer">${esc(value(metadata[answerKey]))}</dd></div>` : ""}
+    ${details.map(([name, score]) => `<div><dt>${esc(name)}</dt><dd>${num(score)}</dd></div>`).join("")}</dl>
+    <h2>metadata</h2>${meta.length > 0 ? `<table id="session-metadata"><tbody>${meta.map(([key, item]) => `<tr><th>${esc(key)}</th><td><code>${esc(value(item))}</code></td></tr>`).join("")}</tbody></table>` : '<p class="note">none</p>'}</div></div>`;
+}
+
+function turnsTable(
+  id: string,
+  turns: NonNullable<(typeof model.sessions)[number]["forest"]>["turns"],
+): string {
+  return table(
+    id,
     [
       { label: "turn", numeric: true },
-      { label: "request class" },
+      { label: "transition" },
       { label: "linear" },
       { label: "status" },
       { label: "matched / request messages" },
       { label: "prompt tokens", numeric: true },
       { label: "edits" },
     ],
-    forest.turns.map((turn) => ({
+    turns.map((turn) => ({
       cells: [
         String(turn.turnId),
         badge(turn.transition, turn.transition),
@@ -199,11 +292,40 @@ function sessionView(id: string): string {
       ],
     })),
   );
+}
+
+function sessionView(id: string): string {
+  const session = sessions.get(id);
+  if (session === undefined) return `<p class="error">no session ${esc(id)}</p>`;
+  up = route("run");
+  const header = `<nav class="crumbs">${link(route("run"), "run")} › step ${esc(session.step)} › Group ${session.groupIndex}</nav>
+    <h1>session ${esc(session.sessionId)}</h1>
+    <dl class="facts"><div><dt>reward</dt><dd>${num(session.reward)}</dd></div><div><dt>advantage</dt><dd>${num(session.advantage)}</dd></div>
+    <div><dt>turns</dt><dd>${session.turnCount}</dd></div><div><dt>contexts</dt><dd>${session.contextIds.map((c, i) => link(route("context", c), `#${i}`)).join(" ") || "—"}</dd></div>
+    ${session.dropReason ? `<div><dt>dropped</dt><dd>${esc(session.dropReason)}: ${esc(session.dropMessage ?? "")}</dd></div>` : ""}</dl>`;
+  const forest = session.forest;
+  if (forest === undefined)
+    return `${header}${aboutSession(session)}<p class="note">This input has no forest section (a rows file or an older dump).</p>`;
+  const tree = `<h2>forest <small><span id="observation-count">${forest.observationCount}</span> observation · <span id="response-count">${forest.responseCount}</span> response nodes</small></h2>
+    <ul role="tree" class="tree" aria-label="session forest">${forest.nodes.map((node) => nodeHtml(node)).join("")}</ul>`;
+  const turns = turnsTable("turns", forest.turns);
+  const classes = `<p class="classes" id="request-classes">request classes: ${session.requestClasses
+    .map((name) => badge(`${name} → ${name === "main" ? "train" : "record"}`, "class"))
+    .join(" ")}</p>`;
+  const sides = session.sideForests
+    .map(
+      (
+        side,
+      ) => `<section class="side-forest" data-class="${esc(side.requestClass)}"><h2>side requests: ${esc(side.requestClass)} <small>policy ${esc(side.policy)} (recorded, never trained) · ${side.forest.observationCount} observation · ${side.forest.responseCount} response nodes</small></h2>
+    <ul role="tree" class="tree" aria-label="${esc(side.requestClass)} forest">${side.forest.nodes.map((node) => nodeHtml(node)).join("")}</ul>
+    ${turnsTable(`turns-${side.requestClass}`, side.forest.turns)}</section>`,
+    )
+    .join("");
   const diffLinks =
     forest.diffs.length > 0
       ? `<h2>forks</h2><ul>${forest.diffs.map((d) => `<li>${link(route("diff", d.id), `${short(d.left.stateHash)} vs ${short(d.right.stateHash)}`)} — first difference: ${esc(d.firstDifferentField ?? "none (prefix)")}</li>`).join("")}</ul>`
       : "";
-  return `${header}${tree}<h2>requests</h2>${turns}${diffLinks}`;
+  return `${header}${aboutSession(session)}${classes}${tree}<h2>requests</h2>${turns}${diffLinks}${sides}`;
 }
 
 function contextView(id: string): string {
@@ -231,10 +353,29 @@ function contextView(id: string): string {
     <div><dt>weight versions</dt><dd>${versions.map((v, i) => `<span class="wv wv${i % 6} legend">${esc(v)}</span>`).join(" ") || "—"}</dd></div></dl>
     <div class="legend-row"><span class="tok prompt">prompt</span> <span class="tok delta">observation delta</span> <span class="tok gen">generated (loss_mask 1)</span>
     <span class="tok turn-start">turn boundary</span> <span class="tok abort">abort</span>
-    <label><input type="checkbox" id="shade"> shade generated tokens by rollout probability</label></div>
+    <label><input type="checkbox" id="shade"> shade generated tokens by rollout probability</label>
+    ${generated > 0 ? `<button type="button" class="jump" id="jump-first-generated" data-at="${context.lossMask.indexOf(1)}">first generated token (g)</button>` : ""}</div>
     <div id="token-info" class="info" aria-live="polite">hover or select a token (←/→ move, ↑/↓ line, [ ] turn)</div>
     <div id="strip" class="strip" tabindex="0" role="listbox" aria-label="token strip"></div>
-    <h2>turns</h2>${turns}`;
+    ${imagesHtml(context)}<h2>turns</h2>${turns}`;
+}
+
+/** The row's images, each with its pad-token span and a jump into the strip. */
+function imagesHtml(context: (typeof model.contexts)[number]): string {
+  const images = context.images ?? [];
+  if (images.length === 0) return "";
+  return `<h2>images <small>${images.length} · shown where the row has image pads</small></h2><div class="row-images">${images
+    .map(
+      (image, k) =>
+        `<figure class="row-image" data-image="${k + 1}">${
+          image.src !== undefined
+            ? `<img src="${esc(image.src)}" alt="image ${k + 1} of the row" width="${Math.max(96, Math.min(image.width ?? 320, 320))}">`
+            : `<p class="note">not embedded: ${esc(image.url ?? "no source")}</p>`
+        }<figcaption>image ${k + 1} · tokens ${image.start}–${image.end} (${image.end - image.start} pads)${
+          image.width ? ` · ${image.width}×${image.height}` : ""
+        } <button type="button" class="jump" data-at="${image.start}">show in strip</button></figcaption></figure>`,
+    )
+    .join("")}</div>`;
 }
 
 function diffView(id: string): string {
@@ -264,6 +405,7 @@ function show(): void {
           ? diffView(id)
           : runView();
   document.body.dataset.view = kind ?? "run";
+  if (kind === undefined) applyFilters();
   if (kind === "context") {
     const context = contexts.get(id);
     const viewport = document.getElementById("strip");
@@ -291,6 +433,10 @@ app.addEventListener("click", (event) => {
 });
 app.addEventListener("change", (event) => {
   const target = event.target as HTMLInputElement;
+  if (target.dataset.filter !== undefined) {
+    filters[target.dataset.filter as keyof typeof filters] = target.value;
+    applyFilters();
+  }
   if (target.id === "shade") document.getElementById("strip")?.classList.toggle("shade", target.checked);
 });
 
@@ -331,6 +477,7 @@ app.addEventListener("keydown", (event) => {
       End: () => Number.MAX_SAFE_INTEGER,
       "]": () => boundaries.find((b) => b > current) ?? current,
       "[": () => boundaries.findLast((b) => b < current) ?? 0,
+      g: () => Number(document.getElementById("jump-first-generated")?.dataset.at ?? current),
     };
     const move = moves[event.key];
     if (move) {

@@ -27,6 +27,8 @@ interface TokenInfo {
   aborts: Set<number>;
   /** Line starts (token indexes), plus the end. */
   lines: number[];
+  /** Per token: 1 + the index of the image whose pad tokens it is (0 elsewhere). */
+  image: Uint16Array;
 }
 
 function analyse(context: ContextView, vocab: Record<string, string>): TokenInfo {
@@ -52,6 +54,9 @@ function analyse(context: ContextView, vocab: Record<string, string>): TokenInfo
     for (let i = span.start; i < span.end && i < n; i++) version[i] = v;
   }
   const aborts = new Set(context.abortPoints.map((point) => point - 1));
+  const image = new Uint16Array(n);
+  for (const [k, placed] of (context.images ?? []).entries())
+    for (let i = placed.start; i < placed.end && i < n; i++) image[i] = k + 1;
   // Width and newline of each distinct id, computed once (a long row repeats ids many times).
   const shape = new Map<number, { width: number; newline: boolean }>();
   const lines = [0];
@@ -77,7 +82,7 @@ function analyse(context: ContextView, vocab: Record<string, string>): TokenInfo
   if (lines.at(-1) !== n) lines.push(n);
   // A boundary can be added twice (newline before a turn start): keep line starts strictly increasing.
   const unique = lines.filter((start, i) => i === 0 || start > lines[i - 1]!);
-  return { part, turn, version, versions, turnStarts, aborts, lines: unique };
+  return { part, turn, version, versions, turnStarts, aborts, lines: unique, image };
 }
 
 /** The mounted strip: the selected token can be moved with {@link TokenStrip.select}. */
@@ -121,6 +126,7 @@ export function mountTokenStrip(
     if (info.turnStarts.has(i)) classes.push("turn-start");
     if (info.version[i]! >= 0) classes.push(`wv wv${info.version[i]! % 6}`);
     if (info.aborts.has(i)) classes.push("abort");
+    if (info.image[i]! > 0) classes.push("img");
     if (i === selected) classes.push("sel");
     const p = info.part[i] === 2 ? Math.exp(context.logprobs[i]!) : 0;
     return `<span class="${classes.join(" ")}" data-i="${i}" style="--p:${p.toFixed(3)}">${esc(visibleText(text))}</span>`;
@@ -163,6 +169,7 @@ export function mountTokenStrip(
       turn >= 0 ? `turn ${context.turns[turn]!.turnIndex}` : "",
       version >= 0 ? `weight ${esc(info.versions[version])}` : "",
       info.aborts.has(i) ? "<b>aborted here</b>" : "",
+      info.image[i]! > 0 ? `image ${info.image[i]} pad` : "",
     ];
     return fields.filter((field) => field !== "").join(" · ");
   };

@@ -21,6 +21,16 @@ const turnTrace = z.looseObject({
   turnId: z.number().int().min(0).optional(),
 });
 
+/** One image of a row (`multimodal_train_inputs`), as far as the viewer shows it. */
+const image = z.looseObject({
+  type: z.string(),
+  source: z.string().optional(),
+  data: z.string().optional(),
+  format: z.string().optional(),
+  num_tokens: z.number().int().min(0),
+  original_size: z.object({ height: z.number(), width: z.number() }).optional(),
+});
+
 const sample = z.looseObject({
   session_id: z.string(),
   group_index: z.number().int().min(0),
@@ -39,6 +49,10 @@ const sample = z.looseObject({
   advantage: z.number().nullable(),
   turn_count: z.number().int().min(0),
   turns: z.array(turnTrace),
+  prompt_text: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  reward_details: z.record(z.string(), z.number()).optional(),
+  multimodal_train_inputs: z.array(image).optional(),
 });
 
 const forestNode = z.looseObject({
@@ -72,14 +86,18 @@ const forestTurn = z.looseObject({
   prompt_tokens: z.number().int().min(0),
 });
 
+const forest = z.object({
+  root_state_hash: z.string(),
+  nodes: z.array(forestNode),
+  turns: z.array(forestTurn),
+});
+
 const session = z.looseObject({
   session_id: z.string(),
   slot: z.number().int().min(0),
-  forest: z.object({
-    root_state_hash: z.string(),
-    nodes: z.array(forestNode),
-    turns: z.array(forestTurn),
-  }),
+  forest,
+  /** Recorded side requests by request class (title, compaction, sub-agent …). */
+  side_forests: z.record(z.string(), forest).optional(),
 });
 
 const group = z.looseObject({

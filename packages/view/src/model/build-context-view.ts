@@ -1,5 +1,44 @@
 import type { ViewDumpSample } from "../input/debug-dump-schema";
-import type { ContextView, StripTurn, TreeNodeView } from "./view-model";
+import type { ContextImage, ContextView, StripTurn, TreeNodeView } from "./view-model";
+
+/**
+ * Places each image on its run of pad tokens: the rows' contract is one `multimodal_train_inputs` entry per
+ * run of image-pad tokens, in order, `num_tokens` long. The run is found as the next stretch of exactly
+ * `num_tokens` equal ids after the previous image; an image whose run is not found is left out.
+ */
+function placeImages(
+  tokens: readonly number[],
+  inputs: NonNullable<BuildContextViewOptions["sample"]["multimodal_train_inputs"]>,
+): ContextImage[] {
+  const images: ContextImage[] = [];
+  let at = 0;
+  for (const input of inputs) {
+    let start = -1;
+    for (let i = at; i < tokens.length && input.num_tokens > 0; ) {
+      let j = i;
+      while (j < tokens.length && tokens[j] === tokens[i]) j++;
+      if (j - i === input.num_tokens) {
+        start = i;
+        break;
+      }
+      i = j;
+    }
+    if (start < 0) continue;
+    const image: ContextImage = { start, end: start + input.num_tokens };
+    if (input.data !== undefined)
+      image.src = `data:image/${input.format === "jpg" ? "jpeg" : (input.format ?? "png")};base64,${input.data}`;
+    else if (input.source?.startsWith("data:")) image.src = input.source;
+    else if (input.source !== undefined) image.url = input.source;
+    if (input.format !== undefined) image.format = input.format;
+    if (input.original_size !== undefined) {
+      image.width = input.original_size.width;
+      image.height = input.original_size.height;
+    }
+    images.push(image);
+    at = image.end;
+  }
+  return images;
+}
 
 /** Options of {@link buildContextView}. */
 export interface BuildContextViewOptions {
@@ -21,7 +60,10 @@ export interface BuildContextViewOptions {
     | "weight_version_spans"
     | "reward"
     | "advantage"
-  > & { turns?: ViewDumpSample["turns"] };
+  > & {
+    turns?: ViewDumpSample["turns"];
+    multimodal_train_inputs?: ViewDumpSample["multimodal_train_inputs"];
+  };
   /** The session's forest nodes by state hash, when the dump carried them (adds request / reply per turn). */
   forestNodes?: ReadonlyMap<string, TreeNodeView>;
 }
@@ -81,5 +123,6 @@ export function buildContextView(options: BuildContextViewOptions): ContextView 
     })),
     abortPoints: turns.filter((turn) => turn.finishReason === "abort").map((turn) => turn.generated[1]),
     turns,
+    images: placeImages(sample.tokens, sample.multimodal_train_inputs ?? []),
   };
 }

@@ -16,6 +16,11 @@ export interface BuildViewModelOptions {
   decodeToken?: (id: number) => string;
   /** @default "relax view" */
   title?: string;
+  /**
+   * The tail of a session's agent log (e.g. the last lines of `<--session-log-dir>/<session id>.log`), or
+   * `undefined` when there is none; called once per session. Shown in the session view.
+   */
+  sessionLog?: (sessionId: string) => string | undefined;
 }
 
 /**
@@ -25,7 +30,7 @@ export interface BuildViewModelOptions {
  * strip; and the decoded text of every distinct token id.
  */
 export function buildViewModel(options: BuildViewModelOptions): ViewModel {
-  const { sources, decodeToken, title = "relax view" } = options;
+  const { sources, decodeToken, sessionLog, title = "relax view" } = options;
   const model: ViewModel = { title, steps: [], sessions: [], contexts: [], vocab: {} };
   const stepIds = new Set<string>();
   for (const source of sources) {
@@ -35,6 +40,12 @@ export function buildViewModel(options: BuildViewModelOptions): ViewModel {
     stepIds.add(id);
     if (source.kind === "dump") addDump(model, id, source.name, source.dump);
     else addRows(model, id, source.name, source.rows);
+  }
+  if (sessionLog !== undefined) {
+    for (const session of model.sessions) {
+      const tail = sessionLog(session.sessionId);
+      if (tail !== undefined) session.logTail = tail;
+    }
   }
   if (decodeToken !== undefined) {
     for (const context of model.contexts) {
@@ -87,6 +98,8 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
           turnCount: 0,
           transitions: {},
           weightVersions: [],
+          requestClasses: [],
+          sideForests: [],
         };
         sessions.set(sessionId, found);
       }
@@ -113,6 +126,24 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
         ...(group.outcome !== "exported" && group.reason !== undefined && { groupDropReason: group.reason }),
       };
       owner.forest = buildForestView(forestOptions);
+      owner.requestClasses.push("main");
+      for (const [requestClass, sideForest] of Object.entries(dumped.side_forests ?? {})) {
+        const side = buildForestView({
+          session: { ...dumped, forest: sideForest },
+          step,
+          contextIdsByHash: new Map(),
+        });
+        for (const node of side.nodes) {
+          if (node.leaf)
+            node.notExportedReason = `recorded as ${requestClass}, never trained (policy record)`;
+        }
+        owner.sideForests.push({ requestClass, policy: "record", forest: side });
+        owner.requestClasses.push(requestClass);
+      }
+      const firstRequest = owner.forest.nodes.find(
+        (node) => node.kind === "observation" && node.parent === null,
+      );
+      if (firstRequest !== undefined) owner.prompt = firstRequest.messages;
       owner.turnCount = owner.forest.turns.length;
       for (const turn of owner.forest.turns)
         owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
@@ -136,6 +167,13 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
       if (n === 0) {
         owner.reward = sample.reward;
         owner.advantage = sample.advantage;
+        if (sample.metadata !== undefined) owner.metadata = sample.metadata;
+        if (sample.reward_details !== undefined && Object.keys(sample.reward_details).length > 0)
+          owner.rewardDetails = sample.reward_details;
+        if (sample.prompt_text !== undefined) owner.promptText = sample.prompt_text;
+        const exported = nodes?.get(sample.state_hash);
+        if (exported?.kind === "response" && exported.messages[0] !== undefined)
+          owner.output = exported.messages[0];
       }
       if (owner.forest === undefined) {
         owner.turnCount = Math.max(owner.turnCount, sample.turn_count);
@@ -202,6 +240,9 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
         turnCount: row.num_turns,
         transitions: {},
         weightVersions: [],
+        metadata: row.metadata,
+        requestClasses: [],
+        sideForests: [],
       };
       sessions.set(row.session_id, owner);
       group.sessionIds.push(owner.id);
@@ -232,6 +273,9 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
           weight_version_spans: [],
           reward: row.reward ?? null,
           advantage: row.advantage,
+          ...(row.multimodal_train_inputs !== undefined && {
+            multimodal_train_inputs: row.multimodal_train_inputs,
+          }),
         },
       }),
     );

@@ -109,6 +109,36 @@ export interface SessionView {
   dropMessage?: string;
   /** Present when the dump carried the session's forest. */
   forest?: ForestView;
+  /**
+   * The prompt the agent sent: the messages of the session's first request (from the forest), else the
+   * decoded prompt of its first context (`promptText`). Absent for rows files.
+   */
+  prompt?: ViewMessage[];
+  promptText?: string;
+  /** Export metadata of the first context: the dataset's metadata (e.g. the expected `answer`) and the agent's. */
+  metadata?: Record<string, unknown>;
+  /** Reward components of the first context (`reward_details`), when there are any. */
+  rewardDetails?: Record<string, number>;
+  /** The agent's final reply: the message of the node its first context was exported from (from the forest). */
+  output?: ViewMessage;
+  /**
+   * Request classes the session's requests fell into (apps/gateway/README.md#request-classes): `main`
+   * (policy `train`, the forest above) and the class of every side forest (policy `record`). A
+   * `passthrough` request is not recorded, so it is not listed.
+   */
+  requestClasses: string[];
+  /** Recorded, untrained requests (title, compaction, sub-agent …) by request class, in dump order. */
+  sideForests: SideForestView[];
+  /** The last lines of the agent's log (stdout and stderr), when the viewer was given the session logs. */
+  logTail?: string;
+}
+
+/** One side forest of a session: requests of one non-`main` request class, recorded and never exported. */
+export interface SideForestView {
+  requestClass: string;
+  /** How the gateway handled the class: side forests hold `record`ed requests. */
+  policy: "record";
+  forest: ForestView;
 }
 
 /** One turn of an exported context, in token coordinates of the whole row. */
@@ -127,6 +157,20 @@ export interface StripTurn {
   request?: ViewMessage[];
   /** The reply as parsed, when the dump carried the forest. */
   reply?: ViewMessage;
+}
+
+/** One image of a row, placed on its run of image-pad tokens. */
+export interface ContextImage {
+  /** A `data:` URL the page can show (offline pages load nothing else), absent for an http(s) source. */
+  src?: string;
+  /** The http(s) URL of an image the page does not load. */
+  url?: string;
+  format?: string;
+  width?: number;
+  height?: number;
+  /** `[start, end)` of its image-pad tokens in row coordinates (`end - start` = its `num_tokens`). */
+  start: number;
+  end: number;
 }
 
 /** One exported row (context) as a token strip. */
@@ -155,6 +199,8 @@ export interface ContextView {
   /** Row positions right after a generation the engine aborted. */
   abortPoints: number[];
   turns: StripTurn[];
+  /** The row's images (`multimodal_train_inputs`) on their pad-token runs; empty for a text row. */
+  images: ContextImage[];
 }
 
 /** One sampled Group of a step. */

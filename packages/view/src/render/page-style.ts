@@ -54,4 +54,12 @@ th button{all:unset;cursor:pointer;font-weight:600}th[aria-sort=ascending] butto
 .msg pre{margin:2px 0;white-space:pre-wrap;word-break:break-word;font-size:12.5px}.msg pre.reasoning{color:var(--muted);font-style:italic}
 .msg pre.call{color:var(--accent)}.note{color:var(--muted)}.error{color:var(--bad)}
 .drops{margin:4px 0}
+.filters{display:flex;flex-wrap:wrap;gap:8px 16px;align-items:center;margin:8px 0;padding:6px 8px;border:1px solid var(--line);border-radius:4px;background:var(--panel);font-size:13px}
+.filters output{color:var(--muted)}.badge.class{border-style:dashed}.classes{margin:6px 0}
+.about h2{margin-top:8px}.prompt-text{white-space:pre-wrap;word-break:break-word;font-size:12.5px;max-height:320px;overflow:auto}
+.tok.img{background:repeating-linear-gradient(45deg,var(--delta),var(--delta) 3px,var(--panel) 3px,var(--panel) 6px);color:var(--muted)}
+.row-images{display:flex;flex-wrap:wrap;gap:12px}.row-image{margin:0;border:1px solid var(--line);border-radius:4px;padding:6px;background:var(--panel)}
+.row-image img{display:block;max-width:320px;height:auto;image-rendering:pixelated}.row-image figcaption{font-size:12px;color:var(--muted);margin-top:4px}
+pre.log{white-space:pre-wrap;word-break:break-word;font-size:12px;max-height:260px;overflow:auto;border:1px solid var(--line);padding:4px 8px;background:var(--panel)}
+#session-metadata th{width:30%;font-weight:600}.side-forest{border-top:2px dashed var(--line);margin-top:16px}
 `;
