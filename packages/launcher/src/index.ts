@@ -63,7 +63,7 @@ export type {
   SessionOutput,
   SessionOutputWarning,
 } from "./output/session-output";
-export type { ProcessExit } from "./process/agent-process";
+export type { AgentMounts, ProcessExit } from "./process/agent-process";
 export { DEFAULT_AGENT_LOG_MAX_BYTES } from "./process/capped-log";
 // Sandboxes
 export { BwrapBackend, type BwrapBackendOptions, type BwrapNetwork } from "./sandbox/bwrap-backend";
@@ -82,6 +82,7 @@ export type {
   SandboxSpawnSpec,
 } from "./sandbox/sandbox-backend";
 export { SESSION_ROOT_PREFIX, sweepStaleSessionRoots } from "./sandbox/session-folders";
+export { DEFAULT_UID_LEASE_DIR, UidLeaseHolder, type UidLockResult } from "./sandbox/uid-lease-holder";
 export {
   type AgentIdentity,
   DEFAULT_AGENT_UID_RANGE,
@@ -90,6 +91,7 @@ export {
   type UidPoolOptions,
   type UidRange,
 } from "./sandbox/uid-pool";
+export { agentUserName, type IdentityFiles, writeIdentityFiles } from "./sandbox/write-identity-files";
 // Sessions
 export type { AgentOutcome, AgentOutcomeBase } from "./session/agent-outcome";
 export type { AgentSessionHandle, AgentSessionState } from "./session/agent-session-handle";

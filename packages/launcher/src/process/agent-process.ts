@@ -39,6 +39,33 @@ export interface SpawnAgentProcessOptions {
   identity?: { uid: number; gid: number };
   /** Program and arguments put before `<shell> -lc <command>` (e.g. `bwrap … --`). */
   wrapper?: readonly string[];
+  /**
+   * A private mount namespace for the agent, set up by `relax-reaper` as root before privileges are
+   * dropped (ignored by the process-group fallback): files bound over `/etc/passwd` and `/etc/group`,
+   * and folders made reachable by the agent's uid (each closed folder above them covered by a tmpfs
+   * holding only the way down).
+   */
+  mounts?: AgentMounts;
+}
+
+/** See {@link SpawnAgentProcessOptions.mounts}. */
+export interface AgentMounts {
+  /** Bound read-only over `/etc/passwd`. */
+  passwd?: string;
+  /** Bound read-only over `/etc/group`. */
+  group?: string;
+  /** Absolute folders to make reachable (at most 16). */
+  expose?: readonly string[];
+}
+
+/** The `relax-reaper` arguments of {@link AgentMounts}. */
+export function mountArgs(mounts: AgentMounts | undefined): string[] {
+  if (mounts === undefined) return [];
+  return [
+    ...(mounts.passwd !== undefined ? ["--passwd", mounts.passwd] : []),
+    ...(mounts.group !== undefined ? ["--group", mounts.group] : []),
+    ...(mounts.expose ?? []).slice(0, 16).flatMap((path) => ["--expose", path]),
+  ];
 }
 
 /**

@@ -5,6 +5,7 @@ import { join, resolve } from "node:path";
 import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
 import { locatePackageRoot } from "../process/locate-package-root";
+import { writeIdentityFiles } from "./write-identity-files";
 import {
   LocalProcessBackend,
   type LocalProcessBackendOptions,
@@ -84,6 +85,15 @@ export class BwrapBackend extends LocalProcessBackend {
   protected override async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
     const { ioDir, sessionRoot, cwd } = layout;
     const env = { HOME: ioDir, TMPDIR: "/tmp" };
+    // The agent's uid resolves to a user inside (`relax<uid>` when the host does not know it).
+    const accounts = await writeIdentityFiles({
+      base: ioDir,
+      home: ioDir,
+      uid: layout.identity?.uid ?? process.getuid?.() ?? 0,
+      gid: layout.identity?.gid ?? process.getgid?.() ?? 0,
+    });
+    // As root (uid pool), the reaper makes the working directory reachable by the agent's uid first.
+    const mounts = layout.identity !== undefined ? { expose: [cwd] } : undefined;
     const namespaces = [
       "--die-with-parent",
       "--new-session",
@@ -94,10 +104,16 @@ export class BwrapBackend extends LocalProcessBackend {
       "--unshare-cgroup-try",
       ...(this.network === "host" ? [] : ["--unshare-net"]),
     ];
-    const mounts = [
+    const binds = [
       "--ro-bind",
       "/",
       "/",
+      "--ro-bind",
+      accounts.passwd,
+      "/etc/passwd",
+      "--ro-bind",
+      accounts.group,
+      "/etc/group",
       "--dev",
       "/dev",
       "--proc",
@@ -121,7 +137,11 @@ export class BwrapBackend extends LocalProcessBackend {
       sessionRoot,
     ];
     if (this.network !== "gateway-only") {
-      return { env, wrapper: [this.bwrapPath, ...namespaces, ...mounts, "--chdir", cwd, "--"] };
+      return {
+        env,
+        wrapper: [this.bwrapPath, ...namespaces, ...binds, "--chdir", cwd, "--"],
+        ...(mounts !== undefined ? { mounts } : {}),
+      };
     }
     const relay = await startGatewayRelay(layout);
     return {
@@ -130,7 +150,7 @@ export class BwrapBackend extends LocalProcessBackend {
       wrapper: [
         this.bwrapPath,
         ...namespaces,
-        ...mounts,
+        ...binds,
         "--bind",
         relay.socketPath,
         RELAY_SOCKET,
@@ -147,6 +167,7 @@ export class BwrapBackend extends LocalProcessBackend {
         "sh",
       ],
       release: relay.close,
+      ...(mounts !== undefined ? { mounts } : {}),
     };
   }
 }

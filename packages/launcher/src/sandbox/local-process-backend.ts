@@ -7,7 +7,7 @@ import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
 import { ReaperUnavailableError } from "../errors/reaper-unavailable-error";
 import { SessionOutputError } from "../errors/session-output-error";
-import type { AgentProcess, SpawnAgentProcessOptions } from "../process/agent-process";
+import type { AgentMounts, AgentProcess, SpawnAgentProcessOptions } from "../process/agent-process";
 import { DEFAULT_AGENT_LOG_MAX_BYTES } from "../process/capped-log";
 import { resolveReaperBinary } from "../process/resolve-reaper-binary";
 import { spawnProcessGroup } from "../process/spawn-process-group";
@@ -22,6 +22,7 @@ import type {
 } from "./sandbox-backend";
 import { createSessionRoot, KEPT_ROOT_MARKER, sweepStaleSessionRoots } from "./session-folders";
 import type { AgentIdentity, UidPool } from "./uid-pool";
+import { writeIdentityFiles } from "./write-identity-files";
 
 /** Largest file {@link Sandbox.readFile} of a local sandbox returns (64 MiB); larger ones are refused. */
 export const SANDBOX_READ_MAX_BYTES = 64 * 1024 * 1024;
@@ -87,6 +88,8 @@ export interface PreparedSpawn {
   env?: Readonly<Record<string, string>>;
   /** Variables over everything, the overlay included (e.g. a rewritten `RELAX_BASE_URL`). */
   override?: Readonly<Record<string, string>>;
+  /** The agent's private mount namespace, set up by `relax-reaper` (root only). */
+  mounts?: AgentMounts;
   /** Releases what was set up, once the process tree is gone. */
   release?(): void | Promise<void>;
 }
@@ -155,7 +158,7 @@ export class LocalProcessBackend implements SandboxBackend {
     if (this.options.uidPool !== undefined) assertReachableByOthers(this.ioRoot);
     this.root ??= createSessionRoot(this.ioRoot, { shared: this.options.uidPool !== undefined });
     const sessionRoot = await this.root;
-    const identity = this.options.uidPool?.acquire();
+    const identity = await this.options.uidPool?.acquire();
     let ioDir: string | undefined;
     try {
       ioDir = await mkdtemp(join(sessionRoot, `${sessionLabel}-`));
@@ -163,7 +166,7 @@ export class LocalProcessBackend implements SandboxBackend {
       await chmod(ioDir, 0o700);
     } catch (error) {
       if (ioDir !== undefined) await rm(ioDir, { recursive: true, force: true });
-      if (identity !== undefined) this.options.uidPool?.release(identity);
+      if (identity !== undefined) await this.options.uidPool?.release(identity);
       throw error;
     }
     return new LocalSandbox({
@@ -171,8 +174,8 @@ export class LocalProcessBackend implements SandboxBackend {
       sessionRoot,
       identity,
       spawnProcess: (options, layout) => this.spawnProcess(options, layout),
-      release: () => {
-        if (identity !== undefined) this.options.uidPool?.release(identity);
+      release: async () => {
+        if (identity !== undefined) await this.options.uidPool?.release(identity);
       },
       onKeep: () => {
         this.keptFolders = true;
@@ -182,10 +185,16 @@ export class LocalProcessBackend implements SandboxBackend {
 
   /**
    * What to add to one spawn. Plain local processes: with a uid pool, `HOME` and `TMPDIR` in the session
-   * folder; no wrapper.
+   * folder, and a private mount namespace in which the uid has a passwd entry (`relax<uid>`, home the
+   * session folder) and the working directory is reachable (see {@link AgentMounts}); no wrapper.
    */
   protected async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
-    return layout.identity !== undefined ? { env: { HOME: layout.ioDir, TMPDIR: layout.ioDir } } : {};
+    if (layout.identity === undefined) return {};
+    const files = await writeIdentityFiles({ base: layout.ioDir, home: layout.ioDir, ...layout.identity });
+    return {
+      env: { HOME: layout.ioDir, TMPDIR: layout.ioDir },
+      mounts: { ...files, expose: [layout.cwd] },
+    };
   }
 
   private async spawnProcess(
@@ -220,6 +229,7 @@ export class LocalProcessBackend implements SandboxBackend {
       logMaxBytes: this.options.logMaxBytes ?? DEFAULT_AGENT_LOG_MAX_BYTES,
       ...(layout.identity !== undefined ? { identity: layout.identity } : {}),
       ...(wrapper !== undefined ? { wrapper } : {}),
+      ...(prepared.mounts !== undefined ? { mounts: prepared.mounts } : {}),
     };
     const supervision = this.options.supervision ?? "reaper";
     const shell = this.options.shell ?? options.shell;
@@ -256,7 +266,7 @@ class LocalSandbox implements Sandbox {
   private readonly sessionRoot: string;
   private readonly identity: AgentIdentity | undefined;
   private readonly spawnProcess: SpawnLocal;
-  private readonly release: () => void;
+  private readonly release: () => Promise<void>;
   private readonly onKeep: () => void;
   private readonly processes = new Map<SandboxProcess, AgentProcess>();
   private destroyed = false;
@@ -268,7 +278,7 @@ class LocalSandbox implements Sandbox {
     sessionRoot: string;
     identity: AgentIdentity | undefined;
     spawnProcess: SpawnLocal;
-    release: () => void;
+    release: () => Promise<void>;
     onKeep: () => void;
   }) {
     this.id = options.ioDir;
@@ -387,7 +397,9 @@ class LocalSandbox implements Sandbox {
       await rm(this.ioDir, { recursive: true, force: true });
       await rm(this.logPath, { force: true });
     } else this.onKeep();
-    this.release();
+    await rm(`${this.ioDir}.passwd`, { force: true });
+    await rm(`${this.ioDir}.group`, { force: true });
+    await this.release();
   }
 
   /** With a uid pool: kills whatever still runs under the agent's uid and takes the folder back. */
