@@ -40,6 +40,7 @@ export class UidLeaseHolder {
         const line = this.#buffered.slice(0, newline);
         this.#buffered = this.#buffered.slice(newline + 1);
         this.#waiting.shift()?.resolve(line);
+        if (this.#waiting.length === 0) this.#reference(false);
       }
     });
     let stderr = "";
@@ -53,10 +54,19 @@ export class UidLeaseHolder {
     child.on("error", (error) => fail(error.message));
     child.on("exit", (code, signal) => fail(`exit ${code ?? signal}`));
     child.stdin.on("error", () => {});
-    // The helper must not keep this process alive; it ends with it.
-    child.unref();
+    // The helper must not keep this process alive when idle; it ends with it.
+    this.#reference(false);
+  }
+
+  /** Keeps this process alive while an answer is awaited, and only then. */
+  #reference(referenced: boolean): void {
+    const child = this.#child;
+    if (referenced) child.ref();
+    else child.unref();
     for (const stream of [child.stdin, child.stdout, child.stderr]) {
-      (stream as unknown as { unref?: () => void }).unref?.();
+      const handle = stream as unknown as { ref?: () => void; unref?: () => void };
+      if (referenced) handle.ref?.();
+      else handle.unref?.();
     }
   }
 
@@ -109,6 +119,7 @@ export class UidLeaseHolder {
     if (this.#failure !== null) return Promise.reject(this.#failure);
     return new Promise((resolve, reject) => {
       this.#waiting.push({ resolve, reject });
+      this.#reference(true);
       this.#child.stdin.write(`${line}\n`);
     });
   }
