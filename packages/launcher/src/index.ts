@@ -81,6 +81,7 @@ export type {
   SandboxProcess,
   SandboxSpawnSpec,
 } from "./sandbox/sandbox-backend";
+export { agentCommandPaths, preflightAgentCommand } from "./sandbox/preflight-agent-command";
 export { SESSION_ROOT_PREFIX, sweepStaleSessionRoots } from "./sandbox/session-folders";
 export { DEFAULT_UID_LEASE_DIR, UidLeaseHolder, type UidLockResult } from "./sandbox/uid-lease-holder";
 export {

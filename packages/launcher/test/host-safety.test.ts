@@ -1,10 +1,17 @@
 import { execFile, spawn } from "node:child_process";
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-import { BwrapBackend, LocalProcessBackend, runAgentTask, UidPool } from "../src/index";
+import {
+  agentCommandPaths,
+  BwrapBackend,
+  LocalProcessBackend,
+  preflightAgentCommand,
+  runAgentTask,
+  UidPool,
+} from "../src/index";
 import { tempDir, waitFor } from "./helpers";
 
 // Real uids, locks, mount namespaces and process groups: these tests need root (CI runs as root) and
@@ -198,5 +205,42 @@ describe("process-group SIGKILL of the launcher", () => {
     process.kill(-launcher.pid!, "SIGKILL"); // what `timeout -s KILL` does
     await waitFor(async () => (await count()) === 0, { what: "no agent process left", timeoutMs: 10_000 });
     expect(await count()).toBe(0);
+  }, 30_000);
+});
+
+describe("pre-flight of the agent command", () => {
+  it("should list the program, the files named and each script's interpreter", async () => {
+    const dir = await tempDir("paths");
+    writeFileSync(join(dir, "run.sh"), "#!/bin/bash\necho hi\n", { mode: 0o755 });
+    writeFileSync(join(dir, "agent.mjs"), "", { mode: 0o644 });
+    expect(
+      agentCommandPaths(`bash run.sh --flag "${dir}/agent.mjs" $HOME x=1 missing.js`, { cwd: dir, path: "/usr/bin:/bin" }),
+    ).toEqual([
+      "/usr/bin/bash",
+      realpathSync("/usr/bin/bash"),
+      join(dir, "run.sh"),
+      "/bin/bash",
+      join(dir, "agent.mjs"),
+    ].filter((path, index, all) => all.indexOf(path) === index));
+  });
+
+  it("should pass a command under an exposed --agent-cwd and name the closed folder of one outside it", async () => {
+    const ioRoot = await sharedIoRoot();
+    const closed = await tempDir("preflight"); // 0700, root's
+    const app = join(closed, "app");
+    mkdirSync(app, { mode: 0o755 });
+    chmodSync(app, 0o755);
+    writeFileSync(join(app, "agent.mjs"), "", { mode: 0o644 });
+    const other = await tempDir("preflight-other");
+    writeFileSync(join(other, "tool.mjs"), "", { mode: 0o644 });
+    const backend = new LocalProcessBackend({ ioRoot, uidPool: new UidPool({ start: 62170, end: 62171 }) });
+    expect(await preflightAgentCommand({ backend, command: "node agent.mjs", cwd: app })).toBeNull();
+    const line = await preflightAgentCommand({ backend, command: `node agent.mjs ${other}/tool.mjs`, cwd: app });
+    expect(line).toMatch(
+      new RegExp(
+        `^agents \\(uid 6217[01], local backend\\) cannot reach ${other}/tool.mjs, which the agent command needs: ${other} \\(mode 0700\\) cannot be entered by other users; fix: chmod o\\+x ${other} `,
+      ),
+    );
+    await backend.dispose();
   }, 30_000);
 });

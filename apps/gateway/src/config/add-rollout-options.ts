@@ -116,7 +116,10 @@ export function addRolloutOptions(command: Command): Command {
       "one uid per running agent from this range, or none (default 61000-61999 when run as root)",
     )
     .addOption(
-      new Option("--agent-sandbox <kind>", "where agents run (default local)").choices(["local", "bwrap"]),
+      new Option(
+        "--agent-sandbox <kind>",
+        "where agents run (default auto: the uid pool as root, else bubblewrap when it runs)",
+      ).choices(["auto", "local", "bwrap"]),
     )
     .addOption(
       new Option("--agent-network <network>", "network of --agent-sandbox bwrap (default host)").choices([

@@ -108,8 +108,8 @@ export const rolloutConfigSchema = z
      * when the gateway runs as root, else none (docs/security.md#uid-pool)
      */
     agentUidRange: z.string().min(1).optional(),
-    /** Where agents run (`--agent-sandbox`): plain local processes or bubblewrap. @default "local" */
-    agentSandbox: z.enum(["local", "bwrap"]).default("local"),
+    /** Where agents run (`--agent-sandbox`): `auto` (the uid pool as root, else bubblewrap when it runs), plain local processes or bubblewrap. @default "auto" */
+    agentSandbox: z.enum(["auto", "local", "bwrap"]).default("auto"),
     /** Network of `--agent-sandbox bwrap` (`--agent-network`; `gateway-only`: only the gateway's port). @default "host" */
     agentNetwork: z.enum(["host", "gateway-only", "none"]).default("host"),
     /** Cap per session log in bytes, head and tail kept; 0 = none (`--agent-log-max-bytes`). @default 4 MiB */

@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BwrapBackend, LocalProcessBackend } from "@relax/launcher";
@@ -31,9 +31,45 @@ describe("createAgentBackend", () => {
     expect(asRoot.uidRange).toEqual({ start: 61000, end: 61999 });
     expect(asRoot.backend).toBeInstanceOf(LocalProcessBackend);
     expect(asRoot.secretLookingNames).toEqual([]);
+    expect(asRoot.isolation).toBe("uid pool 61000-61999 (host-wide leases), local processes (host network)");
+    expect(warnings).toEqual([]);
     const asUser = await createAgentBackend(base, { agentCwd: "/", logger, env, uid: 1000, ioRoot });
     expect(asUser.uidRange).toBeNull();
-    expect(warnings).toEqual([]);
+    expect(asUser.isolated).toBe(false);
+    expect(asUser.isolation).toBe("NONE: agents run as the gateway's uid 1000, unsandboxed");
+    expect(warnings).toEqual([
+      {
+        fields:
+          "agents are NOT isolated: they run as the gateway's uid 1000 without a sandbox, so each can read the others' credentials and the gateway's environment and memory; run as root (uid pool) or install bubblewrap (--agent-sandbox bwrap), see docs/security.md",
+        message: undefined,
+      },
+    ]);
+  });
+
+  it("should pick bubblewrap without root under --agent-sandbox auto, the uid pool as root", async () => {
+    const { logger } = capture();
+    const auto = { ...base, agentSandbox: "auto" as const };
+    const asUser = await createAgentBackend(auto, { agentCwd: "/", logger, env, uid: 1000 });
+    expect(asUser.backend).toBeInstanceOf(BwrapBackend);
+    expect(asUser.isolation).toBe(
+      "bubblewrap (pid/user/ipc namespaces, read-only root, private /tmp; network host), agents as uid 1000",
+    );
+    const asRoot = await createAgentBackend(auto, { agentCwd: "/", logger, env, uid: 0 });
+    expect(asRoot.backend).not.toBeInstanceOf(BwrapBackend);
+    expect(asRoot.uidRange).toEqual({ start: 61000, end: 61999 });
+  });
+
+  it("should refuse, before any Group, an agent command whose files the agent uid cannot reach", async () => {
+    const { logger } = capture();
+    const closed = mkdtempSync(join(tmpdir(), "relax-closed-")); // 0700, root's
+    writeFileSync(join(closed, "agent.mjs"), "");
+    const error = await createAgentBackend(
+      { ...base, agentCommand: `node ${closed}/agent.mjs` },
+      { agentCwd: "/", logger, env, uid: 0 },
+    ).catch((caught: Error) => caught);
+    expect(String((error as Error).message).replace(/uid 6\d{4},/, "uid N,")).toContain(
+      `agents (uid N, local backend) cannot reach ${closed}/agent.mjs, which the agent command needs: ${closed} (mode 0700) cannot be entered by other users; fix: chmod o+x ${closed}`,
+    );
   });
 
   it("should warn with the names (never the values) of secret-looking variables agents would get", async () => {
@@ -43,7 +79,8 @@ describe("createAgentBackend", () => {
       { agentCwd: "/", logger, env, uid: 1000 },
     );
     expect(setup.secretLookingNames).toEqual(["HF_TOKEN", "OPENAI_API_KEY", "WANDB_API_KEY"]);
-    expect(warnings).toEqual([
+    // (after the "agents are NOT isolated" warning: uid 1000, local processes)
+    expect(warnings.slice(1)).toEqual([
       {
         fields: { variables: ["HF_TOKEN", "OPENAI_API_KEY", "WANDB_API_KEY"] },
         message:

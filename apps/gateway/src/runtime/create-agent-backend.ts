@@ -1,5 +1,3 @@
-import { statSync } from "node:fs";
-import { dirname } from "node:path";
 import {
   AgentConfigError,
   BwrapBackend,
@@ -10,6 +8,7 @@ import {
   parseAgentEnv,
   parseAgentEnvInherit,
   parseUidRange,
+  preflightAgentCommand,
   selectInheritedEnv,
   UidPool,
 } from "@relax/launcher";
@@ -26,6 +25,10 @@ export interface AgentBackendSetup {
   secretLookingNames: string[];
   /** Session roots of earlier, killed runs that were removed. */
   swept: string[];
+  /** Which isolation is in force, in words (the banner's `isolation` line). */
+  isolation: string;
+  /** `false` when agents run unisolated (the gateway's uid, no sandbox): a WARN was logged. */
+  isolated: boolean;
 }
 
 /**
@@ -85,11 +88,25 @@ export async function createAgentBackend(
       envInherit,
       logMaxBytes: config.agentLogMaxBytes,
       onWarning: (message) => logger.warn(message),
-      ...(uidRange !== null ? { uidPool: new UidPool(uidRange) } : {}),
+      ...(uidRange !== null
+        ? {
+            uidPool: new UidPool({
+              ...uidRange,
+              onStaleLease: ({ uid, previousHolder, killed }) =>
+                logger.warn(
+                  { uid, previousHolder, killed },
+                  `reclaimed the lease of uid ${uid} from a run that died (${previousHolder}); killed ${killed} leftover process(es)`,
+                ),
+            }),
+          }
+        : {}),
       ...(options.ioRoot !== undefined ? { ioRoot: options.ioRoot } : {}),
     };
     let backend: LocalProcessBackend;
-    if (config.agentSandbox === "bwrap") {
+    // `auto`: as root the uid pool on local processes; otherwise bubblewrap when it runs here.
+    const sandbox =
+      config.agentSandbox !== "auto" ? config.agentSandbox : uid === 0 || !bwrapRuns(env) ? "local" : "bwrap";
+    if (sandbox === "bwrap") {
       const bwrap = new BwrapBackend({ ...backendOptions, network: config.agentNetwork });
       bwrap.checkAvailable();
       const hidden = hiddenByPrivateTmp(config.agentCommand ?? "", options.agentCwd);
@@ -106,14 +123,21 @@ export async function createAgentBackend(
       }
       backend = new LocalProcessBackend(backendOptions);
     }
-    if (uidRange !== null) {
-      const blocked = firstClosedAncestor(options.agentCwd);
-      if (blocked !== null) {
-        logger.warn(
-          { path: blocked },
-          "agents run under their own uids but cannot enter this folder of --agent-cwd (it needs o+x; the agent folder o+rx)",
-        );
-      }
+    const isolated = uidRange !== null || sandbox === "bwrap";
+    const isolation = describeIsolation({ sandbox, uidRange, uid, network: config.agentNetwork });
+    if (!isolated) {
+      logger.warn(
+        `agents are NOT isolated: they run as the gateway's uid ${uid} without a sandbox, so each can read the others' credentials and the gateway's environment and memory; run as root (uid pool) or install bubblewrap (--agent-sandbox bwrap), see docs/security.md`,
+      );
+    }
+    // Pre-flight: the agent uid must reach the command's files and --agent-cwd (one line, before any Group).
+    if (isolated && config.agentCommand !== undefined && config.agentCommand.trim() !== "") {
+      const problem = await preflightAgentCommand({
+        backend,
+        command: config.agentCommand,
+        cwd: options.agentCwd,
+      });
+      if (problem !== null) throw new ConfigError({ message: problem });
     }
     const passed = {
       ...selectInheritedEnv(env, envInherit),
@@ -128,30 +152,42 @@ export async function createAgentBackend(
     }
     const swept = await backend.sweepStale();
     if (swept.length > 0) logger.info({ folders: swept.length }, "removed session folders of earlier runs");
-    return { backend, uidRange, secretLookingNames, swept };
+    return { backend, uidRange, secretLookingNames, swept, isolation, isolated };
   } catch (error) {
     if (AgentConfigError.isInstance(error)) throw new ConfigError({ message: error.message, cause: error });
     throw error;
   }
 }
 
-/** The first folder on the way to `path` (itself included) that other users cannot enter or read. */
-function firstClosedAncestor(path: string): string | null {
-  const chain: string[] = [];
-  for (let current = path; ; current = dirname(current)) {
-    chain.unshift(current);
-    if (dirname(current) === current) break;
+/** Whether bubblewrap runs here (for `--agent-sandbox auto` without root). */
+function bwrapRuns(env: Readonly<Record<string, string | undefined>>): boolean {
+  try {
+    new BwrapBackend({ baseEnv: env }).checkAvailable();
+    return true;
+  } catch {
+    return false;
   }
-  for (const folder of chain) {
-    try {
-      const { mode } = statSync(folder);
-      const needed = folder === path ? 0o005 : 0o001;
-      if ((mode & needed) !== needed) return folder;
-    } catch {
-      return folder;
-    }
+}
+
+/** The banner's words for the isolation in force, e.g. `uid pool 61000-61999 (host-wide leases), local processes`. */
+export function describeIsolation({
+  sandbox,
+  uidRange,
+  uid,
+  network,
+}: {
+  sandbox: "local" | "bwrap";
+  uidRange: { start: number; end: number } | null;
+  uid: number;
+  network: string;
+}): string {
+  const pool = uidRange !== null ? `uid pool ${uidRange.start}-${uidRange.end} (host-wide leases)` : null;
+  if (sandbox === "bwrap") {
+    return `bubblewrap (pid/user/ipc namespaces, read-only root, private /tmp; network ${network})${pool !== null ? `, ${pool}` : `, agents as uid ${uid}`}`;
   }
-  return null;
+  return pool !== null
+    ? `${pool}, local processes (host network)`
+    : `NONE: agents run as the gateway's uid ${uid}, unsandboxed`;
 }
 
 /**

@@ -158,6 +158,8 @@ export interface RolloutRuntime extends AsyncDisposable {
   readonly shards: ShardPool | undefined;
   /** Engine outage handling: Groups wait for the engine's health; backend drops counted apart. */
   readonly engineHealth: EngineHealth;
+  /** Which isolation agents run under, in words (banner); `undefined` with an injected launcher. */
+  readonly isolation?: string;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
   cursor: number;
   /**
@@ -527,6 +529,7 @@ async function startRuntime(options: {
     gate,
     shards,
     engineHealth,
+    ...(agents !== undefined ? { isolation: agents.isolation } : {}),
     get cursor() {
       return controller.cursor;
     },
