@@ -24,7 +24,9 @@
  * before it drops its privileges: FILE is bound read-only over /etc/passwd (/etc/group), so that its uid
  * resolves to a user without editing the host's files, and each folder on the way to DIR that other
  * users cannot enter is covered by a tmpfs (mode 0711) holding only the way to DIR, bound from the
- * original: DIR becomes reachable by the agent's uid, and nothing else of those folders does.
+ * original: DIR becomes reachable by the agent's uid, and nothing else of those folders does. With
+ * --hide PATH (after the exposures), an existing folder is covered by an empty read-only tmpfs and an
+ * existing file by /dev/null: the gateway's own files (rows, journal, prompts, logs) vanish for the agent.
  *
  *   relax-reaper --lease-holder DIR
  *
@@ -302,7 +304,21 @@ static int expose_path(const char *target) {
   return 0;
 }
 
-static int private_mounts(const char *passwd, const char *group, char **exposed, int exposed_count) {
+/* Covers `path` for the agent: a folder by an empty read-only tmpfs, a file by /dev/null. Missing: nothing. */
+static int hide_path(const char *path) {
+  struct stat target;
+  if (lstat(path, &target) != 0) return errno == ENOENT ? 0 : errno;
+  if (S_ISDIR(target.st_mode)) {
+    if (mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "mode=0755,size=4k") != 0) return errno;
+  } else if (S_ISREG(target.st_mode)) {
+    if (mount("/dev/null", path, NULL, MS_BIND, NULL) != 0) return errno;
+    mount(NULL, path, NULL, MS_BIND | MS_REMOUNT | MS_RDONLY, NULL);
+  }
+  return 0;
+}
+
+static int private_mounts(const char *passwd, const char *group, char **exposed, int exposed_count,
+                          char **hidden, int hidden_count) {
   char cwd[4096];
   if (getcwd(cwd, sizeof cwd) == NULL) cwd[0] = '\0';
   if (unshare(CLONE_NEWNS) != 0) return errno;
@@ -315,6 +331,10 @@ static int private_mounts(const char *passwd, const char *group, char **exposed,
   }
   for (int i = 0; i < exposed_count; i++) {
     int error = expose_path(exposed[i]);
+    if (error != 0) return error;
+  }
+  for (int i = 0; i < hidden_count; i++) {
+    int error = hide_path(hidden[i]);
     if (error != 0) return error;
   }
   if (cwd[0] != '\0' && chdir(cwd) != 0) return errno;
@@ -334,6 +354,8 @@ int main(int argc, char **argv) {
   const char *group_file = NULL;
   char *exposed[16];
   int exposed_count = 0;
+  char *hidden[64];
+  int hidden_count = 0;
   int arg = 1;
   if (argc == 3 && strcmp(argv[1], "--lease-holder") == 0) return lease_holder(argv[2]);
   for (; arg < argc; arg++) {
@@ -355,6 +377,8 @@ int main(int argc, char **argv) {
       group_file = argv[++arg];
     } else if (strcmp(argv[arg], "--expose") == 0 && arg + 1 < argc && exposed_count < 16) {
       exposed[exposed_count++] = argv[++arg];
+    } else if (strcmp(argv[arg], "--hide") == 0 && arg + 1 < argc && hidden_count < 64) {
+      hidden[hidden_count++] = argv[++arg];
     } else if (strcmp(argv[arg], "--merge-stderr") == 0) {
       merge_stderr = 1;
     } else if (strcmp(argv[arg], "--version") == 0) {
@@ -416,8 +440,8 @@ int main(int argc, char **argv) {
     sigprocmask(SIG_SETMASK, &empty, NULL);
     if (merge_stderr) dup2(STDOUT_FILENO, STDERR_FILENO);
     int failure[2] = {0, 0}; /* stage (0 exec, 1 setgroups, 2 setgid, 3 setuid, 4 mount), errno */
-    if (passwd_file != NULL || group_file != NULL || exposed_count > 0) {
-      int error = private_mounts(passwd_file, group_file, exposed, exposed_count);
+    if (passwd_file != NULL || group_file != NULL || exposed_count > 0 || hidden_count > 0) {
+      int error = private_mounts(passwd_file, group_file, exposed, exposed_count, hidden, hidden_count);
       if (error != 0) {
         failure[0] = 4;
         errno = error;

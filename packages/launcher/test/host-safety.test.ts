@@ -244,3 +244,41 @@ describe("pre-flight of the agent command", () => {
     await backend.dispose();
   }, 30_000);
 });
+
+describe("the run's own files", () => {
+  it("should hide the hidden paths (a folder empty, a file empty) from agents on the uid pool and bubblewrap", async () => {
+    const ioRoot = await sharedIoRoot();
+    const run = await tempDir("run-files");
+    chmodSync(run, 0o755);
+    const cwd = join(run, "agent");
+    const runDir = join(run, "run-dir");
+    mkdirSync(cwd, { mode: 0o755 });
+    mkdirSync(runDir, { mode: 0o755 });
+    writeFileSync(join(runDir, "groups.ndjson"), "journal\n", { mode: 0o644 });
+    // A prompt file inside the agent's working directory: hidden as a file, the folder stays.
+    writeFileSync(join(cwd, "prompts.jsonl"), '{"label":42}\n', { mode: 0o644 });
+    writeFileSync(join(cwd, "agent.txt"), "program\n", { mode: 0o644 });
+    const hiddenPaths = [runDir, join(cwd, "prompts.jsonl"), cwd /* holds the cwd: kept */];
+    for (const [name, Backend, start] of [
+      ["local", LocalProcessBackend, 62180],
+      ["bwrap", BwrapBackend, 62190],
+    ] as const) {
+      const backend = new Backend({ ioRoot, hiddenPaths, uidPool: new UidPool({ start, end: start + 1 }) });
+      const seen = await probe(
+        backend,
+        `hide-${name}`,
+        `printf '{"journal":"%s","list":"%s","prompts":"%s","program":"%s"}' "$(cat ${runDir}/groups.ndjson 2>&1 | tr -d '"')" \
+          "$(ls -A ${runDir})" "$(cat prompts.jsonl | tr -d '"')" "$(cat agent.txt)" > "$RELAX_SESSION_IO_DIR/probe.json"`,
+        cwd,
+      );
+      expect(seen).toEqual({
+        journal: `cat: ${runDir}/groups.ndjson: No such file or directory`,
+        list: "",
+        prompts: "",
+        program: "program",
+      });
+      await backend.dispose();
+    }
+    expect(readFileSync(join(runDir, "groups.ndjson"), "utf8")).toBe("journal\n");
+  }, 30_000);
+});

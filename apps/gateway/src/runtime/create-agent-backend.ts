@@ -15,6 +15,7 @@ import {
 import type { Logger } from "pino";
 import { ConfigError } from "../config/load-config";
 import type { RolloutConfig } from "../config/rollout-config";
+import { agentHiddenPaths, type RunFilesConfig } from "./agent-hidden-paths";
 
 /** The agent backend of a run, with what start-up decided (for the banner and tests). */
 export interface AgentBackendSetup {
@@ -45,7 +46,8 @@ export async function createAgentBackend(
   config: Pick<
     RolloutConfig,
     "agentEnvInherit" | "agentUidRange" | "agentSandbox" | "agentNetwork" | "agentLogMaxBytes" | "agentEnv"
-  > & { agentCommand?: string },
+  > &
+    RunFilesConfig & { agentCommand?: string },
   options: {
     agentCwd: string;
     logger: Pick<Logger, "warn" | "info">;
@@ -87,6 +89,7 @@ export async function createAgentBackend(
       baseEnv: env,
       envInherit,
       logMaxBytes: config.agentLogMaxBytes,
+      hiddenPaths: agentHiddenPaths(config, { cwd: process.cwd(), agentCwd: options.agentCwd }),
       onWarning: (message) => logger.warn(message),
       ...(uidRange !== null
         ? {

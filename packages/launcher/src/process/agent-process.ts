@@ -56,6 +56,8 @@ export interface AgentMounts {
   group?: string;
   /** Absolute folders to make reachable (at most 16). */
   expose?: readonly string[];
+  /** Absolute paths to hide (at most 64): a folder becomes empty, a file `/dev/null`; missing ones are skipped. */
+  hide?: readonly string[];
 }
 
 /** The `relax-reaper` arguments of {@link AgentMounts}. */
@@ -65,6 +67,7 @@ export function mountArgs(mounts: AgentMounts | undefined): string[] {
     ...(mounts.passwd !== undefined ? ["--passwd", mounts.passwd] : []),
     ...(mounts.group !== undefined ? ["--group", mounts.group] : []),
     ...(mounts.expose ?? []).slice(0, 16).flatMap((path) => ["--expose", path]),
+    ...(mounts.hide ?? []).slice(0, 64).flatMap((path) => ["--hide", path]),
   ];
 }
 

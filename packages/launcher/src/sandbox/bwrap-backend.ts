@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import { statSync } from "node:fs";
 import { chmod, chown, rm } from "node:fs/promises";
 import { connect, createServer, type Socket } from "node:net";
 import { join, resolve } from "node:path";
@@ -124,9 +125,10 @@ export class BwrapBackend extends LocalProcessBackend {
       // this package's relay script): the gateway's working directory and this package stay visible,
       // read-only.
       ...underTmp([process.cwd(), PACKAGE_ROOT]).flatMap((path) => ["--ro-bind-try", path, path]),
-      "--bind",
-      cwd,
-      cwd,
+      // The gateway's own folder (the default --agent-cwd) is bound read-only: agents write in $HOME.
+      ...(holdsPath(cwd, process.cwd()) ? ["--ro-bind", cwd, cwd] : ["--bind", cwd, cwd]),
+      // The run's own files (rows, journal, prompts, logs) vanish inside.
+      ...this.pathsToHide(layout).flatMap((path) => hideArgs(path)),
       // Bound after the working directory, so a cwd above the session root does not expose siblings.
       "--tmpfs",
       sessionRoot,
@@ -248,6 +250,24 @@ async function startGatewayRelay(layout: LocalSandboxLayout) {
       await rm(socketPath, { force: true });
     },
   };
+}
+
+/** Whether `outer` is `inner` or one of its folders. */
+function holdsPath(outer: string, inner: string): boolean {
+  const [a, b] = [resolve(outer), resolve(inner)];
+  return a === b || b.startsWith(a === "/" ? "/" : `${a}/`);
+}
+
+/** bwrap arguments hiding an existing folder (empty tmpfs) or file (`/dev/null`); none when missing. */
+function hideArgs(path: string): string[] {
+  try {
+    const stats = statSync(path);
+    if (stats.isDirectory()) return ["--tmpfs", path, "--remount-ro", path];
+    if (stats.isFile()) return ["--ro-bind", "/dev/null", path];
+  } catch {
+    // missing: nothing to hide
+  }
+  return [];
 }
 
 function shellQuote(value: string): string {

@@ -1,7 +1,7 @@
 import { constants, statSync } from "node:fs";
 import { chmod, chown, lchown, mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { type AgentEnvInheritPolicy, selectInheritedEnv } from "../config/agent-env-policy";
 import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
@@ -54,6 +54,13 @@ export interface LocalProcessBackendOptions {
    * before any output is read. @default none (agents run as the launcher's uid)
    */
   uidPool?: UidPool;
+  /**
+   * Host paths agents must not see (the run's rows, journal, run dir, prompt data, logs, tokenizer): in
+   * the agent's mount namespace an existing folder is replaced by an empty read-only one and an existing
+   * file by `/dev/null` (uid pool and bubblewrap; paths that hold the agent's working directory or
+   * session folder are kept). @default none
+   */
+  hiddenPaths?: readonly string[];
   /** Cap on each session log, head and tail kept; `0` = no cap (`--agent-log-max-bytes`). @default 4 MiB */
   logMaxBytes?: number;
   /** Supervision mode. @default "reaper" */
@@ -193,8 +200,19 @@ export class LocalProcessBackend implements SandboxBackend {
     const files = await writeIdentityFiles({ base: layout.ioDir, home: layout.ioDir, ...layout.identity });
     return {
       env: { HOME: layout.ioDir, TMPDIR: layout.ioDir },
-      mounts: { ...files, expose: [layout.cwd] },
+      mounts: { ...files, expose: [layout.cwd], hide: this.pathsToHide(layout) },
     };
+  }
+
+  /**
+   * {@link LocalProcessBackendOptions.hiddenPaths} as absolute paths, without those that are (or hold)
+   * the working directory, the session folder or the session root.
+   */
+  protected pathsToHide(layout: LocalSandboxLayout): string[] {
+    const needed = [layout.cwd, layout.ioDir, layout.sessionRoot].map((path) => resolve(path));
+    const holds = (outer: string, inner: string) => inner === outer || inner.startsWith(`${outer}${sep}`);
+    const paths = (this.options.hiddenPaths ?? []).map((path) => resolve(path));
+    return [...new Set(paths)].filter((path) => path !== sep && !needed.some((inner) => holds(path, inner)));
   }
 
   private async spawnProcess(
