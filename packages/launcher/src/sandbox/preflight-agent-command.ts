@@ -115,7 +115,12 @@ export async function preflightAgentCommand({
     const process = await sandbox.spawn({
       command: script,
       cwd,
-      env: { [RELAX_ENV.sessionIoDir]: sandbox.ioDir, [RELAX_ENV.sessionId]: `preflight-${globalThis.process.pid}` },
+      env: {
+        [RELAX_ENV.sessionIoDir]: sandbox.ioDir,
+        [RELAX_ENV.sessionId]: `preflight-${globalThis.process.pid}`,
+        // Never called; a network-restricted backend needs one to set its relay up.
+        [RELAX_ENV.baseUrl]: "http://127.0.0.1:9/",
+      },
       logPath: sandbox.logPath,
       graceMs: 0,
     });
