@@ -27,6 +27,8 @@
  * original: DIR becomes reachable by the agent's uid, and nothing else of those folders does. With
  * --hide PATH (after the exposures), an existing folder is covered by an empty read-only tmpfs and an
  * existing file by /dev/null: the gateway's own files (rows, journal, prompts, logs) vanish for the agent.
+ * With --unshare-net (root only) the agent gets a new network namespace whose only interface is a
+ * loopback (brought up here): nothing outside is reachable except through sockets it is handed.
  *
  *   relax-reaper --lease-holder DIR
  *
@@ -55,7 +57,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <net/if.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
@@ -317,6 +322,22 @@ static int hide_path(const char *path) {
   return 0;
 }
 
+/* A new network namespace with its loopback interface up. */
+static int private_network(void) {
+  if (unshare(CLONE_NEWNET) != 0) return errno;
+  int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return errno;
+  struct ifreq request;
+  memset(&request, 0, sizeof request);
+  strncpy(request.ifr_name, "lo", IFNAMSIZ - 1);
+  int error = 0;
+  if (ioctl(fd, SIOCGIFFLAGS, &request) != 0) error = errno;
+  request.ifr_flags |= IFF_UP | IFF_RUNNING;
+  if (error == 0 && ioctl(fd, SIOCSIFFLAGS, &request) != 0) error = errno;
+  close(fd);
+  return error;
+}
+
 static int private_mounts(const char *passwd, const char *group, char **exposed, int exposed_count,
                           char **hidden, int hidden_count) {
   char cwd[4096];
@@ -350,6 +371,7 @@ int main(int argc, char **argv) {
   long run_uid = -1;
   long run_gid = -1;
   int merge_stderr = 0;
+  int unshare_net = 0;
   const char *passwd_file = NULL;
   const char *group_file = NULL;
   char *exposed[16];
@@ -379,6 +401,8 @@ int main(int argc, char **argv) {
       exposed[exposed_count++] = argv[++arg];
     } else if (strcmp(argv[arg], "--hide") == 0 && arg + 1 < argc && hidden_count < 64) {
       hidden[hidden_count++] = argv[++arg];
+    } else if (strcmp(argv[arg], "--unshare-net") == 0) {
+      unshare_net = 1;
     } else if (strcmp(argv[arg], "--merge-stderr") == 0) {
       merge_stderr = 1;
     } else if (strcmp(argv[arg], "--version") == 0) {
@@ -440,7 +464,14 @@ int main(int argc, char **argv) {
     sigprocmask(SIG_SETMASK, &empty, NULL);
     if (merge_stderr) dup2(STDOUT_FILENO, STDERR_FILENO);
     int failure[2] = {0, 0}; /* stage (0 exec, 1 setgroups, 2 setgid, 3 setuid, 4 mount), errno */
-    if (passwd_file != NULL || group_file != NULL || exposed_count > 0 || hidden_count > 0) {
+    if (unshare_net) {
+      int error = private_network();
+      if (error != 0) {
+        failure[0] = 4;
+        errno = error;
+      }
+    }
+    if (failure[0] == 0 && (passwd_file != NULL || group_file != NULL || exposed_count > 0 || hidden_count > 0)) {
       int error = private_mounts(passwd_file, group_file, exposed, exposed_count, hidden, hidden_count);
       if (error != 0) {
         failure[0] = 4;

@@ -68,12 +68,14 @@ export { DEFAULT_AGENT_LOG_MAX_BYTES } from "./process/capped-log";
 // Sandboxes
 export { BwrapBackend, type BwrapBackendOptions, type BwrapNetwork } from "./sandbox/bwrap-backend";
 export {
+  type AgentNetwork,
   LocalProcessBackend,
   type LocalProcessBackendOptions,
   type LocalSandboxLayout,
   type LocalSupervision,
   SANDBOX_READ_MAX_BYTES,
 } from "./sandbox/local-process-backend";
+export { agentCommandPaths, preflightAgentCommand } from "./sandbox/preflight-agent-command";
 export type {
   Sandbox,
   SandboxBackend,
@@ -81,8 +83,12 @@ export type {
   SandboxProcess,
   SandboxSpawnSpec,
 } from "./sandbox/sandbox-backend";
-export { agentCommandPaths, preflightAgentCommand } from "./sandbox/preflight-agent-command";
 export { SESSION_ROOT_PREFIX, sweepStaleSessionRoots } from "./sandbox/session-folders";
+export {
+  type AllowedService,
+  parseAllowedService,
+  RELAY_FALLBACK_PORT,
+} from "./sandbox/start-network-relay";
 export { DEFAULT_UID_LEASE_DIR, UidLeaseHolder, type UidLockResult } from "./sandbox/uid-lease-holder";
 export {
   type AgentIdentity,

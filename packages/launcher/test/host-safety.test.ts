@@ -21,9 +21,13 @@ const fixture = (name: string) => join(import.meta.dirname, "fixtures", name);
 
 /** Runs one `uid-pool-run.mjs` "run" (its own process and pool) and returns its sessions. */
 function startRun(ioRoot: string, sleepSeconds: number, leases: "on" | "off") {
-  return execFileAsync(process.execPath, [fixture("uid-pool-run.mjs"), ioRoot, String(sleepSeconds), leases], {
-    timeout: 60_000,
-  }).then(({ stdout }) =>
+  return execFileAsync(
+    process.execPath,
+    [fixture("uid-pool-run.mjs"), ioRoot, String(sleepSeconds), leases],
+    {
+      timeout: 60_000,
+    },
+  ).then(({ stdout }) =>
     stdout
       .trim()
       .split("\n")
@@ -63,7 +67,12 @@ describe("host-wide uid leases", () => {
     mkdirSync(leaseDir, { mode: 0o700 });
     // A dead holder's tag is still in the lease of 62201; a process it left runs under that uid.
     writeFileSync(join(leaseDir, "62201.lock"), "pid999999", { mode: 0o600 });
-    const leftover = spawn("/bin/sleep", ["300"], { uid: 62201, gid: 62201, detached: true, stdio: "ignore" });
+    const leftover = spawn("/bin/sleep", ["300"], {
+      uid: 62201,
+      gid: 62201,
+      detached: true,
+      stdio: "ignore",
+    });
     // 62200 was never leased but a live process owns it: something else on the host uses it.
     const foreign = spawn("/bin/sleep", ["300"], { uid: 62200, gid: 62200, detached: true, stdio: "ignore" });
     await waitFor(() => leftover.pid !== undefined && foreign.pid !== undefined);
@@ -78,7 +87,9 @@ describe("host-wide uid leases", () => {
     try {
       expect(await pool.acquire()).toEqual({ uid: 62201, gid: 62201 });
       expect(stale).toEqual([{ uid: 62201, previousHolder: "pid999999", killed: 1 }]);
-      await waitFor(() => leftover.exitCode !== null || leftover.signalCode !== null, { what: "leftover killed" });
+      await waitFor(() => leftover.exitCode !== null || leftover.signalCode !== null, {
+        what: "leftover killed",
+      });
       expect(leftover.signalCode).toBe("SIGKILL");
       expect(foreign.exitCode).toBeNull(); // never touched
       expect(readFileSync(join(leaseDir, "62201.lock"), "utf8")).toBe(`pid${process.pid}`);
@@ -214,14 +225,19 @@ describe("pre-flight of the agent command", () => {
     writeFileSync(join(dir, "run.sh"), "#!/bin/bash\necho hi\n", { mode: 0o755 });
     writeFileSync(join(dir, "agent.mjs"), "", { mode: 0o644 });
     expect(
-      agentCommandPaths(`bash run.sh --flag "${dir}/agent.mjs" $HOME x=1 missing.js`, { cwd: dir, path: "/usr/bin:/bin" }),
-    ).toEqual([
-      "/usr/bin/bash",
-      realpathSync("/usr/bin/bash"),
-      join(dir, "run.sh"),
-      "/bin/bash",
-      join(dir, "agent.mjs"),
-    ].filter((path, index, all) => all.indexOf(path) === index));
+      agentCommandPaths(`bash run.sh --flag "${dir}/agent.mjs" $HOME x=1 missing.js`, {
+        cwd: dir,
+        path: "/usr/bin:/bin",
+      }),
+    ).toEqual(
+      [
+        "/usr/bin/bash",
+        realpathSync("/usr/bin/bash"),
+        join(dir, "run.sh"),
+        "/bin/bash",
+        join(dir, "agent.mjs"),
+      ].filter((path, index, all) => all.indexOf(path) === index),
+    );
   });
 
   it("should pass a command under an exposed --agent-cwd and name the closed folder of one outside it", async () => {
@@ -235,7 +251,11 @@ describe("pre-flight of the agent command", () => {
     writeFileSync(join(other, "tool.mjs"), "", { mode: 0o644 });
     const backend = new LocalProcessBackend({ ioRoot, uidPool: new UidPool({ start: 62170, end: 62171 }) });
     expect(await preflightAgentCommand({ backend, command: "node agent.mjs", cwd: app })).toBeNull();
-    const line = await preflightAgentCommand({ backend, command: `node agent.mjs ${other}/tool.mjs`, cwd: app });
+    const line = await preflightAgentCommand({
+      backend,
+      command: `node agent.mjs ${other}/tool.mjs`,
+      cwd: app,
+    });
     expect(line).toMatch(
       new RegExp(
         `^agents \\(uid 6217[01], local backend\\) cannot reach ${other}/tool.mjs, which the agent command needs: ${other} \\(mode 0700\\) cannot be entered by other users; fix: chmod o\\+x ${other} `,
@@ -280,5 +300,51 @@ describe("the run's own files", () => {
       await backend.dispose();
     }
     expect(readFileSync(join(runDir, "groups.ndjson"), "utf8")).toBe("journal\n");
+  }, 30_000);
+});
+
+describe("network of local agents on the uid pool", () => {
+  it("should let a gateway-only agent reach its gateway and the allowed service, not the engine nor /proc/net/tcp", async () => {
+    const { createServer } = await import("node:http");
+    const listen = async (body: string) => {
+      const server = createServer((_request, response) => response.end(body));
+      await new Promise<void>((done) => server.listen(0, "127.0.0.1", () => done()));
+      return { server, port: (server.address() as { port: number }).port };
+    };
+    const gateway = await listen("gateway");
+    const engine = await listen("engine");
+    const retriever = await listen("retriever");
+    const ioRoot = await sharedIoRoot();
+    const backend = new LocalProcessBackend({
+      ioRoot,
+      network: "gateway-only",
+      allow: [{ host: "127.0.0.1", port: retriever.port }],
+      uidPool: new UidPool({ start: 62210, end: 62211 }),
+    });
+    try {
+      const outcome = await runAgentTask({
+        ...identity("net"),
+        baseUrl: `http://127.0.0.1:${gateway.port}/v1/`,
+        cwd: "/",
+        backend,
+        command: `
+          get() { node -e 'fetch(process.argv[1]).then(r=>r.text()).then(t=>console.log(t),()=>console.log("refused"))' "$1"; }
+          printf '{"metadata":{"base":"%s","gateway":"%s","engine":"%s","retriever":"%s","tcp":%s}}' "$RELAX_BASE_URL" \
+            "$(get "$RELAX_BASE_URL")" "$(get http://127.0.0.1:${engine.port}/)" "$(get http://127.0.0.1:${retriever.port}/)" \
+            "$(grep -ci ":$(printf %04X ${engine.port}) " /proc/net/tcp)" > "$RELAX_OUTPUT_JSON"`,
+      });
+      expect(outcome.status).toBe("succeeded");
+      expect(outcome.status === "succeeded" && outcome.output.kind === "implicit" && outcome.output.metadata).toEqual({
+        base: `http://127.0.0.1:${gateway.port}/v1/`,
+        gateway: "gateway",
+        engine: "refused",
+        retriever: "retriever",
+        tcp: 0, // the engine's socket is not in this namespace's /proc/net/tcp (it cannot be found)
+      });
+      expect(outcome.leftoverProcesses).toBe(0); // the relay ends with the agent
+    } finally {
+      await backend.dispose();
+      for (const { server } of [gateway, engine, retriever]) server.close();
+    }
   }, 30_000);
 });

@@ -56,6 +56,8 @@ export interface AgentMounts {
   group?: string;
   /** Absolute folders to make reachable (at most 16). */
   expose?: readonly string[];
+  /** A new network namespace with only a loopback interface (`relax-reaper --unshare-net`). */
+  unshareNet?: boolean;
   /** Absolute paths to hide (at most 64): a folder becomes empty, a file `/dev/null`; missing ones are skipped. */
   hide?: readonly string[];
 }
@@ -64,6 +66,7 @@ export interface AgentMounts {
 export function mountArgs(mounts: AgentMounts | undefined): string[] {
   if (mounts === undefined) return [];
   return [
+    ...(mounts.unshareNet === true ? ["--unshare-net"] : []),
     ...(mounts.passwd !== undefined ? ["--passwd", mounts.passwd] : []),
     ...(mounts.group !== undefined ? ["--group", mounts.group] : []),
     ...(mounts.expose ?? []).slice(0, 16).flatMap((path) => ["--expose", path]),

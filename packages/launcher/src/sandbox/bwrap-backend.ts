@@ -1,18 +1,16 @@
 import { execFileSync } from "node:child_process";
 import { statSync } from "node:fs";
-import { chmod, chown, rm } from "node:fs/promises";
-import { connect, createServer, type Socket } from "node:net";
-import { join, resolve } from "node:path";
+import { resolve } from "node:path";
 import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
-import { locatePackageRoot } from "../process/locate-package-root";
-import { writeIdentityFiles } from "./write-identity-files";
 import {
   LocalProcessBackend,
   type LocalProcessBackendOptions,
   type LocalSandboxLayout,
   type PreparedSpawn,
 } from "./local-process-backend";
+import { PACKAGE_ROOT, startNetworkRelay } from "./start-network-relay";
+import { writeIdentityFiles } from "./write-identity-files";
 
 /**
  * Network of a bubblewrap sandbox (`--agent-network`):
@@ -25,10 +23,8 @@ import {
  */
 export type BwrapNetwork = "host" | "gateway-only" | "none";
 
-/** Options of {@link BwrapBackend}. */
+/** Options of {@link BwrapBackend} (`network` and `allow` as on the local backend, no uid pool needed). */
 export interface BwrapBackendOptions extends LocalProcessBackendOptions {
-  /** Network of the sandbox. @default "host" */
-  network?: BwrapNetwork;
   /** Path of the `bwrap` binary. @default "bwrap" (looked up in PATH) */
   bwrapPath?: string;
 }
@@ -49,14 +45,7 @@ export class BwrapBackend extends LocalProcessBackend {
 
   constructor(options: BwrapBackendOptions = {}) {
     super(options);
-    const network = options.network ?? "host";
-    if (network !== "host" && network !== "none" && network !== "gateway-only") {
-      throw new AgentConfigError({
-        path: "network",
-        message: `must be "host", "gateway-only" or "none", got ${JSON.stringify(network)}`,
-      });
-    }
-    this.network = network;
+    this.network = options.network ?? "host";
     this.bwrapPath = options.bwrapPath ?? "bwrap";
   }
 
@@ -145,7 +134,11 @@ export class BwrapBackend extends LocalProcessBackend {
         ...(mounts !== undefined ? { mounts } : {}),
       };
     }
-    const relay = await startGatewayRelay(layout);
+    const relay = await startNetworkRelay({
+      layout,
+      allow: this.options.allow ?? [],
+      insideSocket: (_outside, index) => (index === 0 ? RELAY_SOCKET : `/tmp/.relax-allow-${index}.sock`),
+    });
     return {
       env,
       override: { [RELAX_ENV.baseUrl]: relay.baseUrl },
@@ -153,19 +146,14 @@ export class BwrapBackend extends LocalProcessBackend {
         this.bwrapPath,
         ...namespaces,
         ...binds,
-        "--bind",
-        relay.socketPath,
-        RELAY_SOCKET,
+        ...relay.binds.flatMap(([outside, inside]) => ["--bind", outside, inside]),
         "--chdir",
         cwd,
         "--",
         "/bin/sh",
         "-c",
-        // Start the loopback relay, wait (at most 10 s, or until it died) until it listens, then become
-        // the agent.
-        `${shellQuote(process.execPath)} ${shellQuote(RELAY_SCRIPT)} ${relay.insidePort} ${RELAY_SOCKET} /tmp/.relax-relay-ready & ` +
-          "relay=$!; i=0; while [ ! -e /tmp/.relax-relay-ready ] && kill -0 $relay 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
-          'exec "$@"',
+        // Start the loopback relay, wait until it listens, then become the agent.
+        relay.script("/tmp/.relax-relay-ready"),
         "sh",
       ],
       release: relay.close,
@@ -174,13 +162,8 @@ export class BwrapBackend extends LocalProcessBackend {
   }
 }
 
-/** Port of the relay inside the sandbox when the gateway's port is privileged (below 1024). */
-const RELAY_FALLBACK_PORT = 18000;
-/** Where the relay's Unix socket appears inside the sandbox (the private `/tmp`). */
+/** Where the gateway relay's Unix socket appears inside the sandbox (the private `/tmp`). */
 const RELAY_SOCKET = "/tmp/.relax-gateway.sock";
-/** The relay script shipped with the package (`native/loopback-relay.mjs`). */
-const PACKAGE_ROOT = resolve(locatePackageRoot() ?? ".");
-const RELAY_SCRIPT = join(PACKAGE_ROOT, "native", "loopback-relay.mjs");
 
 /**
  * The paths of `paths` strictly inside `/tmp` (which the sandbox replaces by an empty tmpfs),
@@ -188,68 +171,6 @@ const RELAY_SCRIPT = join(PACKAGE_ROOT, "native", "loopback-relay.mjs");
  */
 function underTmp(paths: readonly string[]): string[] {
   return [...new Set(paths.map((path) => resolve(path)))].filter((path) => path.startsWith("/tmp/"));
-}
-
-/**
- * The launcher side of `gateway-only`: a Unix socket next to the session folder (owned by the agent's
- * uid, 0600) whose every connection is piped to the gateway's TCP address from `RELAX_BASE_URL`. Inside,
- * the relay listens on `127.0.0.1:<port>`, and the agent's `RELAX_BASE_URL` points there.
- */
-async function startGatewayRelay(layout: LocalSandboxLayout) {
-  const raw = layout.env[RELAX_ENV.baseUrl];
-  let url: URL;
-  try {
-    url = new URL(raw ?? "");
-  } catch (error) {
-    throw new AgentConfigError({
-      path: "baseUrl",
-      message: `not a URL: ${JSON.stringify(raw)}`,
-      cause: error,
-    });
-  }
-  if (url.protocol !== "http:") {
-    throw new AgentConfigError({ path: "baseUrl", message: "gateway-only networking relays http:// only" });
-  }
-  const port = Number(url.port || "80");
-  const host =
-    url.hostname === "0.0.0.0" || url.hostname === "" ? "127.0.0.1" : url.hostname.replace(/^\[|\]$/g, "");
-  const socketPath = `${layout.ioDir}.sock`;
-  await rm(socketPath, { force: true });
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect({ host, port });
-    sockets.add(client).add(upstream);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.pipe(upstream).pipe(client);
-    client.on("error", close).on("close", close);
-    upstream.on("error", close).on("close", close);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve());
-  });
-  if (layout.identity !== undefined) await chown(socketPath, layout.identity.uid, layout.identity.gid);
-  await chmod(socketPath, 0o600);
-  // Inside, the relay listens on the gateway's port, unless that is privileged (< 1024).
-  const insidePort = port >= 1024 ? port : RELAY_FALLBACK_PORT;
-  const inside = new URL(url.href);
-  inside.hostname = "127.0.0.1";
-  inside.port = String(insidePort);
-  return {
-    insidePort,
-    socketPath,
-    baseUrl: inside.href,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rm(socketPath, { force: true });
-    },
-  };
 }
 
 /** Whether `outer` is `inner` or one of its folders. */
@@ -268,8 +189,4 @@ function hideArgs(path: string): string[] {
     // missing: nothing to hide
   }
   return [];
-}
-
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
 }

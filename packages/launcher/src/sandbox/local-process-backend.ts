@@ -21,8 +21,12 @@ import type {
   SandboxSpawnSpec,
 } from "./sandbox-backend";
 import { createSessionRoot, KEPT_ROOT_MARKER, sweepStaleSessionRoots } from "./session-folders";
+import { type AllowedService, startNetworkRelay } from "./start-network-relay";
 import type { AgentIdentity, UidPool } from "./uid-pool";
 import { writeIdentityFiles } from "./write-identity-files";
+
+/** See {@link LocalProcessBackendOptions.network}. */
+export type AgentNetwork = "host" | "gateway-only" | "none";
 
 /** Largest file {@link Sandbox.readFile} of a local sandbox returns (64 MiB); larger ones are refused. */
 export const SANDBOX_READ_MAX_BYTES = 64 * 1024 * 1024;
@@ -61,6 +65,18 @@ export interface LocalProcessBackendOptions {
    * session folder are kept). @default none
    */
   hiddenPaths?: readonly string[];
+  /**
+   * Network of the agents (`--agent-network`; see docs/security.md#network):
+   * - `"host"`: the host's network (the engine, the controller and every local service reachable);
+   * - `"gateway-only"`: a network namespace with only a loopback interface, where a relay on
+   *   `127.0.0.1:<gateway port>` leads to the agent's own gateway (shard) and, for each of `allow`, one on
+   *   `127.0.0.1:<its port>` to that service; `RELAX_BASE_URL` points at the relay;
+   * - `"none"`: loopback only.
+   * On local processes anything but `"host"` needs a uid pool (root). @default "host"
+   */
+  network?: AgentNetwork;
+  /** Services agents may reach under `"gateway-only"` (`--agent-allow HOST:PORT`). @default none */
+  allow?: readonly AllowedService[];
   /** Cap on each session log, head and tail kept; `0` = no cap (`--agent-log-max-bytes`). @default 4 MiB */
   logMaxBytes?: number;
   /** Supervision mode. @default "reaper" */
@@ -118,7 +134,13 @@ export class LocalProcessBackend implements SandboxBackend {
 
   constructor(options: LocalProcessBackendOptions = {}) {
     this.options = options;
-    const { logMaxBytes } = options;
+    const { logMaxBytes, network = "host" } = options;
+    if (network !== "host" && network !== "none" && network !== "gateway-only") {
+      throw new AgentConfigError({
+        path: "network",
+        message: `must be "host", "gateway-only" or "none", got ${JSON.stringify(network)}`,
+      });
+    }
     if (logMaxBytes !== undefined && (!Number.isInteger(logMaxBytes) || logMaxBytes < 0)) {
       throw new AgentConfigError({
         path: "logMaxBytes",
@@ -196,11 +218,33 @@ export class LocalProcessBackend implements SandboxBackend {
    * session folder) and the working directory is reachable (see {@link AgentMounts}); no wrapper.
    */
   protected async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
-    if (layout.identity === undefined) return {};
+    const network = this.options.network ?? "host";
+    if (layout.identity === undefined) {
+      if (network !== "host") {
+        throw new AgentConfigError({
+          path: "network",
+          message: `"${network}" on local processes needs a uid pool (the launcher must be root); use bubblewrap otherwise`,
+        });
+      }
+      return {};
+    }
     const files = await writeIdentityFiles({ base: layout.ioDir, home: layout.ioDir, ...layout.identity });
-    return {
+    const prepared: PreparedSpawn = {
       env: { HOME: layout.ioDir, TMPDIR: layout.ioDir },
-      mounts: { ...files, expose: [layout.cwd], hide: this.pathsToHide(layout) },
+      mounts: {
+        ...files,
+        expose: [layout.cwd],
+        hide: this.pathsToHide(layout),
+        ...(network !== "host" ? { unshareNet: true } : {}),
+      },
+    };
+    if (network !== "gateway-only") return prepared;
+    const relay = await startNetworkRelay({ layout, allow: this.options.allow ?? [] });
+    return {
+      ...prepared,
+      override: { [RELAX_ENV.baseUrl]: relay.baseUrl },
+      wrapper: ["/bin/sh", "-c", relay.script(`${layout.ioDir}/.relax-relay-ready`, { exec: false }), "sh"],
+      release: relay.close,
     };
   }
 

@@ -99,6 +99,7 @@ export async function preflightAgentCommand({
     const quoted = paths.map(shellQuote).join(" ");
     // For each path: readable (a folder: enterable and listable)? If not, the first folder on the way
     // that cannot be entered, else the path itself.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: shell parameter expansions, not JS placeholders
     const script = [
       `exec > ${shellQuote(report)}`,
       'echo "uid $(id -u)"',

@@ -60,7 +60,11 @@ async function readOrEmpty(path: string): Promise<string> {
   }
 }
 
-async function withEntry(text: string, matches: (fields: string[]) => boolean, entry: string): Promise<string> {
+async function withEntry(
+  text: string,
+  matches: (fields: string[]) => boolean,
+  entry: string,
+): Promise<string> {
   const lines = text.split("\n").filter((line) => line !== "");
   if (lines.some((line) => matches(line.split(":")))) return `${lines.join("\n")}\n`;
   const name = entry.split(":")[0];
