@@ -31,6 +31,9 @@ interface Findings {
   userName: string;
   home: string;
   runFilesRead: string[];
+  engineReached: string[];
+  listeningPorts: number[];
+  healthAnswered: string[];
   reward: number;
 }
 
@@ -95,6 +98,7 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
           `FINDINGS_DIR=${findingsDir}`,
           `REWARD_BY_SLOT=${REWARDS.join(",")}`,
           `SESSION_LOG_DIR=${logDir}`,
+          `ENGINE_URL=${engine.url}`,
           `RUN_FILES=${[rowsFile, join(runDir, "groups.ndjson"), runDir, fixture("data.jsonl"), logDir].join(",")}`,
         ],
         output: rowsFile,
@@ -136,6 +140,9 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
       expect(found.logFilesRead).toEqual([]);
       // Rows, journal, run dir, prompt data (reward labels) and log folder: all hidden.
       expect(found.runFilesRead).toEqual([]);
+      // The engine (its URL given, as if found) and every other listening service: unreachable.
+      expect(found.engineReached).toEqual([]);
+      expect(found.healthAnswered).toEqual([]);
       // The pool uid resolves to a user (os.userInfo() works), whose home is its session folder.
       expect(found.userName).toBe(`relax${found.uid}`);
       expect(found.home).toMatch(new RegExp(`/${found.label.replaceAll(".", "\\.")}-[A-Za-z0-9]{6}$`));
@@ -195,5 +202,7 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     for (const found of findings) expect(found.ownEnvSecrets).toEqual(["HF_TOKEN", "OPENAI_API_KEY"]);
     // As the gateway's uid, with nothing hidden, it reads the run's files (the prompt labels at least).
     expect(findings.some((found) => found.runFilesRead.length > 0)).toBe(true);
+    // On the host network it reaches the engine's control endpoints.
+    expect(findings.some((found) => found.engineReached.length > 0)).toBe(true);
   }, 120_000);
 });

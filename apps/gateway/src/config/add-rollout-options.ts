@@ -122,11 +122,15 @@ export function addRolloutOptions(command: Command): Command {
       ).choices(["auto", "local", "bwrap"]),
     )
     .addOption(
-      new Option("--agent-network <network>", "network of --agent-sandbox bwrap (default host)").choices([
-        "host",
-        "gateway-only",
-        "none",
-      ]),
+      new Option(
+        "--agent-network <network>",
+        "network of agents: gateway-only (their gateway shard and --agent-allow), none, or host (WARN); default gateway-only where the backend allows it (root uid pool, bubblewrap), else host",
+      ).choices(["host", "gateway-only", "none"]),
+    )
+    .option(
+      "--agent-allow <host:port>",
+      "a service agents may reach under gateway-only, as 127.0.0.1:<port> inside (repeatable)",
+      collect,
     )
     .option(
       "--agent-log-max-bytes <n>",

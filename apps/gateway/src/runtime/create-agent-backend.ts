@@ -7,6 +7,7 @@ import {
   type LocalProcessBackendOptions,
   parseAgentEnv,
   parseAgentEnvInherit,
+  parseAllowedService,
   parseUidRange,
   preflightAgentCommand,
   selectInheritedEnv,
@@ -47,6 +48,7 @@ export async function createAgentBackend(
     RolloutConfig,
     "agentEnvInherit" | "agentUidRange" | "agentSandbox" | "agentNetwork" | "agentLogMaxBytes" | "agentEnv"
   > &
+    Partial<Pick<RolloutConfig, "agentAllow">> &
     RunFilesConfig & { agentCommand?: string },
   options: {
     agentCwd: string;
@@ -109,8 +111,29 @@ export async function createAgentBackend(
     // `auto`: as root the uid pool on local processes; otherwise bubblewrap when it runs here.
     const sandbox =
       config.agentSandbox !== "auto" ? config.agentSandbox : uid === 0 || !bwrapRuns(env) ? "local" : "bwrap";
+    // Network: only the agent's own gateway shard (and --agent-allow) wherever the backend can do it.
+    const canRestrict = sandbox === "bwrap" || uidRange !== null;
+    const network = config.agentNetwork ?? (canRestrict ? "gateway-only" : "host");
+    const allow = (config.agentAllow ?? []).map((text, index) =>
+      parseAllowedService(text, { path: `--agent-allow[${index}]` }),
+    );
+    if (allow.length > 0 && network !== "gateway-only") {
+      throw new ConfigError({ message: "--agent-allow applies only to --agent-network gateway-only" });
+    }
+    if (network !== "host" && !canRestrict) {
+      throw new ConfigError({
+        message: `--agent-network ${network} needs the uid pool (run as root) or --agent-sandbox bwrap`,
+      });
+    }
+    if (network === "host" && canRestrict) {
+      logger.warn(
+        "--agent-network host: agents can reach the engine (unauthenticated: /update_weight_version, /abort_request, /generate), the controller, the other shards and every local service; the default gateway-only reaches only their own gateway shard",
+      );
+    }
+    backendOptions.network = network;
+    backendOptions.allow = allow;
     if (sandbox === "bwrap") {
-      const bwrap = new BwrapBackend({ ...backendOptions, network: config.agentNetwork });
+      const bwrap = new BwrapBackend(backendOptions);
       bwrap.checkAvailable();
       const hidden = hiddenByPrivateTmp(config.agentCommand ?? "", options.agentCwd);
       if (hidden.length > 0) {
@@ -121,13 +144,10 @@ export async function createAgentBackend(
       }
       backend = bwrap;
     } else {
-      if (config.agentNetwork !== "host") {
-        throw new ConfigError({ message: "--agent-network applies only to --agent-sandbox bwrap" });
-      }
       backend = new LocalProcessBackend(backendOptions);
     }
     const isolated = uidRange !== null || sandbox === "bwrap";
-    const isolation = describeIsolation({ sandbox, uidRange, uid, network: config.agentNetwork });
+    const isolation = describeIsolation({ sandbox, uidRange, uid, network, allow: allow.length });
     if (!isolated) {
       logger.warn(
         `agents are NOT isolated: they run as the gateway's uid ${uid} without a sandbox, so each can read the others' credentials and the gateway's environment and memory; run as root (uid pool) or install bubblewrap (--agent-sandbox bwrap), see docs/security.md`,
@@ -178,19 +198,27 @@ export function describeIsolation({
   uidRange,
   uid,
   network,
+  allow = 0,
 }: {
   sandbox: "local" | "bwrap";
   uidRange: { start: number; end: number } | null;
   uid: number;
   network: string;
+  allow?: number;
 }): string {
   const pool = uidRange !== null ? `uid pool ${uidRange.start}-${uidRange.end} (host-wide leases)` : null;
+  const net =
+    network === "gateway-only"
+      ? `network: own gateway shard only${allow > 0 ? ` + ${allow} allowed service(s)` : ""}`
+      : network === "none"
+        ? "network: none"
+        : "network: host (engine and local services reachable)";
   if (sandbox === "bwrap") {
-    return `bubblewrap (pid/user/ipc namespaces, read-only root, private /tmp; network ${network})${pool !== null ? `, ${pool}` : `, agents as uid ${uid}`}`;
+    return `bubblewrap (pid/user/ipc namespaces, read-only root, private /tmp; ${net})${pool !== null ? `, ${pool}` : `, agents as uid ${uid}`}`;
   }
   return pool !== null
-    ? `${pool}, local processes (host network)`
-    : `NONE: agents run as the gateway's uid ${uid}, unsandboxed`;
+    ? `${pool}, local processes (${net})`
+    : `NONE: agents run as the gateway's uid ${uid}, unsandboxed (${net})`;
 }
 
 /**

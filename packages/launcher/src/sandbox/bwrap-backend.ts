@@ -40,12 +40,10 @@ export interface BwrapBackendOptions extends LocalProcessBackendOptions {
  */
 export class BwrapBackend extends LocalProcessBackend {
   override readonly name: string = "bwrap";
-  readonly network: BwrapNetwork;
   readonly bwrapPath: string;
 
   constructor(options: BwrapBackendOptions = {}) {
     super(options);
-    this.network = options.network ?? "host";
     this.bwrapPath = options.bwrapPath ?? "bwrap";
   }
 

@@ -149,6 +149,16 @@ export class LocalProcessBackend implements SandboxBackend {
     }
   }
 
+  /** The agents' network (see {@link LocalProcessBackendOptions.network}). */
+  get network(): AgentNetwork {
+    return this.options.network ?? "host";
+  }
+
+  /** Services agents may reach under `"gateway-only"`. */
+  get allow(): readonly AllowedService[] {
+    return this.options.allow ?? [];
+  }
+
   /** Where session roots are created. */
   get ioRoot(): string {
     return this.options.ioRoot ?? tmpdir();
