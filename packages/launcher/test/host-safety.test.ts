@@ -188,7 +188,8 @@ describe("process-group SIGKILL of the launcher", () => {
     // A launcher in its own process group starts 3 agents that each leave a setsid'd daemon behind.
     const script = `
       import { LocalProcessBackend, launchAgentSession } from "../../dist/index.js";
-      const backend = new LocalProcessBackend({ ioRoot: ${JSON.stringify(ioRoot)} });
+      const backend = new LocalProcessBackend({ ioRoot: ${JSON.stringify(ioRoot)},
+        baseEnv: { ...process.env, HOME: ${JSON.stringify(ioRoot)} } }); // no developer ~/.profile
       for (let i = 0; i < 3; i++) {
         const session = await launchAgentSession({ sessionId: "c${"0".repeat(30)}" + i, sessionLabel: "pg" + i,
           groupId: "g", rolloutMode: "train", baseUrl: "http://127.0.0.1:9/v1/", cwd: "/", graceMs: 200,
@@ -334,7 +335,9 @@ describe("network of local agents on the uid pool", () => {
             "$(grep -ci ":$(printf %04X ${engine.port}) " /proc/net/tcp)" > "$RELAX_OUTPUT_JSON"`,
       });
       expect(outcome.status).toBe("succeeded");
-      expect(outcome.status === "succeeded" && outcome.output.kind === "implicit" && outcome.output.metadata).toEqual({
+      expect(
+        outcome.status === "succeeded" && outcome.output.kind === "implicit" && outcome.output.metadata,
+      ).toEqual({
         base: `http://127.0.0.1:${gateway.port}/v1/`,
         gateway: "gateway",
         engine: "refused",
@@ -346,5 +349,30 @@ describe("network of local agents on the uid pool", () => {
       await backend.dispose();
       for (const { server } of [gateway, engine, retriever]) server.close();
     }
+  }, 30_000);
+});
+
+describe("a supervisor that dies", () => {
+  it("should not report a made-up SIGKILL of the agent, and say the supervisor was lost", async () => {
+    const { launchAgentSession } = await import("../src/index");
+    const ioRoot = await sharedIoRoot();
+    const backend = new LocalProcessBackend({ ioRoot, baseEnv: { ...process.env, HOME: ioRoot } });
+    const session = await launchAgentSession({
+      ...identity("lost"),
+      cwd: "/",
+      backend,
+      command: "exec sleep 300",
+    });
+    session.activate();
+    // The reaper is the agent's parent.
+    const stat = readFileSync(`/proc/${session.pid}/stat`, "utf8");
+    const reaper = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    process.kill(reaper, "SIGKILL");
+    const outcome = await session.done;
+    expect(outcome).toMatchObject({ status: "failed", exitCode: null, signal: null, reaped: false });
+    expect(outcome.status === "failed" && outcome.error.message).toContain(
+      "ended unobserved: its supervisor relax-reaper ended (SIGKILL) before reporting how the agent ended",
+    );
+    await backend.dispose();
   }, 30_000);
 });

@@ -12,6 +12,12 @@ export interface ProcessExit {
    * fallback ran, which cannot reap orphans).
    */
   reaped: boolean;
+  /**
+   * Set when the `relax-reaper` supervisor ended without reporting how the agent ended (it was killed,
+   * e.g. by the OOM killer or a signal to its group): how the supervisor itself ended. `exitCode` and
+   * `signal` are then what the supervisor had recorded, or both `null` (unknown, never a made-up signal).
+   */
+  supervisorLost?: { code: number | null; signal: NodeJS.Signals | null };
 }
 
 /** Options common to the ways of starting an agent process on this machine. */

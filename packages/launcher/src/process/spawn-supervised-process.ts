@@ -109,13 +109,11 @@ export async function spawnSupervisedProcess({
     const recorded = agentExit;
     return {
       exitCode: recorded ? (recorded.code >= 0 ? recorded.code : null) : null,
-      signal: recorded
-        ? recorded.code >= 0
-          ? null
-          : signalName(recorded.signal)
-        : (end.signal ?? "SIGKILL"),
+      // Unknown when the supervisor did not record it: its own end is reported apart, never as the agent's.
+      signal: recorded ? (recorded.code >= 0 ? null : signalName(recorded.signal)) : null,
       leftoverProcesses: swept,
       reaped: false,
+      supervisorLost: { code: end.code, signal: end.signal },
     };
   };
 
