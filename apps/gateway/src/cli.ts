@@ -6,8 +6,8 @@ import { addRolloutOptions, flagValues } from "./config/add-rollout-options";
 import { ConfigError, readConfigFile, resolveConfig } from "./config/load-config";
 import type { RolloutConfigInput } from "./config/rollout-config";
 import { formatBanner } from "./report/format-banner";
-import { hideControlTokenArgument, readControlTokenFile } from "./serve/redact-command-line";
 import { runRollout } from "./run-rollout";
+import { hideControlTokenArgument, readControlTokenFile } from "./serve/redact-command-line";
 import { formatServeBanner, startServe } from "./serve/start-serve";
 import { addViewCommand, viewCommandHint } from "./view/view-command";
 
@@ -49,7 +49,8 @@ async function serveAction(options: Record<string, unknown>) {
   const { controlToken: flagToken, controlTokenFile, ...rest } = options;
   const warning = hideControlTokenArgument();
   if (warning !== null) process.stderr.write(`${warning}\n`);
-  const controlToken = typeof controlTokenFile === "string" ? readControlTokenFile(controlTokenFile) : flagToken;
+  const controlToken =
+    typeof controlTokenFile === "string" ? readControlTokenFile(controlTokenFile) : flagToken;
   const file = typeof rest.config === "string" ? await readConfigFile(rest.config) : {};
   const config = resolveConfig({ ...file }, flagValues(rest));
   const interrupt = new AbortController();

@@ -1,4 +1,12 @@
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -114,8 +122,7 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
       throw error;
     });
     const rows: TrainingRow[] = [];
-    if (result !== undefined)
-      for await (const row of readTrainingRowsFile(rowsFile)) rows.push(row);
+    if (result !== undefined) for await (const row of readTrainingRowsFile(rowsFile)) rows.push(row);
     const findings = readdirSync(findingsDir).map(
       (name) => JSON.parse(readFileSync(join(findingsDir, name), "utf8")) as Findings,
     );

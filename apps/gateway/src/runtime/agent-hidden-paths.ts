@@ -21,7 +21,10 @@ export interface RunFilesConfig {
  * working directory, the file itself). Folders are created here (so they can be covered before the first
  * agent starts); relative paths resolve against `cwd`, as the run resolves them.
  */
-export function agentHiddenPaths(config: RunFilesConfig, { cwd, agentCwd }: { cwd: string; agentCwd: string }) {
+export function agentHiddenPaths(
+  config: RunFilesConfig,
+  { cwd, agentCwd }: { cwd: string; agentCwd: string },
+) {
   const paths: string[] = [];
   const holds = (outer: string, inner: string) => inner === outer || inner.startsWith(`${outer}${sep}`);
   const folder = (path: string | undefined, mode: number) => {

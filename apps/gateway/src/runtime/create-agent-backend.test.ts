@@ -116,7 +116,10 @@ describe("createAgentBackend", () => {
       createAgentBackend({ ...base, agentAllow: ["localhost"] }, { ...options, uid: 0 }),
     ).rejects.toThrow('--agent-allow[0]: expected HOST:PORT, got "localhost"');
     await expect(
-      createAgentBackend({ ...base, agentNetwork: "host", agentAllow: ["127.0.0.1:8080"] }, { ...options, uid: 0 }),
+      createAgentBackend(
+        { ...base, agentNetwork: "host", agentAllow: ["127.0.0.1:8080"] },
+        { ...options, uid: 0 },
+      ),
     ).rejects.toThrow("--agent-allow applies only to --agent-network gateway-only");
     const none = await createAgentBackend({ ...base, agentUidRange: "none" }, { ...options, uid: 0 });
     expect(none.uidRange).toBeNull();

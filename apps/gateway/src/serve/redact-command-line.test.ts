@@ -5,9 +5,10 @@ import { hideControlTokenArgument, redactArgv } from "./redact-command-line";
 describe("redactArgv", () => {
   it("should replace the values of the named flags in both spellings", () => {
     expect(
-      redactArgv(["node", "cli.js", "serve", "--control-token", "s3cret", "--port", "8000", "--control-token=x2"], [
-        "--control-token",
-      ]),
+      redactArgv(
+        ["node", "cli.js", "serve", "--control-token", "s3cret", "--port", "8000", "--control-token=x2"],
+        ["--control-token"],
+      ),
     ).toBe("node cli.js serve --control-token <redacted> --port 8000 --control-token=<redacted>");
   });
 });
@@ -17,10 +18,18 @@ describe("hideControlTokenArgument", () => {
     const title = process.title;
     try {
       const token = "0123456789abcdef0123456789abcdef";
-      const warning = hideControlTokenArgument([process.argv[0]!, "cli.js", "serve", "--control-token", token]);
+      const warning = hideControlTokenArgument([
+        process.argv[0]!,
+        "cli.js",
+        "serve",
+        "--control-token",
+        token,
+      ]);
       expect(warning).toContain("$RELAX_CONTROL_TOKEN or --control-token-file <path>");
       const cmdline = readFileSync("/proc/self/cmdline", "utf8").replaceAll("\0", " ").trim();
-      expect(cmdline).toBe(`${process.argv[0]} cli.js serve --control-token <redacted>`.slice(0, cmdline.length));
+      expect(cmdline).toBe(
+        `${process.argv[0]} cli.js serve --control-token <redacted>`.slice(0, cmdline.length),
+      );
       expect(cmdline).not.toContain(token);
       expect(hideControlTokenArgument(["node", "cli.js", "serve"])).toBeNull();
     } finally {
