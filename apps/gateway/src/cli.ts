@@ -8,6 +8,7 @@ import { addRolloutOptions, flagValues } from "./config/add-rollout-options";
 import { formatBanner } from "./report/format-banner";
 import { reportCliError } from "./report/report-cli-error";
 import { runRollout } from "./run-rollout";
+import { hideControlTokenArgument, readControlTokenFile } from "./serve/redact-command-line";
 import { formatServeBanner, startServe } from "./serve/start-serve";
 import { addViewCommand, viewCommandHint } from "./view/view-command";
 
@@ -42,7 +43,11 @@ async function rolloutAction(
  * server and the backend, and exits 130 (SIGINT) / 143 (SIGTERM); a second one exits at once.
  */
 async function serveAction(options: Record<string, unknown>) {
-  const { controlToken, ...rest } = options;
+  const { controlToken: flagToken, controlTokenFile, ...rest } = options;
+  const warning = hideControlTokenArgument();
+  if (warning !== null) process.stderr.write(`${warning}\n`);
+  const controlToken =
+    typeof controlTokenFile === "string" ? readControlTokenFile(controlTokenFile) : flagToken;
   const file = typeof rest.config === "string" ? await readConfigFile(rest.config) : {};
   const config = resolveConfig({ ...file }, flagValues(rest));
   const interrupt = new AbortController();
@@ -126,8 +131,9 @@ addRolloutOptions(
 )
   .option(
     "--control-token <token>",
-    "bearer token of the control API (default $RELAX_CONTROL_TOKEN, else generated into <run-dir>/control-token)",
+    "bearer token of the control API (default $RELAX_CONTROL_TOKEN, else generated into <run-dir>/control-token); visible to local users in ps: prefer $RELAX_CONTROL_TOKEN or --control-token-file",
   )
+  .option("--control-token-file <path>", "read the control token from this file (mode 0600)")
   .action((options: Record<string, unknown>) => serveAction(options));
 
 addRolloutOptions(

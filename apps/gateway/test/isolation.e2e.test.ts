@@ -1,4 +1,12 @@
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -27,6 +35,12 @@ interface Findings {
   foreignRequestStatuses: Array<number | "held">;
   readableEnvironOwners: Array<{ pid: number; uid: number }>;
   ownEnvSecrets: string[];
+  userName: string;
+  home: string;
+  runFilesRead: string[];
+  engineReached: string[];
+  listeningPorts: number[];
+  healthAnswered: string[];
   reward: number;
 }
 
@@ -60,20 +74,28 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     }
   });
 
-  const run = async (flags: Partial<RolloutConfigInput>) => {
-    const dir = mkdtempSync(join(tmpdir(), "relax-hostile-"));
-    chmodSync(dir, 0o711);
+  const run = async (flags: Partial<RolloutConfigInput>, { closedParent = false } = {}) => {
+    const top = mkdtempSync(join(tmpdir(), "relax-hostile-"));
+    chmodSync(top, 0o711);
+    // closedParent: a fresh clone inside a `mktemp -d` (0700, root's) folder, as in /root/… of a container.
+    const dir = closedParent ? join(mkdtempSync(join(top, "closed-")), "clone") : top;
+    if (closedParent) mkdirSync(dir, { mode: 0o755 });
+    // In the clone case the agent program lives in the clone, as `pnpm demo`'s does.
+    const agent = closedParent ? join(dir, "hostile-agent.mjs") : fixture("hostile-agent.mjs");
+    if (closedParent) copyFileSync(fixture("hostile-agent.mjs"), agent);
     const findingsDir = join(dir, "findings");
     mkdirSync(findingsDir);
     chmodSync(findingsDir, 0o777); // the agents report here, under their own uids
-    const logDir = join(dir, "logs");
+    const logDir = join(top, "logs");
+    const runDir = join(top, "run");
+    const rowsFile = join(top, "out", "rows.jsonl");
     const config = resolveConfig(
       {},
       {
         promptData: fixture("data.jsonl"),
         // The working directory holds the findings folder (bubblewrap binds it; /tmp is private there).
         agentCwd: dir,
-        agentCommand: `${JSON.stringify(process.execPath)} ${fixture("hostile-agent.mjs")}`,
+        agentCommand: `${JSON.stringify(process.execPath)} ${agent}`,
         sglangUrl: [engine.url],
         nSamplesPerPrompt: 3,
         rolloutBatchSize: 2,
@@ -83,8 +105,11 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
           `FINDINGS_DIR=${findingsDir}`,
           `REWARD_BY_SLOT=${REWARDS.join(",")}`,
           `SESSION_LOG_DIR=${logDir}`,
+          `ENGINE_URL=${engine.url}`,
+          `RUN_FILES=${[rowsFile, join(runDir, "groups.ndjson"), runDir, fixture("data.jsonl"), logDir].join(",")}`,
         ],
-        output: join(dir, "rows.jsonl"),
+        output: rowsFile,
+        runDir,
         progress: false,
         logLevel: "silent",
         ...flags,
@@ -96,8 +121,7 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
       throw error;
     });
     const rows: TrainingRow[] = [];
-    if (result !== undefined)
-      for await (const row of readTrainingRowsFile(join(dir, "rows.jsonl"))) rows.push(row);
+    if (result !== undefined) for await (const row of readTrainingRowsFile(rowsFile)) rows.push(row);
     const findings = readdirSync(findingsDir).map(
       (name) => JSON.parse(readFileSync(join(findingsDir, name), "utf8")) as Findings,
     );
@@ -120,6 +144,14 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
       expect(found.siblingFilesRead).toEqual([]);
       expect(found.siblingOutputsWritten).toEqual([]);
       expect(found.logFilesRead).toEqual([]);
+      // Rows, journal, run dir, prompt data (reward labels) and log folder: all hidden.
+      expect(found.runFilesRead).toEqual([]);
+      // The engine (its URL given, as if found) and every other listening service: unreachable.
+      expect(found.engineReached).toEqual([]);
+      expect(found.healthAnswered).toEqual([]);
+      // The pool uid resolves to a user (os.userInfo() works), whose home is its session folder.
+      expect(found.userName).toBe(`relax${found.uid}`);
+      expect(found.home).toMatch(new RegExp(`/${found.label.replaceAll(".", "\\.")}-[A-Za-z0-9]{6}$`));
       expect(found.acceptedForeignRequests).toEqual([]);
       // Every token it tried (its made-up guess last) was refused as an unknown session.
       expect(found.foreignRequestStatuses.at(-1)).toBe(404);
@@ -153,6 +185,10 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     await expectNothingFound(await run({}));
   }, 120_000);
 
+  it("from a clone inside a 0700 folder (mktemp -d, /root/…) on the default backend", async () => {
+    await expectNothingFound(await run({}, { closedParent: true }));
+  }, 120_000);
+
   it("in the bubblewrap sandbox (with the uid pool), reaching only the gateway", async () => {
     const outcome = await run({ agentSandbox: "bwrap", agentNetwork: "gateway-only" });
     await expectNothingFound(outcome);
@@ -170,5 +206,9 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     );
     expect(findings.some((found) => found.acceptedForeignRequests.length > 0)).toBe(true);
     for (const found of findings) expect(found.ownEnvSecrets).toEqual(["HF_TOKEN", "OPENAI_API_KEY"]);
+    // As the gateway's uid, with nothing hidden, it reads the run's files (the prompt labels at least).
+    expect(findings.some((found) => found.runFilesRead.length > 0)).toBe(true);
+    // On the host network it reaches the engine's control endpoints.
+    expect(findings.some((found) => found.engineReached.length > 0)).toBe(true);
   }, 120_000);
 });

@@ -63,17 +63,19 @@ export type {
   SessionOutput,
   SessionOutputWarning,
 } from "./output/session-output";
-export type { ProcessExit } from "./process/agent-process";
+export type { AgentMounts, ProcessExit } from "./process/agent-process";
 export { DEFAULT_AGENT_LOG_MAX_BYTES } from "./process/capped-log";
 // Sandboxes
 export { BwrapBackend, type BwrapBackendOptions, type BwrapNetwork } from "./sandbox/bwrap-backend";
 export {
+  type AgentNetwork,
   LocalProcessBackend,
   type LocalProcessBackendOptions,
   type LocalSandboxLayout,
   type LocalSupervision,
   SANDBOX_READ_MAX_BYTES,
 } from "./sandbox/local-process-backend";
+export { agentCommandPaths, preflightAgentCommand } from "./sandbox/preflight-agent-command";
 export type {
   Sandbox,
   SandboxBackend,
@@ -83,6 +85,12 @@ export type {
 } from "./sandbox/sandbox-backend";
 export { SESSION_ROOT_PREFIX, sweepStaleSessionRoots } from "./sandbox/session-folders";
 export {
+  type AllowedService,
+  parseAllowedService,
+  RELAY_FALLBACK_PORT,
+} from "./sandbox/start-network-relay";
+export { DEFAULT_UID_LEASE_DIR, UidLeaseHolder, type UidLockResult } from "./sandbox/uid-lease-holder";
+export {
   type AgentIdentity,
   DEFAULT_AGENT_UID_RANGE,
   parseUidRange,
@@ -90,6 +98,7 @@ export {
   type UidPoolOptions,
   type UidRange,
 } from "./sandbox/uid-pool";
+export { agentUserName, type IdentityFiles, writeIdentityFiles } from "./sandbox/write-identity-files";
 // Sessions
 export type { AgentOutcome, AgentOutcomeBase } from "./session/agent-outcome";
 export type { AgentSessionHandle, AgentSessionState } from "./session/agent-session-handle";

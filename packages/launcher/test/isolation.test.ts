@@ -47,19 +47,19 @@ describe("uid pool", () => {
     expect(() => parseUidRange("62000-61000")).toThrow(AgentConfigError);
   });
 
-  it("should skip ids in use, reuse released ids last, and say when the range is exhausted", () => {
-    const pool = new UidPool({ start: 100, end: 103, inUse: new Set([101]) });
+  it("should skip ids in use, reuse released ids last, and say when the range is exhausted", async () => {
+    const pool = new UidPool({ start: 100, end: 103, inUse: new Set([101]), leaseDir: false });
     expect(pool.available).toBe(3);
-    const a = pool.acquire();
-    const b = pool.acquire();
+    const a = await pool.acquire();
+    const b = await pool.acquire();
     expect([a, b]).toEqual([
       { uid: 100, gid: 100 },
       { uid: 102, gid: 102 },
     ]);
-    pool.release(a);
-    expect(pool.acquire()).toEqual({ uid: 103, gid: 103 });
-    expect(pool.acquire()).toEqual({ uid: 100, gid: 100 });
-    expect(() => pool.acquire()).toThrow(
+    await pool.release(a);
+    expect(await pool.acquire()).toEqual({ uid: 103, gid: 103 });
+    expect(await pool.acquire()).toEqual({ uid: 100, gid: 100 });
+    await expect(pool.acquire()).rejects.toThrow(
       "agentUidRange: all ids of 100-103 are in use; widen the range or run fewer agents at once",
     );
   });

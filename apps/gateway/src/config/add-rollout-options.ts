@@ -146,14 +146,21 @@ export function addAgentOptions(command: Command): Command {
       "one uid per running agent from this range, or none (default 61000-61999 when run as root)",
     )
     .addOption(
-      new Option("--agent-sandbox <kind>", "where agents run (default local)").choices(["local", "bwrap"]),
+      new Option(
+        "--agent-sandbox <kind>",
+        "where agents run (default auto: the uid pool as root, else bubblewrap when it runs)",
+      ).choices(["auto", "local", "bwrap"]),
     )
     .addOption(
-      new Option("--agent-network <network>", "network of --agent-sandbox bwrap (default host)").choices([
-        "host",
-        "gateway-only",
-        "none",
-      ]),
+      new Option(
+        "--agent-network <network>",
+        "network of agents: gateway-only (their gateway shard and --agent-allow), none, or host (WARN); default gateway-only where the backend allows it (root uid pool, bubblewrap), else host",
+      ).choices(["host", "gateway-only", "none"]),
+    )
+    .option(
+      "--agent-allow <host:port>",
+      "a service agents may reach under gateway-only, as 127.0.0.1:<port> inside (repeatable)",
+      collect,
     )
     .option(
       "--agent-log-max-bytes <n>",

@@ -25,6 +25,7 @@ export function formatBanner(
       : undefined,
     `  tokenizer ${components.tokenizer.source}`,
     `  agent     ${components.group.agentCommand}  (cwd ${components.group.agentCwd})`,
+    runtime.isolation !== undefined ? `  isolation ${runtime.isolation}` : undefined,
     `  dataset   ${components.datasets.train.file} (${prompts.length} prompts): ${options.steps ?? `${components.steps.numRollout} step(s)`} × ${train.groupsPerStep} groups × ${train.groupSize} samples`,
     evalDatasets.length > 0 ? `  eval      ${formatEvalLine(runtime)}` : undefined,
     "",

@@ -12,6 +12,12 @@ export interface ProcessExit {
    * fallback ran, which cannot reap orphans).
    */
   reaped: boolean;
+  /**
+   * Set when the `relax-reaper` supervisor ended without reporting how the agent ended (it was killed,
+   * e.g. by the OOM killer or a signal to its group): how the supervisor itself ended. `exitCode` and
+   * `signal` are then what the supervisor had recorded, or both `null` (unknown, never a made-up signal).
+   */
+  supervisorLost?: { code: number | null; signal: NodeJS.Signals | null };
 }
 
 /** Options common to the ways of starting an agent process on this machine. */
@@ -39,6 +45,39 @@ export interface SpawnAgentProcessOptions {
   identity?: { uid: number; gid: number };
   /** Program and arguments put before `<shell> -lc <command>` (e.g. `bwrap … --`). */
   wrapper?: readonly string[];
+  /**
+   * A private mount namespace for the agent, set up by `relax-reaper` as root before privileges are
+   * dropped (ignored by the process-group fallback): files bound over `/etc/passwd` and `/etc/group`,
+   * and folders made reachable by the agent's uid (each closed folder above them covered by a tmpfs
+   * holding only the way down).
+   */
+  mounts?: AgentMounts;
+}
+
+/** See {@link SpawnAgentProcessOptions.mounts}. */
+export interface AgentMounts {
+  /** Bound read-only over `/etc/passwd`. */
+  passwd?: string;
+  /** Bound read-only over `/etc/group`. */
+  group?: string;
+  /** Absolute folders to make reachable (at most 16). */
+  expose?: readonly string[];
+  /** A new network namespace with only a loopback interface (`relax-reaper --unshare-net`). */
+  unshareNet?: boolean;
+  /** Absolute paths to hide (at most 64): a folder becomes empty, a file `/dev/null`; missing ones are skipped. */
+  hide?: readonly string[];
+}
+
+/** The `relax-reaper` arguments of {@link AgentMounts}. */
+export function mountArgs(mounts: AgentMounts | undefined): string[] {
+  if (mounts === undefined) return [];
+  return [
+    ...(mounts.unshareNet === true ? ["--unshare-net"] : []),
+    ...(mounts.passwd !== undefined ? ["--passwd", mounts.passwd] : []),
+    ...(mounts.group !== undefined ? ["--group", mounts.group] : []),
+    ...(mounts.expose ?? []).slice(0, 16).flatMap((path) => ["--expose", path]),
+    ...(mounts.hide ?? []).slice(0, 64).flatMap((path) => ["--hide", path]),
+  ];
 }
 
 /**

@@ -6,6 +6,7 @@ import { SpawnFailure } from "../errors/spawn-failure";
 import {
   type AgentProcess,
   agentArgv,
+  mountArgs,
   type ProcessExit,
   type SpawnAgentProcessOptions,
 } from "./agent-process";
@@ -37,6 +38,7 @@ export async function spawnSupervisedProcess({
   logMaxBytes = 0,
   identity,
   wrapper,
+  mounts,
 }: SpawnAgentProcessOptions & { reaperPath: string }): Promise<AgentProcess> {
   const capped = logMaxBytes > 0 ? await CappedLog.open(logPath, logMaxBytes) : null;
   const log = capped === null ? await open(logPath, "a", 0o600) : null;
@@ -44,12 +46,15 @@ export async function spawnSupervisedProcess({
   const argv = agentArgv({ wrapper, shell, command });
   const reaperArgs = identity ? ["--uid", String(identity.uid), "--gid", String(identity.gid)] : [];
   if (capped !== null) reaperArgs.push("--merge-stderr");
+  reaperArgs.push(...mountArgs(mounts));
   let child: ReturnType<typeof spawn>;
   try {
     child = spawn(
       reaperPath,
       ["--grace-ms", String(Math.round(graceMs)), "--status-fd", "3", ...reaperArgs, "--", ...argv],
-      { cwd, env, stdio: ["ignore", output, output, "pipe"], windowsHide: true },
+      // Its own process group: a SIGKILL to the launcher's group (`timeout -s KILL`, `kill -9 -PGID`)
+      // does not reach it, so it sees the launcher die (PDEATHSIG) and cleans the agent's tree up.
+      { cwd, env, stdio: ["ignore", output, output, "pipe"], windowsHide: true, detached: true },
     );
   } catch (error) {
     await log?.close();
@@ -104,13 +109,11 @@ export async function spawnSupervisedProcess({
     const recorded = agentExit;
     return {
       exitCode: recorded ? (recorded.code >= 0 ? recorded.code : null) : null,
-      signal: recorded
-        ? recorded.code >= 0
-          ? null
-          : signalName(recorded.signal)
-        : (end.signal ?? "SIGKILL"),
+      // Unknown when the supervisor did not record it: its own end is reported apart, never as the agent's.
+      signal: recorded ? (recorded.code >= 0 ? null : signalName(recorded.signal)) : null,
       leftoverProcesses: swept,
       reaped: false,
+      supervisorLost: { code: end.code, signal: end.signal },
     };
   };
 

@@ -85,6 +85,28 @@ function delay(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
 
+/** Whether a live (non-zombie) process other than this one is owned by `uid`. */
+export async function hasProcessOfUid(uid: number): Promise<boolean> {
+  return (await liveProcessesOfUid(uid)).length > 0;
+}
+
+async function liveProcessesOfUid(uid: number): Promise<number[]> {
+  const names = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
+  const owned = (
+    await Promise.all(
+      names.map(async (name) => {
+        try {
+          return (await stat(`/proc/${name}`)).uid === uid ? Number(name) : null;
+        } catch {
+          return null; // gone
+        }
+      }),
+    )
+  ).filter((pid): pid is number => pid !== null && pid !== process.pid);
+  const entries = await Promise.all(owned.map((pid) => readProcessEntry(pid)));
+  return entries.filter((entry) => entry !== null && entry.state !== "Z").map((entry) => entry!.pid);
+}
+
 /**
  * SIGKILLs every live process owned by `uid` (the owner of `/proc/<pid>`), repeating until none is
  * left. Only for uids handed out exclusively to one agent (the uid pool): whatever runs under it
@@ -96,25 +118,11 @@ export async function killProcessesOfUid(uid: number): Promise<number> {
   const signalled = new Set<number>();
   for (let round = 0; round < 100; round++) {
     // Owners first (one stat per pid); the state only for the few that match (zombies cannot be killed).
-    const names = (await readdir("/proc")).filter((name) => /^\d+$/.test(name));
-    const owned = (
-      await Promise.all(
-        names.map(async (name) => {
-          try {
-            return (await stat(`/proc/${name}`)).uid === uid ? Number(name) : null;
-          } catch {
-            return null; // gone
-          }
-        }),
-      )
-    ).filter((pid): pid is number => pid !== null && pid !== process.pid);
-    const live = (await Promise.all(owned.map((pid) => readProcessEntry(pid)))).filter(
-      (entry) => entry !== null && entry.state !== "Z",
-    );
+    const live = await liveProcessesOfUid(uid);
     if (live.length === 0) break;
-    for (const entry of live) {
-      signal(entry!.pid, "SIGKILL");
-      signalled.add(entry!.pid);
+    for (const pid of live) {
+      signal(pid, "SIGKILL");
+      signalled.add(pid);
     }
     await delay(10);
   }

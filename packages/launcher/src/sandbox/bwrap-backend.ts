@@ -1,16 +1,16 @@
 import { execFileSync } from "node:child_process";
-import { chmod, chown, rm } from "node:fs/promises";
-import { connect, createServer, type Socket } from "node:net";
-import { join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
-import { locatePackageRoot } from "../process/locate-package-root";
 import {
   LocalProcessBackend,
   type LocalProcessBackendOptions,
   type LocalSandboxLayout,
   type PreparedSpawn,
 } from "./local-process-backend";
+import { PACKAGE_ROOT, startNetworkRelay } from "./start-network-relay";
+import { writeIdentityFiles } from "./write-identity-files";
 
 /**
  * Network of a bubblewrap sandbox (`--agent-network`):
@@ -23,10 +23,8 @@ import {
  */
 export type BwrapNetwork = "host" | "gateway-only" | "none";
 
-/** Options of {@link BwrapBackend}. */
+/** Options of {@link BwrapBackend} (`network` and `allow` as on the local backend, no uid pool needed). */
 export interface BwrapBackendOptions extends LocalProcessBackendOptions {
-  /** Network of the sandbox. @default "host" */
-  network?: BwrapNetwork;
   /** Path of the `bwrap` binary. @default "bwrap" (looked up in PATH) */
   bwrapPath?: string;
 }
@@ -42,19 +40,10 @@ export interface BwrapBackendOptions extends LocalProcessBackendOptions {
  */
 export class BwrapBackend extends LocalProcessBackend {
   override readonly name: string = "bwrap";
-  readonly network: BwrapNetwork;
   readonly bwrapPath: string;
 
   constructor(options: BwrapBackendOptions = {}) {
     super(options);
-    const network = options.network ?? "host";
-    if (network !== "host" && network !== "none" && network !== "gateway-only") {
-      throw new AgentConfigError({
-        path: "network",
-        message: `must be "host", "gateway-only" or "none", got ${JSON.stringify(network)}`,
-      });
-    }
-    this.network = network;
     this.bwrapPath = options.bwrapPath ?? "bwrap";
   }
 
@@ -84,6 +73,15 @@ export class BwrapBackend extends LocalProcessBackend {
   protected override async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
     const { ioDir, sessionRoot, cwd } = layout;
     const env = { HOME: ioDir, TMPDIR: "/tmp" };
+    // The agent's uid resolves to a user inside (`relax<uid>` when the host does not know it).
+    const accounts = await writeIdentityFiles({
+      base: ioDir,
+      home: ioDir,
+      uid: layout.identity?.uid ?? process.getuid?.() ?? 0,
+      gid: layout.identity?.gid ?? process.getgid?.() ?? 0,
+    });
+    // As root (uid pool), the reaper makes the working directory reachable by the agent's uid first.
+    const mounts = layout.identity !== undefined ? { expose: [cwd] } : undefined;
     const namespaces = [
       "--die-with-parent",
       "--new-session",
@@ -94,10 +92,16 @@ export class BwrapBackend extends LocalProcessBackend {
       "--unshare-cgroup-try",
       ...(this.network === "host" ? [] : ["--unshare-net"]),
     ];
-    const mounts = [
+    const binds = [
       "--ro-bind",
       "/",
       "/",
+      "--ro-bind",
+      accounts.passwd,
+      "/etc/passwd",
+      "--ro-bind",
+      accounts.group,
+      "/etc/group",
       "--dev",
       "/dev",
       "--proc",
@@ -108,9 +112,10 @@ export class BwrapBackend extends LocalProcessBackend {
       // this package's relay script): the gateway's working directory and this package stay visible,
       // read-only.
       ...underTmp([process.cwd(), PACKAGE_ROOT]).flatMap((path) => ["--ro-bind-try", path, path]),
-      "--bind",
-      cwd,
-      cwd,
+      // The gateway's own folder (the default --agent-cwd) is bound read-only: agents write in $HOME.
+      ...(holdsPath(cwd, process.cwd()) ? ["--ro-bind", cwd, cwd] : ["--bind", cwd, cwd]),
+      // The run's own files (rows, journal, prompts, logs) vanish inside.
+      ...this.pathsToHide(layout).flatMap((path) => hideArgs(path)),
       // Bound after the working directory, so a cwd above the session root does not expose siblings.
       "--tmpfs",
       sessionRoot,
@@ -121,43 +126,42 @@ export class BwrapBackend extends LocalProcessBackend {
       sessionRoot,
     ];
     if (this.network !== "gateway-only") {
-      return { env, wrapper: [this.bwrapPath, ...namespaces, ...mounts, "--chdir", cwd, "--"] };
+      return {
+        env,
+        wrapper: [this.bwrapPath, ...namespaces, ...binds, "--chdir", cwd, "--"],
+        ...(mounts !== undefined ? { mounts } : {}),
+      };
     }
-    const relay = await startGatewayRelay(layout);
+    const relay = await startNetworkRelay({
+      layout,
+      allow: this.options.allow ?? [],
+      insideSocket: (_outside, index) => (index === 0 ? RELAY_SOCKET : `/tmp/.relax-allow-${index}.sock`),
+    });
     return {
       env,
       override: { [RELAX_ENV.baseUrl]: relay.baseUrl },
       wrapper: [
         this.bwrapPath,
         ...namespaces,
-        ...mounts,
-        "--bind",
-        relay.socketPath,
-        RELAY_SOCKET,
+        ...binds,
+        ...relay.binds.flatMap(([outside, inside]) => ["--bind", outside, inside]),
         "--chdir",
         cwd,
         "--",
         "/bin/sh",
         "-c",
-        // Start the loopback relay, wait (at most 10 s, or until it died) until it listens, then become
-        // the agent.
-        `${shellQuote(process.execPath)} ${shellQuote(RELAY_SCRIPT)} ${relay.insidePort} ${RELAY_SOCKET} /tmp/.relax-relay-ready & ` +
-          "relay=$!; i=0; while [ ! -e /tmp/.relax-relay-ready ] && kill -0 $relay 2>/dev/null && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done; " +
-          'exec "$@"',
+        // Start the loopback relay, wait until it listens, then become the agent.
+        relay.script("/tmp/.relax-relay-ready"),
         "sh",
       ],
       release: relay.close,
+      ...(mounts !== undefined ? { mounts } : {}),
     };
   }
 }
 
-/** Port of the relay inside the sandbox when the gateway's port is privileged (below 1024). */
-const RELAY_FALLBACK_PORT = 18000;
-/** Where the relay's Unix socket appears inside the sandbox (the private `/tmp`). */
+/** Where the gateway relay's Unix socket appears inside the sandbox (the private `/tmp`). */
 const RELAY_SOCKET = "/tmp/.relax-gateway.sock";
-/** The relay script shipped with the package (`native/loopback-relay.mjs`). */
-const PACKAGE_ROOT = resolve(locatePackageRoot() ?? ".");
-const RELAY_SCRIPT = join(PACKAGE_ROOT, "native", "loopback-relay.mjs");
 
 /**
  * The paths of `paths` strictly inside `/tmp` (which the sandbox replaces by an empty tmpfs),
@@ -167,68 +171,20 @@ function underTmp(paths: readonly string[]): string[] {
   return [...new Set(paths.map((path) => resolve(path)))].filter((path) => path.startsWith("/tmp/"));
 }
 
-/**
- * The launcher side of `gateway-only`: a Unix socket next to the session folder (owned by the agent's
- * uid, 0600) whose every connection is piped to the gateway's TCP address from `RELAX_BASE_URL`. Inside,
- * the relay listens on `127.0.0.1:<port>`, and the agent's `RELAX_BASE_URL` points there.
- */
-async function startGatewayRelay(layout: LocalSandboxLayout) {
-  const raw = layout.env[RELAX_ENV.baseUrl];
-  let url: URL;
-  try {
-    url = new URL(raw ?? "");
-  } catch (error) {
-    throw new AgentConfigError({
-      path: "baseUrl",
-      message: `not a URL: ${JSON.stringify(raw)}`,
-      cause: error,
-    });
-  }
-  if (url.protocol !== "http:") {
-    throw new AgentConfigError({ path: "baseUrl", message: "gateway-only networking relays http:// only" });
-  }
-  const port = Number(url.port || "80");
-  const host =
-    url.hostname === "0.0.0.0" || url.hostname === "" ? "127.0.0.1" : url.hostname.replace(/^\[|\]$/g, "");
-  const socketPath = `${layout.ioDir}.sock`;
-  await rm(socketPath, { force: true });
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect({ host, port });
-    sockets.add(client).add(upstream);
-    const close = () => {
-      client.destroy();
-      upstream.destroy();
-      sockets.delete(client);
-      sockets.delete(upstream);
-    };
-    client.pipe(upstream).pipe(client);
-    client.on("error", close).on("close", close);
-    upstream.on("error", close).on("close", close);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => resolve());
-  });
-  if (layout.identity !== undefined) await chown(socketPath, layout.identity.uid, layout.identity.gid);
-  await chmod(socketPath, 0o600);
-  // Inside, the relay listens on the gateway's port, unless that is privileged (< 1024).
-  const insidePort = port >= 1024 ? port : RELAY_FALLBACK_PORT;
-  const inside = new URL(url.href);
-  inside.hostname = "127.0.0.1";
-  inside.port = String(insidePort);
-  return {
-    insidePort,
-    socketPath,
-    baseUrl: inside.href,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await rm(socketPath, { force: true });
-    },
-  };
+/** Whether `outer` is `inner` or one of its folders. */
+function holdsPath(outer: string, inner: string): boolean {
+  const [a, b] = [resolve(outer), resolve(inner)];
+  return a === b || b.startsWith(a === "/" ? "/" : `${a}/`);
 }
 
-function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
+/** bwrap arguments hiding an existing folder (empty tmpfs) or file (`/dev/null`); none when missing. */
+function hideArgs(path: string): string[] {
+  try {
+    const stats = statSync(path);
+    if (stats.isDirectory()) return ["--tmpfs", path, "--remount-ro", path];
+    if (stats.isFile()) return ["--ro-bind", "/dev/null", path];
+  } catch {
+    // missing: nothing to hide
+  }
+  return [];
 }

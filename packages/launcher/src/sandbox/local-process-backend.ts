@@ -1,13 +1,13 @@
 import { constants, statSync } from "node:fs";
 import { chmod, chown, lchown, mkdir, mkdtemp, open, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { dirname, join, relative, sep } from "node:path";
+import { dirname, join, relative, resolve, sep } from "node:path";
 import { type AgentEnvInheritPolicy, selectInheritedEnv } from "../config/agent-env-policy";
 import { RELAX_ENV } from "../contract/agent-process-contract";
 import { AgentConfigError } from "../errors/agent-config-error";
 import { ReaperUnavailableError } from "../errors/reaper-unavailable-error";
 import { SessionOutputError } from "../errors/session-output-error";
-import type { AgentProcess, SpawnAgentProcessOptions } from "../process/agent-process";
+import type { AgentMounts, AgentProcess, SpawnAgentProcessOptions } from "../process/agent-process";
 import { DEFAULT_AGENT_LOG_MAX_BYTES } from "../process/capped-log";
 import { resolveReaperBinary } from "../process/resolve-reaper-binary";
 import { spawnProcessGroup } from "../process/spawn-process-group";
@@ -21,7 +21,12 @@ import type {
   SandboxSpawnSpec,
 } from "./sandbox-backend";
 import { createSessionRoot, KEPT_ROOT_MARKER, sweepStaleSessionRoots } from "./session-folders";
+import { type AllowedService, startNetworkRelay } from "./start-network-relay";
 import type { AgentIdentity, UidPool } from "./uid-pool";
+import { writeIdentityFiles } from "./write-identity-files";
+
+/** See {@link LocalProcessBackendOptions.network}. */
+export type AgentNetwork = "host" | "gateway-only" | "none";
 
 /** Largest file {@link Sandbox.readFile} of a local sandbox returns (64 MiB); larger ones are refused. */
 export const SANDBOX_READ_MAX_BYTES = 64 * 1024 * 1024;
@@ -53,6 +58,25 @@ export interface LocalProcessBackendOptions {
    * before any output is read. @default none (agents run as the launcher's uid)
    */
   uidPool?: UidPool;
+  /**
+   * Host paths agents must not see (the run's rows, journal, run dir, prompt data, logs, tokenizer): in
+   * the agent's mount namespace an existing folder is replaced by an empty read-only one and an existing
+   * file by `/dev/null` (uid pool and bubblewrap; paths that hold the agent's working directory or
+   * session folder are kept). @default none
+   */
+  hiddenPaths?: readonly string[];
+  /**
+   * Network of the agents (`--agent-network`; see docs/security.md#network):
+   * - `"host"`: the host's network (the engine, the controller and every local service reachable);
+   * - `"gateway-only"`: a network namespace with only a loopback interface, where a relay on
+   *   `127.0.0.1:<gateway port>` leads to the agent's own gateway (shard) and, for each of `allow`, one on
+   *   `127.0.0.1:<its port>` to that service; `RELAX_BASE_URL` points at the relay;
+   * - `"none"`: loopback only.
+   * On local processes anything but `"host"` needs a uid pool (root). @default "host"
+   */
+  network?: AgentNetwork;
+  /** Services agents may reach under `"gateway-only"` (`--agent-allow HOST:PORT`). @default none */
+  allow?: readonly AllowedService[];
   /** Cap on each session log, head and tail kept; `0` = no cap (`--agent-log-max-bytes`). @default 4 MiB */
   logMaxBytes?: number;
   /** Supervision mode. @default "reaper" */
@@ -87,6 +111,8 @@ export interface PreparedSpawn {
   env?: Readonly<Record<string, string>>;
   /** Variables over everything, the overlay included (e.g. a rewritten `RELAX_BASE_URL`). */
   override?: Readonly<Record<string, string>>;
+  /** The agent's private mount namespace, set up by `relax-reaper` (root only). */
+  mounts?: AgentMounts;
   /** Releases what was set up, once the process tree is gone. */
   release?(): void | Promise<void>;
 }
@@ -108,13 +134,29 @@ export class LocalProcessBackend implements SandboxBackend {
 
   constructor(options: LocalProcessBackendOptions = {}) {
     this.options = options;
-    const { logMaxBytes } = options;
+    const { logMaxBytes, network = "host" } = options;
+    if (network !== "host" && network !== "none" && network !== "gateway-only") {
+      throw new AgentConfigError({
+        path: "network",
+        message: `must be "host", "gateway-only" or "none", got ${JSON.stringify(network)}`,
+      });
+    }
     if (logMaxBytes !== undefined && (!Number.isInteger(logMaxBytes) || logMaxBytes < 0)) {
       throw new AgentConfigError({
         path: "logMaxBytes",
         message: `must be a non-negative integer, got ${logMaxBytes}`,
       });
     }
+  }
+
+  /** The agents' network (see {@link LocalProcessBackendOptions.network}). */
+  get network(): AgentNetwork {
+    return this.options.network ?? "host";
+  }
+
+  /** Services agents may reach under `"gateway-only"`. */
+  get allow(): readonly AllowedService[] {
+    return this.options.allow ?? [];
   }
 
   /** Where session roots are created. */
@@ -155,7 +197,7 @@ export class LocalProcessBackend implements SandboxBackend {
     if (this.options.uidPool !== undefined) assertReachableByOthers(this.ioRoot);
     this.root ??= createSessionRoot(this.ioRoot, { shared: this.options.uidPool !== undefined });
     const sessionRoot = await this.root;
-    const identity = this.options.uidPool?.acquire();
+    const identity = await this.options.uidPool?.acquire();
     let ioDir: string | undefined;
     try {
       ioDir = await mkdtemp(join(sessionRoot, `${sessionLabel}-`));
@@ -163,7 +205,7 @@ export class LocalProcessBackend implements SandboxBackend {
       await chmod(ioDir, 0o700);
     } catch (error) {
       if (ioDir !== undefined) await rm(ioDir, { recursive: true, force: true });
-      if (identity !== undefined) this.options.uidPool?.release(identity);
+      if (identity !== undefined) await this.options.uidPool?.release(identity);
       throw error;
     }
     return new LocalSandbox({
@@ -171,8 +213,8 @@ export class LocalProcessBackend implements SandboxBackend {
       sessionRoot,
       identity,
       spawnProcess: (options, layout) => this.spawnProcess(options, layout),
-      release: () => {
-        if (identity !== undefined) this.options.uidPool?.release(identity);
+      release: async () => {
+        if (identity !== undefined) await this.options.uidPool?.release(identity);
       },
       onKeep: () => {
         this.keptFolders = true;
@@ -182,10 +224,49 @@ export class LocalProcessBackend implements SandboxBackend {
 
   /**
    * What to add to one spawn. Plain local processes: with a uid pool, `HOME` and `TMPDIR` in the session
-   * folder; no wrapper.
+   * folder, and a private mount namespace in which the uid has a passwd entry (`relax<uid>`, home the
+   * session folder) and the working directory is reachable (see {@link AgentMounts}); no wrapper.
    */
   protected async prepareSpawn(layout: LocalSandboxLayout): Promise<PreparedSpawn> {
-    return layout.identity !== undefined ? { env: { HOME: layout.ioDir, TMPDIR: layout.ioDir } } : {};
+    const network = this.options.network ?? "host";
+    if (layout.identity === undefined) {
+      if (network !== "host") {
+        throw new AgentConfigError({
+          path: "network",
+          message: `"${network}" on local processes needs a uid pool (the launcher must be root); use bubblewrap otherwise`,
+        });
+      }
+      return {};
+    }
+    const files = await writeIdentityFiles({ base: layout.ioDir, home: layout.ioDir, ...layout.identity });
+    const prepared: PreparedSpawn = {
+      env: { HOME: layout.ioDir, TMPDIR: layout.ioDir },
+      mounts: {
+        ...files,
+        expose: [layout.cwd],
+        hide: this.pathsToHide(layout),
+        ...(network !== "host" ? { unshareNet: true } : {}),
+      },
+    };
+    if (network !== "gateway-only") return prepared;
+    const relay = await startNetworkRelay({ layout, allow: this.options.allow ?? [] });
+    return {
+      ...prepared,
+      override: { [RELAX_ENV.baseUrl]: relay.baseUrl },
+      wrapper: ["/bin/sh", "-c", relay.script(`${layout.ioDir}/.relax-relay-ready`, { exec: false }), "sh"],
+      release: relay.close,
+    };
+  }
+
+  /**
+   * {@link LocalProcessBackendOptions.hiddenPaths} as absolute paths, without those that are (or hold)
+   * the working directory, the session folder or the session root.
+   */
+  protected pathsToHide(layout: LocalSandboxLayout): string[] {
+    const needed = [layout.cwd, layout.ioDir, layout.sessionRoot].map((path) => resolve(path));
+    const holds = (outer: string, inner: string) => inner === outer || inner.startsWith(`${outer}${sep}`);
+    const paths = (this.options.hiddenPaths ?? []).map((path) => resolve(path));
+    return [...new Set(paths)].filter((path) => path !== sep && !needed.some((inner) => holds(path, inner)));
   }
 
   private async spawnProcess(
@@ -220,6 +301,7 @@ export class LocalProcessBackend implements SandboxBackend {
       logMaxBytes: this.options.logMaxBytes ?? DEFAULT_AGENT_LOG_MAX_BYTES,
       ...(layout.identity !== undefined ? { identity: layout.identity } : {}),
       ...(wrapper !== undefined ? { wrapper } : {}),
+      ...(prepared.mounts !== undefined ? { mounts: prepared.mounts } : {}),
     };
     const supervision = this.options.supervision ?? "reaper";
     const shell = this.options.shell ?? options.shell;
@@ -256,7 +338,7 @@ class LocalSandbox implements Sandbox {
   private readonly sessionRoot: string;
   private readonly identity: AgentIdentity | undefined;
   private readonly spawnProcess: SpawnLocal;
-  private readonly release: () => void;
+  private readonly release: () => Promise<void>;
   private readonly onKeep: () => void;
   private readonly processes = new Map<SandboxProcess, AgentProcess>();
   private destroyed = false;
@@ -268,7 +350,7 @@ class LocalSandbox implements Sandbox {
     sessionRoot: string;
     identity: AgentIdentity | undefined;
     spawnProcess: SpawnLocal;
-    release: () => void;
+    release: () => Promise<void>;
     onKeep: () => void;
   }) {
     this.id = options.ioDir;
@@ -387,7 +469,9 @@ class LocalSandbox implements Sandbox {
       await rm(this.ioDir, { recursive: true, force: true });
       await rm(this.logPath, { force: true });
     } else this.onKeep();
-    this.release();
+    await rm(`${this.ioDir}.passwd`, { force: true });
+    await rm(`${this.ioDir}.group`, { force: true });
+    await this.release();
   }
 
   /** With a uid pool: kills whatever still runs under the agent's uid and takes the folder back. */

@@ -1,5 +1,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { AgentConfigError } from "../errors/agent-config-error";
+import { hasProcessOfUid, killProcessesOfUid } from "../process/sweep-session-processes";
+import { DEFAULT_UID_LEASE_DIR, UidLeaseHolder, type UidLockResult } from "./uid-lease-holder";
 
 /** Default `--agent-uid-range` when the launcher runs as root (see docs/security.md#uid-pool). */
 export const DEFAULT_AGENT_UID_RANGE: Readonly<UidRange> = Object.freeze({ start: 61000, end: 61999 });
@@ -37,22 +39,38 @@ export function parseUidRange(text: string, { path = "agentUidRange" }: { path?:
 /** Options of {@link UidPool}. */
 export interface UidPoolOptions extends UidRange {
   /**
-   * Ids that must not be handed out (already used on this machine). @default every uid of /etc/passwd,
-   * every gid of /etc/group, and the owner of every live process, read once at construction
+   * Ids that must not be handed out (already used on this machine). @default every uid of /etc/passwd
+   * and every gid of /etc/group (read once at construction); without leases, also the owner of every
+   * live process
    */
   inUse?: ReadonlySet<number>;
+  /**
+   * Folder of the host-wide leases (see {@link UidLeaseHolder}), or `false` for a pool private to this
+   * process (tests; never two runs on one host). @default {@link DEFAULT_UID_LEASE_DIR} when root, else `false`
+   */
+  leaseDir?: string | false;
+  /** Told when a stale lease (its holder died) was reclaimed and its leftover processes killed. */
+  onStaleLease?: (event: { uid: number; previousHolder: string; killed: number }) => void;
 }
 
 /**
  * Hands each concurrently running agent its own unprivileged uid (and a gid of the same number) from a
  * range, so that agents cannot read each other's `/proc/<pid>/environ`, signal or trace each other, or
- * enter each other's session folders. Ids used on the machine are skipped; released ids are reused
- * last (least recently used first).
+ * enter each other's session folders. Ids of /etc/passwd and /etc/group are skipped; released ids are
+ * reused last (least recently used first).
+ *
+ * With leases (the default as root), every uid handed out is also leased host-wide for as long as it is
+ * held ({@link UidLeaseHolder}): an id another run holds is skipped; an id whose lease was left by a dead
+ * holder is reclaimed after every process still running under it is killed; an id never leased (or
+ * cleanly released) that still owns a live process belongs to something else on the host and is skipped.
  */
 export class UidPool {
   readonly range: Readonly<UidRange>;
   readonly #free: number[] = [];
   readonly #taken = new Set<number>();
+  readonly #leaseDir: string | false;
+  readonly #onStaleLease: UidPoolOptions["onStaleLease"];
+  #leases: Promise<UidLeaseHolder> | undefined;
 
   constructor(options: UidPoolOptions) {
     const { start, end } = options;
@@ -60,39 +78,95 @@ export class UidPool {
       throw new AgentConfigError({ path: "agentUidRange", message: `invalid range ${start}-${end}` });
     }
     this.range = Object.freeze({ start, end });
-    const inUse = options.inUse ?? idsInUse();
+    this.#leaseDir = options.leaseDir ?? (process.getuid?.() === 0 ? DEFAULT_UID_LEASE_DIR : false);
+    this.#onStaleLease = options.onStaleLease;
+    const inUse = options.inUse ?? idsInUse({ processOwners: this.#leaseDir === false });
     for (let id = start; id <= end; id++) if (!inUse.has(id)) this.#free.push(id);
   }
 
-  /** How many ids are free now. */
+  /** How many ids this pool could still hand out (ids leased by other runs included). */
   get available(): number {
     return this.#free.length;
   }
 
-  /**
-   * Takes a free id.
-   * @throws {AgentConfigError} (`path: "agentUidRange"`) when every id of the range is taken.
-   */
-  acquire(): AgentIdentity {
-    const id = this.#free.shift();
-    if (id === undefined) {
-      throw new AgentConfigError({
-        path: "agentUidRange",
-        message: `all ids of ${this.range.start}-${this.range.end} are in use; widen the range or run fewer agents at once`,
-      });
-    }
-    this.#taken.add(id);
-    return { uid: id, gid: id };
+  /** The lease folder, or `false` when this pool does not lease host-wide. */
+  get leaseDir(): string | false {
+    return this.#leaseDir;
   }
 
-  /** Gives an id back (after every process of that uid is gone). Unknown ids are ignored. */
-  release(identity: AgentIdentity): void {
-    if (this.#taken.delete(identity.uid)) this.#free.push(identity.uid);
+  /**
+   * Takes a free id (and, with leases, its host-wide lease).
+   * @throws {AgentConfigError} (`path: "agentUidRange"`) when every id of the range is taken (by this
+   *   pool, by other runs on this host, or by other processes).
+   */
+  async acquire(): Promise<AgentIdentity> {
+    const leases = this.#leaseDir === false ? null : await this.#openLeases();
+    let busy = 0;
+    const candidates = this.#free.length;
+    for (let attempt = 0; attempt < candidates; attempt++) {
+      const id = this.#free.shift();
+      if (id === undefined) break;
+      if (leases === null) {
+        this.#taken.add(id);
+        return { uid: id, gid: id };
+      }
+      let lease: UidLockResult;
+      try {
+        lease = await leases.lock(id, `pid${process.pid}`);
+      } catch (error) {
+        this.#free.unshift(id);
+        throw error;
+      }
+      if (lease.kind === "busy") {
+        busy++;
+        this.#free.push(id); // another run holds it now; it may be free later
+        continue;
+      }
+      if (lease.previous !== null) {
+        // Its holder died with agents running: whatever still runs under the uid is left over.
+        const killed = await killProcessesOfUid(id);
+        this.#onStaleLease?.({ uid: id, previousHolder: lease.previous, killed });
+      } else if (await hasProcessOfUid(id)) {
+        await leases.unlock(id); // not Relax's: never hand it out
+        continue;
+      }
+      this.#taken.add(id);
+      return { uid: id, gid: id };
+    }
+    throw new AgentConfigError({
+      path: "agentUidRange",
+      message: `all ids of ${this.range.start}-${this.range.end} are in use${busy > 0 ? ` (${busy} leased by other runs on this host)` : ""}; widen the range or run fewer agents at once`,
+    });
+  }
+
+  /**
+   * Gives an id back (after every process of that uid is gone), and its lease. Unknown ids are ignored.
+   */
+  async release(identity: AgentIdentity): Promise<void> {
+    if (!this.#taken.delete(identity.uid)) return;
+    if (this.#leases !== undefined) await (await this.#leases).unlock(identity.uid).catch(() => {});
+    this.#free.push(identity.uid);
+  }
+
+  /** Stops leasing: the leases still held are dropped (call once no agent of this pool runs). */
+  async close(): Promise<void> {
+    const leases = this.#leases;
+    this.#leases = undefined;
+    if (leases !== undefined) (await leases.catch(() => null))?.close();
+  }
+
+  #openLeases(): Promise<UidLeaseHolder> {
+    if (this.#leaseDir === false) throw new Error("unreachable: no lease folder");
+    this.#leases ??= UidLeaseHolder.open(this.#leaseDir).catch((error: unknown) => {
+      this.#leases = undefined;
+      throw error;
+    });
+    return this.#leases;
   }
 }
 
-/** Uids of /etc/passwd, gids of /etc/group and owners of live processes. */
-function idsInUse(): Set<number> {
+/** Uids of /etc/passwd, gids of /etc/group and (with `processOwners`) owners of live processes. */
+function idsInUse({ processOwners }: { processOwners: boolean }): Set<number> {
   const ids = new Set<number>();
   for (const [file, column] of [
     ["/etc/passwd", 2],
@@ -109,6 +183,7 @@ function idsInUse(): Set<number> {
       if (Number.isInteger(id)) ids.add(id);
     }
   }
+  if (!processOwners) return ids;
   let names: string[] = [];
   try {
     names = readdirSync("/proc");

@@ -297,6 +297,13 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
         }),
       };
     }
+    if (exit.exitCode === null && exit.signal === null && exit.supervisorLost !== undefined) {
+      const { code, signal } = exit.supervisorLost;
+      return failed(
+        "signal",
+        `ended unobserved: its supervisor relax-reaper ended (${signal ?? `code ${code}`}) before reporting how the agent ended; its processes were swept`,
+      );
+    }
     if (exit.exitCode === null) return failed("signal", `was killed by ${exit.signal ?? "a signal"}`);
     if (exit.exitCode !== 0) return failed("exit", `exited with code ${exit.exitCode}`);
     let parsed: ParsedSessionOutput;

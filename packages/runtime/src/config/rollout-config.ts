@@ -108,10 +108,15 @@ export const rolloutConfigSchema = z
      * when the gateway runs as root, else none (docs/security.md#uid-pool)
      */
     agentUidRange: z.string().min(1).optional(),
-    /** Where agents run (`--agent-sandbox`): plain local processes or bubblewrap. @default "local" */
-    agentSandbox: z.enum(["local", "bwrap"]).default("local"),
-    /** Network of `--agent-sandbox bwrap` (`--agent-network`; `gateway-only`: only the gateway's port). @default "host" */
-    agentNetwork: z.enum(["host", "gateway-only", "none"]).default("host"),
+    /** Where agents run (`--agent-sandbox`): `auto` (the uid pool as root, else bubblewrap when it runs), plain local processes or bubblewrap. @default "auto" */
+    agentSandbox: z.enum(["auto", "local", "bwrap"]).default("auto"),
+    /**
+     * Network of agents (`--agent-network`; `gateway-only`: their own gateway shard and `--agent-allow`).
+     * @default "gateway-only" where the backend allows it (uid pool as root, bubblewrap), else "host"
+     */
+    agentNetwork: z.enum(["host", "gateway-only", "none"]).optional(),
+    /** Services agents may reach under `gateway-only` (`--agent-allow HOST:PORT`, repeatable). @default [] */
+    agentAllow: z.array(z.string()).default([]),
     /** Cap per session log in bytes, head and tail kept; 0 = none (`--agent-log-max-bytes`). @default 4 MiB */
     agentLogMaxBytes: z
       .number()

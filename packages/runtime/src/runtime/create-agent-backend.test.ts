@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BwrapBackend, LocalProcessBackend } from "@relax/launcher";
@@ -8,7 +8,6 @@ import { createAgentBackend, hiddenByPrivateTmp } from "./create-agent-backend";
 const base = {
   agentEnvInherit: "default",
   agentSandbox: "local" as const,
-  agentNetwork: "host" as const,
   agentLogMaxBytes: 1024,
   agentEnv: [] as string[],
 };
@@ -31,9 +30,49 @@ describe("createAgentBackend", () => {
     expect(asRoot.uidRange).toEqual({ start: 61000, end: 61999 });
     expect(asRoot.backend).toBeInstanceOf(LocalProcessBackend);
     expect(asRoot.secretLookingNames).toEqual([]);
+    expect(asRoot.isolation).toBe(
+      "uid pool 61000-61999 (host-wide leases), local processes (network: own gateway shard only)",
+    );
+    expect(warnings).toEqual([]);
     const asUser = await createAgentBackend(base, { agentCwd: "/", logger, env, uid: 1000, ioRoot });
     expect(asUser.uidRange).toBeNull();
-    expect(warnings).toEqual([]);
+    expect(asUser.isolated).toBe(false);
+    expect(asUser.isolation).toBe(
+      "NONE: agents run as the gateway's uid 1000, unsandboxed (network: host (engine and local services reachable))",
+    );
+    expect(warnings).toEqual([
+      {
+        fields:
+          "agents are NOT isolated: they run as the gateway's uid 1000 without a sandbox, so each can read the others' credentials and the gateway's environment and memory; run as root (uid pool) or install bubblewrap (--agent-sandbox bwrap), see docs/security.md",
+        message: undefined,
+      },
+    ]);
+  });
+
+  it("should pick bubblewrap without root under --agent-sandbox auto, the uid pool as root", async () => {
+    const { logger } = capture();
+    const auto = { ...base, agentSandbox: "auto" as const };
+    const asUser = await createAgentBackend(auto, { agentCwd: "/", logger, env, uid: 1000 });
+    expect(asUser.backend).toBeInstanceOf(BwrapBackend);
+    expect(asUser.isolation).toBe(
+      "bubblewrap (pid/user/ipc namespaces, read-only root, private /tmp; network: own gateway shard only), agents as uid 1000",
+    );
+    const asRoot = await createAgentBackend(auto, { agentCwd: "/", logger, env, uid: 0 });
+    expect(asRoot.backend).not.toBeInstanceOf(BwrapBackend);
+    expect(asRoot.uidRange).toEqual({ start: 61000, end: 61999 });
+  });
+
+  it("should refuse, before any Group, an agent command whose files the agent uid cannot reach", async () => {
+    const { logger } = capture();
+    const closed = mkdtempSync(join(tmpdir(), "relax-closed-")); // 0700, root's
+    writeFileSync(join(closed, "agent.mjs"), "");
+    const error = await createAgentBackend(
+      { ...base, agentCommand: `node ${closed}/agent.mjs` },
+      { agentCwd: "/", logger, env, uid: 0 },
+    ).catch((caught: Error) => caught);
+    expect(String((error as Error).message).replace(/uid 6\d{4},/, "uid N,")).toContain(
+      `agents (uid N, local backend) cannot reach ${closed}/agent.mjs, which the agent command needs: ${closed} (mode 0700) cannot be entered by other users; fix: chmod o+x ${closed}`,
+    );
   });
 
   it("should warn with the names (never the values) of secret-looking variables agents would get", async () => {
@@ -43,7 +82,8 @@ describe("createAgentBackend", () => {
       { agentCwd: "/", logger, env, uid: 1000 },
     );
     expect(setup.secretLookingNames).toEqual(["HF_TOKEN", "OPENAI_API_KEY", "WANDB_API_KEY"]);
-    expect(warnings).toEqual([
+    // (after the "agents are NOT isolated" warning: uid 1000, local processes)
+    expect(warnings.slice(1)).toEqual([
       {
         fields: { variables: ["HF_TOKEN", "OPENAI_API_KEY", "WANDB_API_KEY"] },
         message:
@@ -70,8 +110,17 @@ describe("createAgentBackend", () => {
       "--agent-uid-range needs the gateway to run as root (it runs as uid 1000); use --agent-uid-range none",
     );
     await expect(
-      createAgentBackend({ ...base, agentNetwork: "none" }, { ...options, uid: 0 }),
-    ).rejects.toThrow("--agent-network applies only to --agent-sandbox bwrap");
+      createAgentBackend({ ...base, agentNetwork: "none", agentUidRange: "none" }, { ...options, uid: 0 }),
+    ).rejects.toThrow("--agent-network none needs the uid pool (run as root) or --agent-sandbox bwrap");
+    await expect(
+      createAgentBackend({ ...base, agentAllow: ["localhost"] }, { ...options, uid: 0 }),
+    ).rejects.toThrow('--agent-allow[0]: expected HOST:PORT, got "localhost"');
+    await expect(
+      createAgentBackend(
+        { ...base, agentNetwork: "host", agentAllow: ["127.0.0.1:8080"] },
+        { ...options, uid: 0 },
+      ),
+    ).rejects.toThrow("--agent-allow applies only to --agent-network gateway-only");
     const none = await createAgentBackend({ ...base, agentUidRange: "none" }, { ...options, uid: 0 });
     expect(none.uidRange).toBeNull();
     // Fewer uids than agents that can run at once: refused at start, not at the 7th launch.
@@ -83,6 +132,21 @@ describe("createAgentBackend", () => {
     ).rejects.toThrow(
       "--agent-uid-range 61000-61005 holds 6 uids, fewer than the 32 agents that can run at once (one uid each); widen the range or lower --agentic-concurrency / --n-samples-per-prompt",
     );
+  });
+
+  it("should restrict the network by default where it can, and WARN on --agent-network host", async () => {
+    const { logger, warnings } = capture();
+    const restricted = await createAgentBackend(
+      { ...base, agentAllow: ["127.0.0.1:8080"] },
+      { agentCwd: "/", logger, env, uid: 0 },
+    );
+    expect(restricted.backend.network).toBe("gateway-only");
+    expect(restricted.backend.allow).toEqual([{ host: "127.0.0.1", port: 8080 }]);
+    expect(warnings).toEqual([]);
+    await createAgentBackend({ ...base, agentNetwork: "host" }, { agentCwd: "/", logger, env, uid: 0 });
+    expect(warnings.map((warning) => warning.fields)).toEqual([
+      "--agent-network host: agents can reach the engine (unauthenticated: /update_weight_version, /abort_request, /generate), the controller, the other shards and every local service; the default gateway-only reaches only their own gateway shard",
+    ]);
   });
 
   it("should build the bubblewrap backend with its network", async () => {

@@ -1,5 +1,3 @@
-import { statSync } from "node:fs";
-import { dirname } from "node:path";
 import {
   AgentConfigError,
   BwrapBackend,
@@ -9,13 +7,16 @@ import {
   type LocalProcessBackendOptions,
   parseAgentEnv,
   parseAgentEnvInherit,
+  parseAllowedService,
   parseUidRange,
+  preflightAgentCommand,
   selectInheritedEnv,
   UidPool,
 } from "@relax/launcher";
 import type { Logger } from "pino";
 import { ConfigError } from "../config/load-config";
 import type { RolloutConfig } from "../config/rollout-config";
+import { agentHiddenPaths, type RunFilesConfig } from "./agent-hidden-paths";
 
 /** The agent backend of a run, with what start-up decided (for the banner and tests). */
 export interface AgentBackendSetup {
@@ -26,6 +27,10 @@ export interface AgentBackendSetup {
   secretLookingNames: string[];
   /** Session roots of earlier, killed runs that were removed. */
   swept: string[];
+  /** Which isolation is in force, in words (the banner's `isolation` line). */
+  isolation: string;
+  /** `false` when agents run unisolated (the gateway's uid, no sandbox): a WARN was logged. */
+  isolated: boolean;
 }
 
 /**
@@ -42,7 +47,9 @@ export async function createAgentBackend(
   config: Pick<
     RolloutConfig,
     "agentEnvInherit" | "agentUidRange" | "agentSandbox" | "agentNetwork" | "agentLogMaxBytes" | "agentEnv"
-  > & { agentCommand?: string },
+  > &
+    Partial<Pick<RolloutConfig, "agentAllow">> &
+    RunFilesConfig & { agentCommand?: string },
   options: {
     agentCwd: string;
     logger: Pick<Logger, "warn" | "info">;
@@ -84,13 +91,49 @@ export async function createAgentBackend(
       baseEnv: env,
       envInherit,
       logMaxBytes: config.agentLogMaxBytes,
+      hiddenPaths: agentHiddenPaths(config, { cwd: process.cwd(), agentCwd: options.agentCwd }),
       onWarning: (message) => logger.warn(message),
-      ...(uidRange !== null ? { uidPool: new UidPool(uidRange) } : {}),
+      ...(uidRange !== null
+        ? {
+            uidPool: new UidPool({
+              ...uidRange,
+              onStaleLease: ({ uid, previousHolder, killed }) =>
+                logger.warn(
+                  { uid, previousHolder, killed },
+                  `reclaimed the lease of uid ${uid} from a run that died (${previousHolder}); killed ${killed} leftover process(es)`,
+                ),
+            }),
+          }
+        : {}),
       ...(options.ioRoot !== undefined ? { ioRoot: options.ioRoot } : {}),
     };
     let backend: LocalProcessBackend;
-    if (config.agentSandbox === "bwrap") {
-      const bwrap = new BwrapBackend({ ...backendOptions, network: config.agentNetwork });
+    // `auto`: as root the uid pool on local processes; otherwise bubblewrap when it runs here.
+    const sandbox =
+      config.agentSandbox !== "auto" ? config.agentSandbox : uid === 0 || !bwrapRuns(env) ? "local" : "bwrap";
+    // Network: only the agent's own gateway shard (and --agent-allow) wherever the backend can do it.
+    const canRestrict = sandbox === "bwrap" || uidRange !== null;
+    const network = config.agentNetwork ?? (canRestrict ? "gateway-only" : "host");
+    const allow = (config.agentAllow ?? []).map((text, index) =>
+      parseAllowedService(text, { path: `--agent-allow[${index}]` }),
+    );
+    if (allow.length > 0 && network !== "gateway-only") {
+      throw new ConfigError({ message: "--agent-allow applies only to --agent-network gateway-only" });
+    }
+    if (network !== "host" && !canRestrict) {
+      throw new ConfigError({
+        message: `--agent-network ${network} needs the uid pool (run as root) or --agent-sandbox bwrap`,
+      });
+    }
+    if (network === "host" && canRestrict) {
+      logger.warn(
+        "--agent-network host: agents can reach the engine (unauthenticated: /update_weight_version, /abort_request, /generate), the controller, the other shards and every local service; the default gateway-only reaches only their own gateway shard",
+      );
+    }
+    backendOptions.network = network;
+    backendOptions.allow = allow;
+    if (sandbox === "bwrap") {
+      const bwrap = new BwrapBackend(backendOptions);
       bwrap.checkAvailable();
       const hidden = hiddenByPrivateTmp(config.agentCommand ?? "", options.agentCwd);
       if (hidden.length > 0) {
@@ -101,19 +144,23 @@ export async function createAgentBackend(
       }
       backend = bwrap;
     } else {
-      if (config.agentNetwork !== "host") {
-        throw new ConfigError({ message: "--agent-network applies only to --agent-sandbox bwrap" });
-      }
       backend = new LocalProcessBackend(backendOptions);
     }
-    if (uidRange !== null) {
-      const blocked = firstClosedAncestor(options.agentCwd);
-      if (blocked !== null) {
-        logger.warn(
-          { path: blocked },
-          "agents run under their own uids but cannot enter this folder of --agent-cwd (it needs o+x; the agent folder o+rx)",
-        );
-      }
+    const isolated = uidRange !== null || sandbox === "bwrap";
+    const isolation = describeIsolation({ sandbox, uidRange, uid, network, allow: allow.length });
+    if (!isolated) {
+      logger.warn(
+        `agents are NOT isolated: they run as the gateway's uid ${uid} without a sandbox, so each can read the others' credentials and the gateway's environment and memory; run as root (uid pool) or install bubblewrap (--agent-sandbox bwrap), see docs/security.md`,
+      );
+    }
+    // Pre-flight: the agent uid must reach the command's files and --agent-cwd (one line, before any Group).
+    if (isolated && config.agentCommand !== undefined && config.agentCommand.trim() !== "") {
+      const problem = await preflightAgentCommand({
+        backend,
+        command: config.agentCommand,
+        cwd: options.agentCwd,
+      });
+      if (problem !== null) throw new ConfigError({ message: problem });
     }
     const passed = {
       ...selectInheritedEnv(env, envInherit),
@@ -128,30 +175,50 @@ export async function createAgentBackend(
     }
     const swept = await backend.sweepStale();
     if (swept.length > 0) logger.info({ folders: swept.length }, "removed session folders of earlier runs");
-    return { backend, uidRange, secretLookingNames, swept };
+    return { backend, uidRange, secretLookingNames, swept, isolation, isolated };
   } catch (error) {
     if (AgentConfigError.isInstance(error)) throw new ConfigError({ message: error.message, cause: error });
     throw error;
   }
 }
 
-/** The first folder on the way to `path` (itself included) that other users cannot enter or read. */
-function firstClosedAncestor(path: string): string | null {
-  const chain: string[] = [];
-  for (let current = path; ; current = dirname(current)) {
-    chain.unshift(current);
-    if (dirname(current) === current) break;
+/** Whether bubblewrap runs here (for `--agent-sandbox auto` without root). */
+function bwrapRuns(env: Readonly<Record<string, string | undefined>>): boolean {
+  try {
+    new BwrapBackend({ baseEnv: env }).checkAvailable();
+    return true;
+  } catch {
+    return false;
   }
-  for (const folder of chain) {
-    try {
-      const { mode } = statSync(folder);
-      const needed = folder === path ? 0o005 : 0o001;
-      if ((mode & needed) !== needed) return folder;
-    } catch {
-      return folder;
-    }
+}
+
+/** The banner's words for the isolation in force, e.g. `uid pool 61000-61999 (host-wide leases), local processes`. */
+export function describeIsolation({
+  sandbox,
+  uidRange,
+  uid,
+  network,
+  allow = 0,
+}: {
+  sandbox: "local" | "bwrap";
+  uidRange: { start: number; end: number } | null;
+  uid: number;
+  network: string;
+  allow?: number;
+}): string {
+  const pool = uidRange !== null ? `uid pool ${uidRange.start}-${uidRange.end} (host-wide leases)` : null;
+  const net =
+    network === "gateway-only"
+      ? `network: own gateway shard only${allow > 0 ? ` + ${allow} allowed service(s)` : ""}`
+      : network === "none"
+        ? "network: none"
+        : "network: host (engine and local services reachable)";
+  if (sandbox === "bwrap") {
+    return `bubblewrap (pid/user/ipc namespaces, read-only root, private /tmp; ${net})${pool !== null ? `, ${pool}` : `, agents as uid ${uid}`}`;
   }
-  return null;
+  return pool !== null
+    ? `${pool}, local processes (${net})`
+    : `NONE: agents run as the gateway's uid ${uid}, unsandboxed (${net})`;
 }
 
 /**

@@ -159,6 +159,8 @@ export interface RolloutRuntime extends AsyncDisposable {
   readonly shards: ShardPool | undefined;
   /** Engine outage handling: Groups wait for the engine's health; backend drops counted apart. */
   readonly engineHealth: EngineHealth;
+  /** Which isolation agents run under, in words (banner); `undefined` with an injected launcher. */
+  readonly isolation?: string;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
   cursor: number;
   /**
@@ -324,6 +326,7 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
     gate,
     shards,
     engineHealth,
+    ...(agents !== undefined ? { isolation: agents.isolation } : {}),
     get cursor() {
       return controller.cursor;
     },
