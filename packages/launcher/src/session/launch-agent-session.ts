@@ -24,7 +24,7 @@ import type { ParsedSessionOutput } from "../output/session-output";
 import type { ProcessExit } from "../process/agent-process";
 import { readLogTail } from "../process/read-log-tail";
 import { LocalProcessBackend } from "../sandbox/local-process-backend";
-import type { SandboxBackend, SandboxProcess } from "../sandbox/sandbox-backend";
+import type { Sandbox, SandboxBackend, SandboxProcess } from "../sandbox/sandbox-backend";
 import { ActiveTimer } from "./active-timer";
 import type { AgentOutcome, AgentOutcomeBase } from "./agent-outcome";
 import type { AgentSessionHandle, AgentSessionState } from "./agent-session-handle";
@@ -109,6 +109,209 @@ function sharedLocalBackend(): LocalProcessBackend {
  * @see docs/contract.md#agent-process-contract, docs/contract.md#agent-harness
  */
 export async function launchAgentSession(options: LaunchAgentSessionOptions): Promise<AgentSessionHandle> {
+  const { identity, label, agentEnv, timeoutMs, graceMs, harness, input, hooks, warn } =
+    resolveLaunchSettings(options);
+  options.signal?.throwIfAborted();
+
+  const backend = options.backend ?? sharedLocalBackend();
+  const sandbox = await backend.create({
+    sessionLabel: label,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const paths = sessionIoPaths(sandbox.ioDir);
+  const controller = new AbortController();
+  const context: HarnessContext = {
+    ...identity,
+    sessionLabel: label,
+    sandbox,
+    paths,
+    input,
+    agentEnv,
+    signal: controller.signal,
+  };
+
+  const { runOnError, cleanup } = sessionCleanup({
+    hooks,
+    harness,
+    sandbox,
+    context,
+    label,
+    warn,
+    keepIoDir: options.keepIoDir ?? false,
+  });
+
+  const { agentProcess, logPath, startedAt } = await startAgentProcess({
+    options,
+    sandbox,
+    harness,
+    hooks,
+    context,
+    identity,
+    paths,
+    agentEnv,
+    graceMs,
+    label,
+    runOnError,
+    cleanup,
+  });
+
+  let state: AgentSessionState = "running";
+  let end: { kind: "timeout" } | { kind: "terminate"; reason: string } | null = null;
+  const requestEnd = (request: NonNullable<typeof end>, force: boolean) => {
+    if (end === null) {
+      end = request;
+      state = "terminating";
+      timer.stop();
+      controller.abort(request.kind === "timeout" ? "timeout" : request.reason);
+    }
+    sandbox.kill(agentProcess, { force });
+  };
+  const timer = new ActiveTimer({
+    budgetMs: timeoutMs,
+    onExpire: () => requestEnd({ kind: "timeout" }, false),
+  });
+  const onAbort = () =>
+    requestEnd(
+      {
+        kind: "terminate",
+        reason: `aborted${options.signal?.reason ? `: ${String(options.signal.reason)}` : ""}`,
+      },
+      false,
+    );
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.active) timer.resume();
+
+  const finish = (exit: ProcessExit): Promise<AgentOutcome> => {
+    timer.stop();
+    options.signal?.removeEventListener("abort", onAbort);
+    const base: AgentOutcomeBase = {
+      sessionId: label,
+      exitCode: exit.exitCode,
+      signal: exit.signal,
+      durationMs: performance.now() - startedAt,
+      activeMs: timer.activeMs,
+      logPath,
+      leftoverProcesses: exit.leftoverProcesses,
+      reaped: exit.reaped,
+    };
+    return outcomeOf({ exit, base, end, timeoutMs, harness, context, sandbox, paths });
+  };
+
+  const done = (async (): Promise<AgentOutcome> => {
+    const exit = await agentProcess.exited;
+    state = "exited";
+    try {
+      const outcome = await finish(exit);
+      if (outcome.status === "succeeded") for (const hook of hooks) await hook.afterRun?.(context, outcome);
+      else if (outcome.status === "failed") await runOnError(outcome.error);
+      return outcome;
+    } catch (error) {
+      await runOnError(error);
+      throw error;
+    } finally {
+      await cleanup();
+    }
+  })();
+  done.catch(() => {}); // infrastructure errors surface to whoever awaits `done`; never unhandled
+
+  return sessionHandle({
+    label,
+    agentProcess,
+    logPath,
+    ioDir: sandbox.ioDir,
+    timer,
+    done,
+    state: () => state,
+    terminate: (reason, force) => requestEnd({ kind: "terminate", reason }, force),
+  });
+}
+
+/** The {@link AgentSessionHandle} of a started session, over its timer, its `done` promise and its end request. */
+function sessionHandle(session: {
+  label: string;
+  agentProcess: SandboxProcess;
+  logPath: string;
+  ioDir: string;
+  timer: ActiveTimer;
+  done: Promise<AgentOutcome>;
+  state: () => AgentSessionState;
+  terminate: (reason: string, force: boolean) => void;
+}): AgentSessionHandle {
+  return {
+    sessionId: session.label,
+    pid: session.agentProcess.pid,
+    logPath: session.logPath,
+    ioDir: session.ioDir,
+    get state() {
+      return session.state();
+    },
+    get active() {
+      return session.timer.active;
+    },
+    get activeMs() {
+      return session.timer.activeMs;
+    },
+    get remainingMs() {
+      return session.timer.remainingMs;
+    },
+    activate: () => session.timer.resume(),
+    pause: () => session.timer.pause(),
+    resume: () => session.timer.resume(),
+    terminate(reason = "terminated", { force = false } = {}) {
+      if (session.state() !== "exited") session.terminate(reason, force);
+      return session.done;
+    },
+    done: session.done,
+    async readOutput() {
+      const outcome = await session.done;
+      if (outcome.status === "succeeded") return { output: outcome.output, warnings: outcome.warnings };
+      if (outcome.status === "failed") throw outcome.error;
+      throw new AgentTerminatedError({ sessionId: outcome.sessionId, reason: outcome.reason });
+    },
+  };
+}
+
+/**
+ * The two ways a session ends its resources: `runOnError` (every `onError` hook, a failing one only warned)
+ * and `cleanup` (harness `cleanup`, then the sandbox destroyed, always).
+ */
+function sessionCleanup(session: {
+  hooks: readonly LifecycleHooks[];
+  harness: AgentHarness;
+  sandbox: Sandbox;
+  context: HarnessContext;
+  label: string;
+  warn: (message: string, cause?: unknown) => void;
+  keepIoDir: boolean;
+}): { runOnError: (error: unknown) => Promise<void>; cleanup: () => Promise<void> } {
+  const { hooks, harness, sandbox, context, label, warn } = session;
+  return {
+    runOnError: async (error: unknown) => {
+      for (const hook of hooks) {
+        try {
+          await hook.onError?.(context, error);
+        } catch (hookError) {
+          warn(
+            `@relax/launcher: onError hook ${hook.name ?? "(anonymous)"} failed for session ${label}`,
+            hookError,
+          );
+        }
+      }
+    },
+    cleanup: async () => {
+      try {
+        await harness.cleanup?.(context);
+      } catch (error) {
+        warn(`@relax/launcher: harness ${harness.name} cleanup failed for session ${label}`, error);
+      } finally {
+        await sandbox.destroy({ keepIoDir: session.keepIoDir });
+      }
+    },
+  };
+}
+
+/** The validated settings of one launch (see {@link launchAgentSession}'s `@throws`). */
+function resolveLaunchSettings(options: LaunchAgentSessionOptions) {
   const identity = validateIdentity(options);
   const label = options.sessionLabel ?? `session-${randomBytes(4).toString("hex")}`;
   if (typeof label !== "string" || !/^[A-Za-z0-9_.-]{1,64}$/.test(label)) {
@@ -138,52 +341,32 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
   const hooks = options.hooks ?? [];
   const warn =
     options.onWarning ?? ((message: string, cause?: unknown) => console.warn(message, cause ?? ""));
-  options.signal?.throwIfAborted();
+  return { identity, label, agentEnv, timeoutMs, graceMs, harness, input, hooks, warn };
+}
 
-  const backend = options.backend ?? sharedLocalBackend();
-  const sandbox = await backend.create({
-    sessionLabel: label,
-    ...(options.signal ? { signal: options.signal } : {}),
-  });
-  const paths = sessionIoPaths(sandbox.ioDir);
-  const controller = new AbortController();
-  const context: HarnessContext = {
-    ...identity,
-    sessionLabel: label,
-    sandbox,
-    paths,
-    input,
-    agentEnv,
-    signal: controller.signal,
-  };
-
-  const runOnError = async (error: unknown) => {
-    for (const hook of hooks) {
-      try {
-        await hook.onError?.(context, error);
-      } catch (hookError) {
-        warn(
-          `@relax/launcher: onError hook ${hook.name ?? "(anonymous)"} failed for session ${label}`,
-          hookError,
-        );
-      }
-    }
-  };
-  const cleanup = async () => {
-    try {
-      await harness.cleanup?.(context);
-    } catch (error) {
-      warn(`@relax/launcher: harness ${harness.name} cleanup failed for session ${label}`, error);
-    } finally {
-      await sandbox.destroy({ keepIoDir: options.keepIoDir ?? false });
-    }
-  };
-
+/**
+ * Writes the session input, runs `prepare` and the `beforeRun` hooks, and spawns the agent command in the
+ * sandbox. On any failure `onError` hooks and cleanup run before it throws (a spawn failure as
+ * `AgentExecutionError` kind `launch`, with the log tail).
+ */
+async function startAgentProcess(launch: {
+  options: LaunchAgentSessionOptions;
+  sandbox: Sandbox;
+  harness: AgentHarness;
+  hooks: readonly LifecycleHooks[];
+  context: HarnessContext;
+  identity: ReturnType<typeof validateIdentity>;
+  paths: ReturnType<typeof sessionIoPaths>;
+  agentEnv: ReturnType<typeof parseAgentEnv>;
+  graceMs: number;
+  label: string;
+  runOnError: (error: unknown) => Promise<void>;
+  cleanup: () => Promise<void>;
+}): Promise<{ agentProcess: SandboxProcess; logPath: string; startedAt: number }> {
+  const { options, sandbox, harness, hooks, context, identity, paths, agentEnv, graceMs, label } = launch;
   let logPath = sandbox.logPath;
-  let agentProcess: SandboxProcess;
-  let startedAt: number;
   try {
-    await sandbox.writeFile(paths.inputJson, `${JSON.stringify(input)}\n`);
+    await sandbox.writeFile(paths.inputJson, `${JSON.stringify(context.input)}\n`);
     await harness.prepare?.(context);
     for (const hook of hooks) await hook.beforeRun?.(context);
     const agentCommand = await harness.command(context);
@@ -200,14 +383,15 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
       logPath = join(logDir, `${label}.log`);
     }
     options.signal?.throwIfAborted();
-    startedAt = performance.now();
-    agentProcess = await sandbox.spawn({
+    const startedAt = performance.now();
+    const agentProcess = await sandbox.spawn({
       command: agentCommand.command,
       cwd: agentCommand.cwd ?? options.cwd ?? sandbox.defaultCwd,
       env,
       logPath,
       graceMs,
     });
+    return { agentProcess, logPath, startedAt };
   } catch (error) {
     const failure = SpawnFailure.isInstance(error)
       ? new AgentExecutionError({
@@ -218,155 +402,85 @@ export async function launchAgentSession(options: LaunchAgentSessionOptions): Pr
           cause: error,
         })
       : error;
-    await runOnError(failure);
-    await cleanup();
+    await launch.runOnError(failure);
+    await launch.cleanup();
     throw failure;
   }
+}
 
-  let state: AgentSessionState = "running";
-  let end: { kind: "timeout" } | { kind: "terminate"; reason: string } | null = null;
-  const requestEnd = (request: NonNullable<typeof end>, force: boolean) => {
-    if (end === null) {
-      end = request;
-      state = "terminating";
-      timer.stop();
-      controller.abort(request.kind === "timeout" ? "timeout" : request.reason);
-    }
-    sandbox.kill(agentProcess, { force });
-  };
-  const timer = new ActiveTimer({
-    budgetMs: timeoutMs,
-    onExpire: () => requestEnd({ kind: "timeout" }, false),
-  });
-  const onAbort = () =>
-    requestEnd(
-      {
-        kind: "terminate",
-        reason: `aborted${options.signal?.reason ? `: ${String(options.signal.reason)}` : ""}`,
-      },
-      false,
-    );
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.active) timer.resume();
-
-  const finish = async (exit: ProcessExit): Promise<AgentOutcome> => {
-    timer.stop();
-    options.signal?.removeEventListener("abort", onAbort);
-    const base: AgentOutcomeBase = {
+/**
+ * How an agent process ended, as an outcome: terminated on request, failed (timeout, non-zero exit, signal,
+ * a supervisor lost before it reported, invalid output) with the log tail, or succeeded with the parsed
+ * `RELAX_OUTPUT_JSON`.
+ * @throws what the harness's `parseResult` throws other than `SessionOutputError`
+ */
+async function outcomeOf(ending: {
+  exit: ProcessExit;
+  base: AgentOutcomeBase;
+  end: { kind: "timeout" } | { kind: "terminate"; reason: string } | null;
+  timeoutMs: number;
+  harness: AgentHarness;
+  context: HarnessContext;
+  sandbox: Sandbox;
+  paths: ReturnType<typeof sessionIoPaths>;
+}): Promise<AgentOutcome> {
+  const { exit, base, end, timeoutMs, harness, context, sandbox, paths } = ending;
+  const label = base.sessionId;
+  const logPath = base.logPath;
+  const failed = async (
+    kind: "exit" | "signal" | "invalid-output",
+    summary: string,
+    cause?: unknown,
+  ): Promise<AgentOutcome> => ({
+    ...base,
+    status: "failed",
+    error: new AgentExecutionError({
       sessionId: label,
+      kind,
+      summary,
       exitCode: exit.exitCode,
       signal: exit.signal,
-      durationMs: performance.now() - startedAt,
-      activeMs: timer.activeMs,
-      logPath,
-      leftoverProcesses: exit.leftoverProcesses,
-      reaped: exit.reaped,
-    };
-    const failed = async (
-      kind: "exit" | "signal" | "invalid-output",
-      summary: string,
-      cause?: unknown,
-    ): Promise<AgentOutcome> => ({
+      durationMs: base.durationMs,
+      logTail: await readLogTail(logPath),
+      cause,
+    }),
+  });
+  const ended = end;
+  if (ended?.kind === "terminate") return { ...base, status: "terminated", reason: ended.reason };
+  if (ended?.kind === "timeout") {
+    return {
       ...base,
       status: "failed",
-      error: new AgentExecutionError({
+      error: new AgentTimeoutError({
         sessionId: label,
-        kind,
-        summary,
+        timeoutMs,
+        activeMs: base.activeMs,
         exitCode: exit.exitCode,
         signal: exit.signal,
         durationMs: base.durationMs,
         logTail: await readLogTail(logPath),
-        cause,
       }),
-    });
-    const ended = end as typeof end;
-    if (ended?.kind === "terminate") return { ...base, status: "terminated", reason: ended.reason };
-    if (ended?.kind === "timeout") {
-      return {
-        ...base,
-        status: "failed",
-        error: new AgentTimeoutError({
-          sessionId: label,
-          timeoutMs,
-          activeMs: base.activeMs,
-          exitCode: exit.exitCode,
-          signal: exit.signal,
-          durationMs: base.durationMs,
-          logTail: await readLogTail(logPath),
-        }),
-      };
-    }
-    if (exit.exitCode === null && exit.signal === null && exit.supervisorLost !== undefined) {
-      const { code, signal } = exit.supervisorLost;
-      return failed(
-        "signal",
-        `ended unobserved: its supervisor relax-reaper ended (${signal ?? `code ${code}`}) before reporting how the agent ended; its processes were swept`,
-      );
-    }
-    if (exit.exitCode === null) return failed("signal", `was killed by ${exit.signal ?? "a signal"}`);
-    if (exit.exitCode !== 0) return failed("exit", `exited with code ${exit.exitCode}`);
-    let parsed: ParsedSessionOutput;
-    try {
-      parsed = harness.parseResult
-        ? await harness.parseResult(context, exit)
-        : await readSessionOutput({ sandbox, path: paths.outputJson });
-    } catch (error) {
-      if (!SessionOutputError.isInstance(error)) throw error;
-      return failed("invalid-output", `produced invalid output: ${error.message}`, error);
-    }
-    return { ...base, status: "succeeded", output: parsed.output, warnings: parsed.warnings };
-  };
-
-  const done = (async (): Promise<AgentOutcome> => {
-    const exit = await agentProcess.exited;
-    state = "exited";
-    try {
-      const outcome = await finish(exit);
-      if (outcome.status === "succeeded") for (const hook of hooks) await hook.afterRun?.(context, outcome);
-      else if (outcome.status === "failed") await runOnError(outcome.error);
-      return outcome;
-    } catch (error) {
-      await runOnError(error);
-      throw error;
-    } finally {
-      await cleanup();
-    }
-  })();
-  done.catch(() => {}); // infrastructure errors surface to whoever awaits `done`; never unhandled
-
-  return {
-    sessionId: label,
-    pid: agentProcess.pid,
-    logPath,
-    ioDir: sandbox.ioDir,
-    get state() {
-      return state;
-    },
-    get active() {
-      return timer.active;
-    },
-    get activeMs() {
-      return timer.activeMs;
-    },
-    get remainingMs() {
-      return timer.remainingMs;
-    },
-    activate: () => timer.resume(),
-    pause: () => timer.pause(),
-    resume: () => timer.resume(),
-    terminate(reason = "terminated", { force = false } = {}) {
-      if (state !== "exited") requestEnd({ kind: "terminate", reason }, force);
-      return done;
-    },
-    done,
-    async readOutput() {
-      const outcome = await done;
-      if (outcome.status === "succeeded") return { output: outcome.output, warnings: outcome.warnings };
-      if (outcome.status === "failed") throw outcome.error;
-      throw new AgentTerminatedError({ sessionId: outcome.sessionId, reason: outcome.reason });
-    },
-  };
+    };
+  }
+  if (exit.exitCode === null && exit.signal === null && exit.supervisorLost !== undefined) {
+    const { code, signal } = exit.supervisorLost;
+    return failed(
+      "signal",
+      `ended unobserved: its supervisor relax-reaper ended (${signal ?? `code ${code}`}) before reporting how the agent ended; its processes were swept`,
+    );
+  }
+  if (exit.exitCode === null) return failed("signal", `was killed by ${exit.signal ?? "a signal"}`);
+  if (exit.exitCode !== 0) return failed("exit", `exited with code ${exit.exitCode}`);
+  let parsed: ParsedSessionOutput;
+  try {
+    parsed = harness.parseResult
+      ? await harness.parseResult(context, exit)
+      : await readSessionOutput({ sandbox, path: paths.outputJson });
+  } catch (error) {
+    if (!SessionOutputError.isInstance(error)) throw error;
+    return failed("invalid-output", `produced invalid output: ${error.message}`, error);
+  }
+  return { ...base, status: "succeeded", output: parsed.output, warnings: parsed.warnings };
 }
 
 /**
