@@ -9,6 +9,7 @@ import {
 import { handleGenerate } from "./handle-generate";
 import type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
 import { FaultInjector, type StandinFault } from "./standin-faults";
+import { StandinOutage } from "./standin-outage";
 import { HttpProblem, lowerHeaders, parseOrThrow, readBody, sendError, sendJson } from "./standin-http";
 import { StandinScheduler } from "./standin-scheduler";
 import { STANDIN_VERSION } from "./standin-version";
@@ -37,7 +38,9 @@ import { STANDIN_VERSION } from "./standin-version";
 export function createStandinEngine(options: StandinEngineOptions): StandinEngine {
   const tokenizer = options.tokenizer;
   const contextLength = options.contextLength ?? 32768;
+  const outage = new StandinOutage();
   const scheduler = new StandinScheduler({
+    outage,
     tokenizer,
     policy: options.policy,
     seed: options.seed ?? 0,
@@ -198,6 +201,13 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       }
     }
     calls.push({ method, path, headers, body, receivedAt: Date.now() });
+    if (outage.outage === "refuse") {
+      request.socket.destroy();
+      return;
+    }
+    if (outage.outage === "http-503") {
+      return sendError(response, 503, "stand-in outage: the engine is not ready (HTTP 503)");
+    }
     const fault = faults.next(path);
     if (fault && applyFault(fault, request, response)) return;
     if (typeof body === "string" && method !== "GET") {
@@ -228,8 +238,14 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           response.end();
           return;
         }
-        case "/health":
         case "/health_generate":
+          // A stalled scheduler never finishes the health check's generation.
+          await outage.whileStalled(disconnected(response));
+          if (response.destroyed) return;
+          response.writeHead(200, { "content-length": 0 });
+          response.end();
+          return;
+        case "/health":
           response.writeHead(200, { "content-length": 0 });
           response.end();
           return;
@@ -290,6 +306,13 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     });
   };
 
+  /** A signal that aborts when the client goes away before `response` was answered. */
+  function disconnected(response: ServerResponse): AbortSignal {
+    const controller = new AbortController();
+    response.on("close", () => controller.abort());
+    return controller.signal;
+  }
+
   return {
     get url() {
       if (!baseUrl) throw new Error("the stand-in engine is not listening; call listen() first");
@@ -300,6 +323,11 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       const created = createServer(requestListener);
       created.keepAliveTimeout = 5_000;
       created.on("connection", (socket) => {
+        // A server that is down: the connection opens (the port is bound) and is reset at once.
+        if (outage.outage === "refuse") {
+          socket.destroy();
+          return;
+        }
         sockets.add(socket);
         socket.on("close", () => sockets.delete(socket));
       });
@@ -316,6 +344,8 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       });
     },
     async close() {
+      outage.endStall();
+      outage.endOutage();
       scheduler.abort({ all: true, message: "Aborted (stand-in engine closing)" });
       const current = server;
       server = undefined;
@@ -330,6 +360,21 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     },
     requestListener,
     injectFault: (rule) => faults.add(rule),
+    startOutage: (outageOptions = {}) => {
+      outage.startOutage(outageOptions);
+      // Whatever was in flight is lost with the server: connections dropped, generation aborted.
+      for (const socket of sockets) socket.destroy();
+      scheduler.abort({ all: true, message: "Aborted (stand-in outage)" });
+    },
+    endOutage: () => outage.endOutage(),
+    get outage() {
+      return outage.outage;
+    },
+    startStall: (stallOptions) => outage.startStall(stallOptions),
+    endStall: () => outage.endStall(),
+    get stalled() {
+      return outage.stalled;
+    },
     clearFaults: () => faults.clear(),
     abort: (ridPrefix) => scheduler.abort({ ridPrefix }),
     requests: () => scheduler.snapshot(),

@@ -3,6 +3,7 @@ import type { SamplingParamsWire } from "@relax/sglang/internal";
 import { callStandinPolicy } from "./call-standin-policy";
 import { ContinuationStore } from "./continuation-store";
 import { PrefixCache } from "./prefix-cache";
+import type { StandinOutage } from "./standin-outage";
 import { type ContextHash, StandinLogprobs } from "./standin-logprobs";
 import type { StandinPolicy } from "./standin-policy";
 
@@ -66,6 +67,8 @@ export interface StandinSchedulerOptions {
   cacheCapacityTokens: number;
   /** Most plans of aborted requests kept for exact continuation (0 disables it). */
   continuationCapacity: number;
+  /** Engine-wide fault windows: a stall freezes every token loop. */
+  outage?: StandinOutage;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -456,6 +459,7 @@ export class StandinScheduler {
     const latency = this.#options.tokenLatencyMs;
     if (latency > 0) await sleep(latency, job.controller.signal);
     else await yieldToEventLoop();
+    await this.#options.outage?.whileStalled(job.controller.signal);
     await this.#waitWhilePaused(job);
   }
 
