@@ -14,6 +14,7 @@ import { GatewaySession } from "../service/gateway-session";
 import type { GateControl } from "../service/generation-gate";
 import type { SessionRegistry } from "../service/session-registry";
 import { bindBudgetsToGate } from "./bind-budgets-to-gate";
+import { type HeldTurnsSource, withEngineFaultHold } from "./with-engine-fault-hold";
 import type { PromptItem } from "./prompt-dataset";
 
 /**
@@ -55,6 +56,8 @@ export interface GroupContext {
   launchAgent?: LaunchAgent;
   /** The run's generation gate (`relax serve`): while it is closed, the Group's budgets are paused. */
   gate?: GateControl;
+  /** Turns held for engine failures (docs/contract.md#engine-failures): budgets pause while any is held. */
+  engineFaults?: HeldTurnsSource;
   /** Where agents run (`--agent-sandbox`, uid pool, env policy). @default the launcher's local backend */
   agentBackend?: SandboxBackend;
   /**
@@ -313,7 +316,11 @@ export async function runGroup(
         for (const session of sessions) session.lease();
         for (const handle of handles) handle.activate();
         if (context.gate !== undefined)
-          unbindGate = bindBudgetsToGate(context.gate, handles, (i) => sessions[i]!.protected);
+          unbindGate = bindBudgetsToGate(
+            withEngineFaultHold(context.gate, context.engineFaults),
+            handles,
+            (i) => sessions[i]!.protected,
+          );
         events?.groupLeased?.(groupId);
         control?.onState?.("running", sessions);
       }

@@ -18,6 +18,7 @@ import { createAgentApi } from "../service/create-agent-api";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { encodeWorkers } from "../service/encode-offload";
 import { SessionNotFoundError } from "../service/gateway-errors";
+import { EngineFaultHold } from "../service/engine-fault-hold";
 import { type GateControl, GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { ShardPool } from "../shard/shard-pool";
@@ -158,6 +159,12 @@ export interface RolloutRuntime extends AsyncDisposable {
   readonly shards: ShardPool | undefined;
   /** Engine outage handling: Groups wait for the engine's health; backend drops counted apart. */
   readonly engineHealth: EngineHealth;
+  /**
+   * Engine failures of in-flight turns, held and continued (docs/contract.md#engine-failures); its
+   * counters feed the summary and `relax serve` status. `undefined` with `--gateway-shards N > 1` (each
+   * shard holds its own turns).
+   */
+  readonly engineFaults: EngineFaultHold | undefined;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
   cursor: number;
   /**
@@ -305,10 +312,17 @@ async function startRuntime(options: {
   let gate!: GateControl;
   let app: Hono;
   let shards: ShardPool | undefined;
+  let engineFaults: EngineFaultHold | undefined;
   if (shardCount === 1) {
     const localGate = new GenerationGate({ engine: backend.client });
     gate = localGate;
+    // Engine failures of in-flight turns are held and continued (docs/contract.md#engine-failures).
+    const faults = new EngineFaultHold({ engine: backend.client, logger, budget: components.engineFaults });
+    stack.defer(() => faults.close());
+    reporter.counters.engineFaults = faults.counters;
+    engineFaults = faults;
     app = createAgentApi({
+      faults,
       components,
       registry,
       gate: localGate,
@@ -386,6 +400,7 @@ async function startRuntime(options: {
       exporter,
       baseUrl,
       gate,
+      ...(engineFaults !== undefined ? { engineFaults } : {}),
       ...(shards !== undefined ? { createSession: (spec: SessionSpec) => shards.createSession(spec) } : {}),
       ...components.group,
       ...(agents !== undefined ? { agentBackend: agents.backend } : {}),
@@ -527,6 +542,7 @@ async function startRuntime(options: {
     gate,
     shards,
     engineHealth,
+    engineFaults,
     get cursor() {
       return controller.cursor;
     },

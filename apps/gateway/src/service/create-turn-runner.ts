@@ -13,6 +13,7 @@ import { SessionContextLengthError, SessionForest, type TurnPlan } from "@relax/
 import type { GenerateContext } from "@relax/protocol";
 import type { SglangClient } from "@relax/sglang";
 import type { EncodeOffload } from "./encode-offload";
+import type { EngineFaultHold } from "./engine-fault-hold";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import type { GatewaySession } from "./gateway-session";
 import { generateWithContinuation } from "./generate-with-continuation";
@@ -107,6 +108,11 @@ export interface TurnRunnerOptions {
    * tokenised on the event loop.
    */
   offload?: EncodeOffload;
+  /**
+   * Engine failures of in-flight turns are held and continued within a budget (docs/contract.md#engine-failures).
+   * Without it, a failed engine call fails the turn at once.
+   */
+  faults?: EngineFaultHold;
 }
 
 const IMAGE_REFUSAL =
@@ -298,6 +304,7 @@ export function createTurnRunner(
         onEngineEnd: () => session.generationEnded(),
         decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
         bypassGate: () => session.protected || (options.bypassGate?.(session) ?? false),
+        ...(options.faults !== undefined ? { faults: options.faults, sessionId } : {}),
         onPauseAbort: () => {
           session.recordPauseAbort(options.maxAbortedCount);
           if (options.maxAbortedCount !== undefined && session.abortCount >= options.maxAbortedCount)
@@ -366,6 +373,10 @@ export function createTurnRunner(
           // Pause/resume continuations: how often the turn was aborted, and the rid of every engine call.
           ...(generation.abortCount > 0
             ? { abortCount: generation.abortCount, requestIds: generation.rids }
+            : {}),
+          // Engine failures the turn was held through (docs/contract.md#engine-failures).
+          ...(generation.engineFaults > 0
+            ? { engineFaults: generation.engineFaults, requestIds: generation.rids }
             : {}),
         },
       });

@@ -1,6 +1,7 @@
 // A gateway shard (`--gateway-shards`): one process serving the agent-facing API for the sessions its
 // controller opens on it. Started by `ShardPool` with an IPC channel; everything it learns and reports
 // goes through the typed messages of shard-protocol.ts. See docs/architecture.md#gateway-shards.
+import { EngineFaultHold } from "../service/engine-fault-hold";
 import { SessionForest, type SessionForestOptions } from "@relax/forest";
 import { createSglangClient } from "@relax/sglang";
 import type { RolloutConfig } from "../config/rollout-config";
@@ -143,6 +144,8 @@ async function start(init: Extract<ControllerMessage, { type: "init" }>): Promis
   };
 
   const app = createAgentApi({
+    // Each shard holds its own turns through engine failures (its WARN lines and counters stay local).
+    faults: new EngineFaultHold({ engine, budget: components.engineFaults }),
     components,
     registry,
     gate,
