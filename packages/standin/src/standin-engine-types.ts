@@ -30,6 +30,11 @@ export interface StandinEngineOptions {
   defaultMaxNewTokens?: number;
   /** Faults to inject (more can be added with `injectFault`). */
   faults?: StandinFaultRule[];
+  /**
+   * How long `/health_generate` waits while generation is paused before answering 503, in ms (SGLang's
+   * `SGLANG_HEALTH_CHECK_TIMEOUT`: its probe request is held by the pause like any other). @default 20000
+   */
+  healthCheckTimeoutMs?: number;
   /** Initial `weight_version` label. @default "default" */
   weightVersion?: string;
   /** Stream deltas instead of cumulative snapshots (SGLang `--incremental-streaming-output`). @default false */

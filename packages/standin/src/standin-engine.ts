@@ -96,6 +96,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           num_running_reqs: scheduler.snapshot().filter((request) => request.state === "running").length,
           num_waiting_reqs: scheduler.snapshot().filter((request) => request.state === "waiting").length,
           continuations_kept: scheduler.continuationsKept,
+          held_at_pause: scheduler.heldAtPause,
           cached_tokens_stored: scheduler.cachedTokensStored,
         },
       ],
@@ -241,6 +242,12 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
         case "/health_generate":
           // A stalled scheduler never finishes the health check's generation.
           await outage.whileStalled(disconnected(response));
+          if (response.destroyed) return;
+          // SGLang holds the health check's own request while paused: 503 after SGLANG_HEALTH_CHECK_TIMEOUT.
+          if (!(await scheduler.waitResumed(options.healthCheckTimeoutMs ?? 20_000, disconnected(response)))) {
+            if (response.destroyed) return;
+            return sendError(response, 503, "health check timed out: generation is paused");
+          }
           if (response.destroyed) return;
           response.writeHead(200, { "content-length": 0 });
           response.end();
