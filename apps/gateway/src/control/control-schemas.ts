@@ -140,7 +140,7 @@ export const statusResponseSchema = z.object({
       stalled_calls: count.describe("Engine calls aborted by the progress check (a hung worker)."),
     })
     .optional()
-    .describe("Engine failures of in-flight turns (docs/contract.md#engine-failures); absent when sharded."),
+    .describe("Engine failures of in-flight turns (docs/contract.md#engine-failures)."),
 });
 export type StatusResponse = z.infer<typeof statusResponseSchema>;
 

@@ -18,7 +18,7 @@ import { createAgentApi } from "../service/create-agent-api";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { encodeWorkers } from "../service/encode-offload";
 import { SessionNotFoundError } from "../service/gateway-errors";
-import { EngineFaultHold } from "../service/engine-fault-hold";
+import { EngineFaultHold, type EngineFaultView } from "../service/engine-fault-hold";
 import { type GateControl, GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import { ShardPool } from "../shard/shard-pool";
@@ -161,10 +161,10 @@ export interface RolloutRuntime extends AsyncDisposable {
   readonly engineHealth: EngineHealth;
   /**
    * Engine failures of in-flight turns, held and continued (docs/contract.md#engine-failures); its
-   * counters feed the summary and `relax serve` status. `undefined` with `--gateway-shards N > 1` (each
-   * shard holds its own turns).
+   * counters feed the summary and `relax serve` status. With `--gateway-shards N > 1` each shard holds
+   * its own turns and this is their sum.
    */
-  readonly engineFaults: EngineFaultHold | undefined;
+  readonly engineFaults: EngineFaultView;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
   cursor: number;
   /**
@@ -312,7 +312,7 @@ async function startRuntime(options: {
   let gate!: GateControl;
   let app: Hono;
   let shards: ShardPool | undefined;
-  let engineFaults: EngineFaultHold | undefined;
+  let engineFaults!: EngineFaultView;
   if (shardCount === 1) {
     const localGate = new GenerationGate({ engine: backend.client });
     gate = localGate;
@@ -386,6 +386,8 @@ async function startRuntime(options: {
     );
     shards = pool;
     gate = pool.gate;
+    engineFaults = pool.engineFaults;
+    reporter.counters.engineFaults = pool.engineFaults.counters;
     logger.info(
       { shards: shardCount },
       `gateway: ${shardCount} shards (Groups placed by consistent hashing of their id; docs/architecture.md#gateway-shards)`,
@@ -400,7 +402,7 @@ async function startRuntime(options: {
       exporter,
       baseUrl,
       gate,
-      ...(engineFaults !== undefined ? { engineFaults } : {}),
+      engineFaults,
       ...(shards !== undefined ? { createSession: (spec: SessionSpec) => shards.createSession(spec) } : {}),
       ...components.group,
       ...(agents !== undefined ? { agentBackend: agents.backend } : {}),

@@ -293,18 +293,14 @@ export function createRolloutService(options: RolloutServiceOptions): ServeServi
         run_dir: runDir ?? null,
         config_hash: configHash,
         backend: runtime.backend.kind,
-        ...(runtime.engineFaults !== undefined
-          ? {
-              engine_faults: {
-                held: runtime.engineFaults.held,
-                outages: runtime.engineFaults.counters.outages,
-                held_turns: runtime.engineFaults.counters.heldTurns,
-                resumed_turns: runtime.engineFaults.counters.resumedTurns,
-                failed_turns: runtime.engineFaults.counters.exhaustedTurns,
-                stalled_calls: runtime.engineFaults.counters.stalledCalls,
-              },
-            }
-          : {}),
+        engine_faults: {
+          held: runtime.engineFaults.held,
+          outages: runtime.engineFaults.counters.outages,
+          held_turns: runtime.engineFaults.counters.heldTurns,
+          resumed_turns: runtime.engineFaults.counters.resumedTurns,
+          failed_turns: runtime.engineFaults.counters.exhaustedTurns,
+          stalled_calls: runtime.engineFaults.counters.stalledCalls,
+        },
       };
     },
 

@@ -1,6 +1,7 @@
 import { hasMarker } from "@relax/chat";
 import type { FinishReason, GenerateResult, ServerHealth } from "@relax/sglang";
 import { SglangTimeoutError } from "@relax/sglang";
+import { EngineFaultEpisodes, type EngineFaultInfo } from "./engine-fault-episodes";
 
 /**
  * Bounds of {@link EngineFaultHold} (`--engine-fault-hold-timeout`, `--engine-fault-max-attempts`,
@@ -45,6 +46,25 @@ export interface EngineFaultCounters {
   exhaustedTurns: number;
   /** Engine calls aborted by the progress check (a hung worker). */
   stalledCalls: number;
+}
+
+/**
+ * What the run reads of its engine-failure handling: an {@link EngineFaultHold} in a one-process gateway,
+ * the shards' sum (`EngineFaultTotals`) with `--gateway-shards`.
+ */
+export interface EngineFaultView {
+  /** Turns held now. */
+  readonly held: number;
+  /** Live counters (the same object throughout the run). */
+  readonly counters: EngineFaultCounters;
+  /** Calls `listener(held)` when the first turn is held and when the last one goes on. */
+  onChange(listener: (held: boolean) => void): () => void;
+}
+
+/** The live counts of a hold: turns held now and the counters. */
+export interface EngineFaultSnapshot {
+  held: number;
+  counters: EngineFaultCounters;
 }
 
 /** What failed, as {@link classifyEngineFault} reads it. */
@@ -115,32 +135,49 @@ export class EngineFaultHold {
     exhaustedTurns: 0,
     stalledCalls: 0,
   };
-  readonly #listeners = new Set<(held: boolean) => void>();
+  readonly #episodes: EngineFaultEpisodes | undefined;
+  readonly #onUpdate: ((snapshot: EngineFaultSnapshot, fault?: EngineFaultInfo) => void) | undefined;
+  readonly #local = new EngineFaultEpisodes(undefined);
   /** Shared health-check loops, one per worker url ("" = every server). */
   readonly #checks = new Map<string, Promise<void>>();
   readonly #closed = new AbortController();
-  #held = 0;
-  #episode: { startedAt: number; held: number; exhausted: number; kinds: Set<string> } | undefined;
 
   constructor(options: {
     engine: EngineFaultEngine;
+    /** Receives the stalled-call WARN lines, and the episode lines unless `logEpisodes` is false. */
     logger?: EngineFaultLogger;
     budget?: Partial<EngineFaultBudget>;
+    /**
+     * Whether this hold logs and counts outage episodes itself. A gateway shard does not: its controller
+     * sums every shard's {@link onUpdate} snapshots (`EngineFaultTotals`). @default true
+     */
+    logEpisodes?: boolean;
+    /**
+     * Called with the live counts after every change, and the failure when a turn was just held (a shard
+     * forwards them to its controller).
+     */
+    onUpdate?: (snapshot: EngineFaultSnapshot, fault?: EngineFaultInfo) => void;
   }) {
     this.#engine = options.engine;
     this.#logger = options.logger;
     this.budget = { ...DEFAULT_ENGINE_FAULT_BUDGET, ...options.budget };
+    this.#episodes = options.logEpisodes === false ? undefined : new EngineFaultEpisodes(options.logger);
+    this.#onUpdate = options.onUpdate;
   }
 
   /** Turns held now. */
   get held(): number {
-    return this.#held;
+    return this.#local.held;
   }
 
   /** Calls `listener(held)` when the first turn is held and when the last one goes on. */
   onChange(listener: (held: boolean) => void): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
+    return this.#local.onChange(listener);
+  }
+
+  /** The live counts (what {@link onUpdate} receives). */
+  snapshot(): EngineFaultSnapshot {
+    return { held: this.held, counters: { ...this.counters } };
   }
 
   /**
@@ -149,16 +186,16 @@ export class EngineFaultHold {
    */
   admits(turn: EngineFaultTurn): boolean {
     if (turn.attempts <= this.budget.maxAttempts && turn.heldMs < this.budget.holdTimeoutMs) return true;
-    this.counters.exhaustedTurns++;
-    if (this.#episode !== undefined) this.#episode.exhausted++;
+    this.#exhausted();
     return false;
   }
 
   /**
-   * Holds a turn after an engine failure until its worker (`worker`, else every server) answers
-   * `/health_generate`. Resolves with the milliseconds held.
-   * @throws the signal's reason when it aborts; a `false` from {@link admits} is the caller's to check.
-   * @returns `false` as `continued` when the turn's time budget ran out during the hold.
+   * Holds a turn after an engine failure until its worker (`worker`, else every server; a router counts
+   * for its workers) answers `/health_generate`, checked with the backoff of the budget. Resolves with the
+   * milliseconds held and `continued: false` when the turn's time budget ran out first (counted as
+   * exhausted; the caller then ends the turn with the failure's own error).
+   * @throws the signal's reason when the request aborts (client disconnect, session closed).
    */
   async hold(options: {
     turn: EngineFaultTurn;
@@ -170,17 +207,19 @@ export class EngineFaultHold {
   }): Promise<{ heldMs: number; continued: boolean }> {
     const { turn, signal } = options;
     const started = performance.now();
-    this.#enter(options);
+    this.#enter({
+      kind: options.kind,
+      message: options.message,
+      ...(options.worker !== undefined ? { worker: options.worker } : {}),
+      ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+    });
     let continued = false;
     try {
       const left = this.budget.holdTimeoutMs - turn.heldMs;
       continued = await this.#waitHealthy(options.worker ?? "", left, signal);
       signal.throwIfAborted();
       if (continued) this.counters.resumedTurns++;
-      else {
-        this.counters.exhaustedTurns++;
-        if (this.#episode !== undefined) this.#episode.exhausted++;
-      }
+      else this.#exhausted();
       return { heldMs: performance.now() - started, continued };
     } finally {
       this.#leave();
@@ -217,6 +256,7 @@ export class EngineFaultHold {
           return;
         }
         this.counters.stalledCalls++;
+        this.#update();
         const waitedMs = Math.round(performance.now() - started);
         this.#logger?.warn(
           { worker: worker ?? "(unknown)", rid, waited_s: Math.round(waitedMs / 1000) },
@@ -239,53 +279,28 @@ export class EngineFaultHold {
     this.#closed.abort();
   }
 
-  #enter(options: { kind: EngineFaultKind; worker?: string; sessionId?: string; message: string }): void {
-    this.#held++;
+  #enter(info: EngineFaultInfo): void {
     this.counters.heldTurns++;
-    if (this.#episode === undefined) {
-      this.#episode = { startedAt: performance.now(), held: 0, exhausted: 0, kinds: new Set() };
-      this.counters.outages++;
-      this.#logger?.warn(
-        {
-          reason: options.kind,
-          worker: options.worker ?? "(engine)",
-          session: options.sessionId,
-          err: options.message,
-        },
-        "AGENTIC engine failure: generation stopped; in-flight turns are held (agents' requests stay open, budgets paused) until the engine answers again",
-      );
-      this.#emit(true);
-    }
-    this.#episode.held++;
-    this.#episode.kinds.add(options.kind);
+    this.#local.enter(info);
+    this.#episodes?.enter(info);
+    if (this.#episodes !== undefined) this.counters.outages = this.#episodes.outages;
+    this.#update(info);
   }
 
   #leave(): void {
-    this.#held--;
-    if (this.#held > 0 || this.#episode === undefined) return;
-    const episode = this.#episode;
-    this.#episode = undefined;
-    const outage_s = Number(((performance.now() - episode.startedAt) / 1000).toFixed(1));
-    this.#logger?.warn(
-      {
-        held_turns: episode.held,
-        failed_turns: episode.exhausted,
-        outage_s,
-        reasons: [...episode.kinds].join(","),
-      },
-      `AGENTIC engine generation resumed after ${outage_s} s: ${episode.held} held turns continue${episode.exhausted > 0 ? ` (${episode.exhausted} ran out of --engine-fault-hold-timeout / --engine-fault-max-attempts)` : ""}`,
-    );
-    this.#emit(false);
+    this.#local.leave();
+    this.#episodes?.leave();
+    this.#update();
   }
 
-  #emit(held: boolean): void {
-    for (const listener of this.#listeners) {
-      try {
-        listener(held);
-      } catch {
-        // A listener's failure must not break the hold.
-      }
-    }
+  #exhausted(): void {
+    this.counters.exhaustedTurns++;
+    this.#episodes?.exhausted();
+    this.#update();
+  }
+
+  #update(fault?: EngineFaultInfo): void {
+    this.#onUpdate?.(this.snapshot(), fault);
   }
 
   /** Resolves `true` once `worker` is healthy, `false` after `leftMs`; rejects when `signal` aborts. */

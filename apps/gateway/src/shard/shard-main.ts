@@ -144,8 +144,16 @@ async function start(init: Extract<ControllerMessage, { type: "init" }>): Promis
   };
 
   const app = createAgentApi({
-    // Each shard holds its own turns through engine failures (its WARN lines and counters stay local).
-    faults: new EngineFaultHold({ engine, budget: components.engineFaults }),
+    // Each shard holds its own turns through engine failures; the controller sums them (one episode, one
+    // pair of WARN lines per outage) and logs the stalled-call lines.
+    faults: new EngineFaultHold({
+      engine,
+      budget: components.engineFaults,
+      logEpisodes: false,
+      logger: { warn: (fields, message) => channel.send({ type: "engine_fault_log", fields, message }) },
+      onUpdate: ({ held, counters }, fault) =>
+        channel.send({ type: "engine_faults", held, counters, ...(fault !== undefined ? { fault } : {}) }),
+    }),
     components,
     registry,
     gate,

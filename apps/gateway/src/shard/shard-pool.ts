@@ -1,3 +1,4 @@
+import { EngineFaultTotals } from "../service/engine-fault-totals";
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { TokenRenderer } from "@relax/chat";
@@ -132,6 +133,8 @@ class Shard {
  */
 export class ShardPool {
   readonly gate: ShardedGate;
+  /** Every shard's engine-failure hold, summed (docs/contract.md#engine-failures). */
+  readonly engineFaults: EngineFaultTotals;
   readonly #options: ShardPoolOptions;
   readonly #shards: Shard[];
   #step: number | null = null;
@@ -142,6 +145,7 @@ export class ShardPool {
   private constructor(options: ShardPoolOptions) {
     this.#options = options;
     this.#shards = Array.from({ length: options.size }, (_, index) => new Shard(index));
+    this.engineFaults = new EngineFaultTotals(options.logger);
     this.gate = new ShardedGate({
       reports: () =>
         this.#shards
@@ -431,6 +435,23 @@ export class ShardPool {
       case "notice":
         events.notice({ code: message.code, message: message.message });
         return;
+      case "engine_faults":
+        this.engineFaults.update(
+          shard.index,
+          { held: message.held, counters: message.counters },
+          message.fault === undefined
+            ? undefined
+            : {
+                kind: message.fault.kind,
+                message: message.fault.message,
+                ...(message.fault.worker !== undefined ? { worker: message.fault.worker } : {}),
+                ...(message.fault.sessionId !== undefined ? { sessionId: message.fault.sessionId } : {}),
+              },
+        );
+        return;
+      case "engine_fault_log":
+        this.#options.logger.warn({ shard: shard.index, ...message.fields }, message.message);
+        return;
       case "warning":
         events.warning(message.warning, {
           protocol: message.protocol,
@@ -463,6 +484,7 @@ export class ShardPool {
   }
 
   #onExit(shard: Shard, pid: number | undefined, how: string): void {
+    this.engineFaults.forget(shard.index);
     for (const resolve of shard.pauses.values()) resolve({ kind: "gone" });
     shard.pauses.clear();
     const lost = [...shard.sessions.values()];
