@@ -123,7 +123,8 @@ describe("engine failures of in-flight turns are held and continued (real agents
       const started = Date.now();
       const { summary } = await result;
       expect(Date.now() - started).toBeGreaterThanOrEqual(seconds * 1000);
-      expect(summary.groupsDropped).toBe(0);
+      expect(summary.dropReasons).toEqual({});
+    expect(summary.groupsDropped).toBe(0);
       expect(summary.groupsExported).toBe(1);
       const rows = await readRows(join(dir, "rows.jsonl"));
       expect(rows).toHaveLength(2);
@@ -146,6 +147,7 @@ describe("engine failures of in-flight turns are held and continued (real agents
     engine.engine.injectFault({ fault: { type: "reset-after-tokens", tokens: 2 }, times: 3 });
     const { dir, log, result } = run(engine, { agentEnv: ["AGENT_TURNS=2"] });
     const { summary } = await result;
+    expect(summary.dropReasons).toEqual({});
     expect(summary.groupsDropped).toBe(0);
     const rows = await readRows(join(dir, "rows.jsonl"));
     expect(rows).toHaveLength(2);
@@ -163,6 +165,7 @@ describe("engine failures of in-flight turns are held and continued (real agents
     await engine.engine.whenGenerated({ tokens: 3 });
     engine.engine.startStall({ durationMs: 4_000 });
     const { summary } = await result;
+    expect(summary.dropReasons).toEqual({});
     expect(summary.groupsDropped).toBe(0);
     const rows = await readRows(join(dir, "rows.jsonl"));
     expect(rows).toHaveLength(2);
@@ -191,6 +194,7 @@ describe("engine failures of in-flight turns are held and continued (real agents
     expect(update.status).toBe(200);
     expect((await call("/continue_generation", {})).status).toBe(200);
     const { summary } = await result;
+    expect(summary.dropReasons).toEqual({});
     expect(summary.groupsDropped).toBe(0);
     expect(summary.groupsExported).toBe(4);
     const rows = await readRows(join(dir, "rows.jsonl"));

@@ -339,9 +339,14 @@ export class EngineFaultHold {
       if (await this.#workerAnswers(worker === "" ? undefined : worker, this.budget.waitMaxMs)) return;
       if (closed.aborted) return new Promise<void>(() => undefined);
       await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delay);
+        const done = () => {
+          clearTimeout(timer);
+          closed.removeEventListener("abort", done);
+          resolve();
+        };
+        const timer = setTimeout(done, delay);
         timer.unref?.();
-        closed.addEventListener("abort", () => resolve(), { once: true });
+        closed.addEventListener("abort", done, { once: true });
       });
       delay = Math.min(delay * 2, this.budget.waitMaxMs);
     }
