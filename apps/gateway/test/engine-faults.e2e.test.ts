@@ -114,31 +114,35 @@ const warnings = (lines: readonly string[], text: string) => lines.filter((line)
 
 describe("engine failures of in-flight turns are held and continued (real agents, stand-in engine)", () => {
   for (const seconds of [10, 60]) {
-    it(`should keep every turn through a ${seconds} s outage: 0 Groups dropped, rows exact, one stop and one resume WARN`, async () => {
-      const engine = await startEngine(40, 25);
-      const { dir, log, result } = run(engine, { agentEnv: ["AGENT_TURNS=2"] });
-      await engine.engine.whenGenerated({ tokens: 3 });
-      const inFlight = engine.engine.requests().length;
-      engine.engine.startOutage({ durationMs: seconds * 1000 });
-      const started = Date.now();
-      const { summary } = await result;
-      expect(Date.now() - started).toBeGreaterThanOrEqual(seconds * 1000);
-      expect(summary.dropReasons).toEqual({});
-    expect(summary.groupsDropped).toBe(0);
-      expect(summary.groupsExported).toBe(1);
-      const rows = await readRows(join(dir, "rows.jsonl"));
-      expect(rows).toHaveLength(2);
-      expectRowsExact(rows, engine.generates);
-      expect(rows.map((row) => row.num_turns)).toEqual([2, 2]);
-      // The turns in flight were held (one outage); none ran out of its budget.
-      expect(summary.engineFaults).toMatchObject({ outages: 1, exhaustedTurns: 0 });
-      expect(summary.engineFaults!.heldTurns).toBe(inFlight);
-      expect(summary.engineFaults!.resumedTurns).toBe(inFlight);
-      expect(warnings(log.lines, "AGENTIC engine failure: generation stopped")).toHaveLength(1);
-      const resumed = warnings(log.lines, "AGENTIC engine generation resumed");
-      expect(resumed).toHaveLength(1);
-      expect(resumed[0]).toContain(`${inFlight} held turns continue`);
-    }, 60_000 + seconds * 2000);
+    it(
+      `should keep every turn through a ${seconds} s outage: 0 Groups dropped, rows exact, one stop and one resume WARN`,
+      async () => {
+        const engine = await startEngine(40, 25);
+        const { dir, log, result } = run(engine, { agentEnv: ["AGENT_TURNS=2"] });
+        await engine.engine.whenGenerated({ tokens: 3 });
+        const inFlight = engine.engine.requests().length;
+        engine.engine.startOutage({ durationMs: seconds * 1000 });
+        const started = Date.now();
+        const { summary } = await result;
+        expect(Date.now() - started).toBeGreaterThanOrEqual(seconds * 1000);
+        expect(summary.dropReasons).toEqual({});
+        expect(summary.groupsDropped).toBe(0);
+        expect(summary.groupsExported).toBe(1);
+        const rows = await readRows(join(dir, "rows.jsonl"));
+        expect(rows).toHaveLength(2);
+        expectRowsExact(rows, engine.generates);
+        expect(rows.map((row) => row.num_turns)).toEqual([2, 2]);
+        // The turns in flight were held (one outage); none ran out of its budget.
+        expect(summary.engineFaults).toMatchObject({ outages: 1, exhaustedTurns: 0 });
+        expect(summary.engineFaults!.heldTurns).toBe(inFlight);
+        expect(summary.engineFaults!.resumedTurns).toBe(inFlight);
+        expect(warnings(log.lines, "AGENTIC engine failure: generation stopped")).toHaveLength(1);
+        const resumed = warnings(log.lines, "AGENTIC engine generation resumed");
+        expect(resumed).toHaveLength(1);
+        expect(resumed[0]).toContain(`${inFlight} held turns continue`);
+      },
+      60_000 + seconds * 2000,
+    );
   }
 
   it("should continue turns whose connection is reset after 2 tokens, with no token lost or doubled", async () => {
@@ -156,7 +160,9 @@ describe("engine failures of in-flight turns are held and continued (real agents
     expect([...bySession.values()].map((calls) => calls.length)).toEqual([2, 2]);
     expect(summary.engineFaults).toMatchObject({ heldTurns: 3, resumedTurns: 3, exhaustedTurns: 0 });
     expect(engine.engine.calls.filter((call) => call.path === "/generate")).toHaveLength(4 + 3);
-    expect(warnings(log.lines, "AGENTIC engine failure: generation stopped").length).toBeGreaterThanOrEqual(1);
+    expect(warnings(log.lines, "AGENTIC engine failure: generation stopped").length).toBeGreaterThanOrEqual(
+      1,
+    );
   });
 
   it("should abort a hung engine call by rid after the progress timeout and continue it once the engine answers", async () => {
@@ -182,8 +188,14 @@ describe("engine failures of in-flight turns are held and continued (real agents
 
   it("should survive slime's own weight sync on the engine while 16 sessions generate: 0 drops, exact rows, weight-version spans", async () => {
     const engine = await startEngine(120, 40);
-    const { dir, result } = run(engine, { nSamplesPerPrompt: 4, rolloutBatchSize: 4, agenticConcurrency: 16 });
-    await engine.engine.until((requests) => requests.filter((request) => request.outputTokens >= 1).length >= 16);
+    const { dir, result } = run(engine, {
+      nSamplesPerPrompt: 4,
+      rolloutBatchSize: 4,
+      agenticConcurrency: 16,
+    });
+    await engine.engine.until(
+      (requests) => requests.filter((request) => request.outputTokens >= 1).length >= 16,
+    );
     // What slime does itself, directly on the engine (the gateway is not asked).
     const call = (path: string, body: unknown) =>
       fetch(`${engine.engine.url}${path}`, { method: "POST", body: JSON.stringify(body) });

@@ -9,8 +9,8 @@ import {
 import { handleGenerate } from "./handle-generate";
 import type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
 import { FaultInjector, type StandinFault } from "./standin-faults";
-import { StandinOutage } from "./standin-outage";
 import { HttpProblem, lowerHeaders, parseOrThrow, readBody, sendError, sendJson } from "./standin-http";
+import { StandinOutage } from "./standin-outage";
 import { StandinScheduler } from "./standin-scheduler";
 import { STANDIN_VERSION } from "./standin-version";
 
@@ -244,7 +244,9 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           await outage.whileStalled(disconnected(response));
           if (response.destroyed) return;
           // SGLang holds the health check's own request while paused: 503 after SGLANG_HEALTH_CHECK_TIMEOUT.
-          if (!(await scheduler.waitResumed(options.healthCheckTimeoutMs ?? 20_000, disconnected(response)))) {
+          if (
+            !(await scheduler.waitResumed(options.healthCheckTimeoutMs ?? 20_000, disconnected(response)))
+          ) {
             if (response.destroyed) return;
             return sendError(response, 503, "health check timed out: generation is paused");
           }

@@ -3,8 +3,8 @@ import type { SamplingParamsWire } from "@relax/sglang/internal";
 import { callStandinPolicy } from "./call-standin-policy";
 import { ContinuationStore } from "./continuation-store";
 import { PrefixCache } from "./prefix-cache";
-import type { StandinOutage } from "./standin-outage";
 import { type ContextHash, StandinLogprobs } from "./standin-logprobs";
+import type { StandinOutage } from "./standin-outage";
 import type { StandinPolicy } from "./standin-policy";
 
 /** SGLang's finish reason JSON (`BaseFinishReason.to_json`). */

@@ -186,8 +186,8 @@ describe("client against the stand-in: aborts", () => {
     const held = client.generate({ inputIds: prompt, sampling: { maxNewTokens: 4 } });
     // Held before the scheduler, as SGLang's tokenizer manager does (server_info counts it apart).
     while (
-      ((await client.serverInfo()).raw as { internal_states?: { held_at_pause?: number }[] }).internal_states?.[0]
-        ?.held_at_pause !== 1
+      ((await client.serverInfo()).raw as { internal_states?: { held_at_pause?: number }[] })
+        .internal_states?.[0]?.held_at_pause !== 1
     )
       await new Promise((resolve) => setTimeout(resolve, 2));
     expect(engine.requests()).toEqual([]);

@@ -262,7 +262,10 @@ describe("stand-in /pause_generation modes on the wire", () => {
     // flush and a weight update with flush_cache are not refused because of it.
     expect(await serverState(engine)).toEqual({ running: 0, waiting: 0, paused: "abort" });
     expect((await post(engine, "/flush_cache", {})).status).toBe(200);
-    const update = await post(engine, "/update_weights_from_disk", { model_path: "/ckpt/2", weight_version: "v2" });
+    const update = await post(engine, "/update_weights_from_disk", {
+      model_path: "/ckpt/2",
+      weight_version: "v2",
+    });
     expect(update.status).toBe(200);
     await post(engine, "/continue_generation", {});
     const continued = await held;

@@ -14,8 +14,8 @@ import { GatewaySession } from "../service/gateway-session";
 import type { GateControl } from "../service/generation-gate";
 import type { SessionRegistry } from "../service/session-registry";
 import { bindBudgetsToGate } from "./bind-budgets-to-gate";
-import { type HeldTurnsSource, withEngineFaultHold } from "./with-engine-fault-hold";
 import type { PromptItem } from "./prompt-dataset";
+import { type HeldTurnsSource, withEngineFaultHold } from "./with-engine-fault-hold";
 
 /**
  * Starts one session's agent and returns its handle, as `launchAgentSession` of `@relax/launcher` does

@@ -1,5 +1,5 @@
-import type { EngineFaultCounters } from "../service/engine-fault-hold";
 import type { TrainingRow } from "@relax/export";
+import type { EngineFaultCounters } from "../service/engine-fault-hold";
 import type { RunCounters } from "./run-reporter";
 
 /** Figures of a finished run, as printed by {@link formatSummary} and returned by `runRollout`. */

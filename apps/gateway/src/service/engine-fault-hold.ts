@@ -364,7 +364,9 @@ export class EngineFaultHold {
     ]).finally(() => clearTimeout(timer));
     if (servers.length === 0) return false;
     const relevant =
-      worker === undefined ? servers : servers.filter((server) => server.url === worker || server.role === "router");
+      worker === undefined
+        ? servers
+        : servers.filter((server) => server.url === worker || server.role === "router");
     return (relevant.length > 0 ? relevant : servers).every((server) => server.ok);
   }
 }

@@ -1,7 +1,7 @@
 // A gateway shard (`--gateway-shards`): one process serving the agent-facing API for the sessions its
 // controller opens on it. Started by `ShardPool` with an IPC channel; everything it learns and reports
 // goes through the typed messages of shard-protocol.ts. See docs/architecture.md#gateway-shards.
-import { EngineFaultHold } from "../service/engine-fault-hold";
+
 import { SessionForest, type SessionForestOptions } from "@relax/forest";
 import { createSglangClient } from "@relax/sglang";
 import type { RolloutConfig } from "../config/rollout-config";
@@ -10,6 +10,7 @@ import { listenGateway } from "../runtime/listen-gateway";
 import { loadTextStack } from "../runtime/load-text-stack";
 import { planRolloutComponents } from "../runtime/plan-rollout-components";
 import { createAgentApi } from "../service/create-agent-api";
+import { EngineFaultHold } from "../service/engine-fault-hold";
 import { GatewaySession } from "../service/gateway-session";
 import { GatePauseCancelledError, GatePauseTimeoutError, GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";

@@ -1,4 +1,3 @@
-import { EngineFaultTotals } from "../service/engine-fault-totals";
 import { type ChildProcess, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import type { TokenRenderer } from "@relax/chat";
@@ -9,6 +8,7 @@ import type { SessionSpec } from "../controller/run-group";
 import { BackendUnavailableError } from "../engine/backend-unavailable-error";
 import type { AgentApiEvents } from "../service/create-agent-api";
 import type { TurnEvent } from "../service/create-turn-runner";
+import { EngineFaultTotals } from "../service/engine-fault-totals";
 import { GatewaySession } from "../service/gateway-session";
 import type { GateCounts, GenerationGateState } from "../service/generation-gate";
 import { rendezvousShard } from "./rendezvous";
