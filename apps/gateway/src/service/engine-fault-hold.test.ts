@@ -121,10 +121,12 @@ describe("generateWithContinuation with an EngineFaultHold", () => {
         { version: "v2", start: 2, end: 4 },
       ],
     });
-    expect(requests.map((request) => [Array.from(request.inputIds), request.sampling?.maxNewTokens])).toEqual([
-      [[1, 2, 3], 10],
-      [[1, 2, 3, 10, 11], 8],
-    ]);
+    expect(requests.map((request) => [Array.from(request.inputIds), request.sampling?.maxNewTokens])).toEqual(
+      [
+        [[1, 2, 3], 10],
+        [[1, 2, 3, 10, 11], 8],
+      ],
+    );
     expect(faults.counters).toEqual({
       outages: 1,
       heldTurns: 1,
