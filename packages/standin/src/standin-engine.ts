@@ -8,7 +8,7 @@ import {
 } from "@relax/sglang/internal";
 import { handleGenerate } from "./handle-generate";
 import type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
-import { FaultInjector, type StandinFault } from "./standin-faults";
+import { FaultInjector, type StandinFault, type StandinFaultRule } from "./standin-faults";
 import { HttpProblem, lowerHeaders, parseOrThrow, readBody, sendError, sendJson } from "./standin-http";
 import { StandinOutage } from "./standin-outage";
 import { StandinScheduler } from "./standin-scheduler";
@@ -27,7 +27,9 @@ import { STANDIN_VERSION } from "./standin-version";
  * Routes: `/generate`, `/abort_request`, `/health`, `/health_generate`, `/get_model_info` (`/model_info`),
  * `/get_server_info` (`/server_info`), `/pause_generation`, `/continue_generation`,
  * `/update_weights_from_disk` and `/update_weight_version` (label only: they change the reported
- * `weight_version` and the seeded logprobs, nothing is loaded), `/flush_cache`.
+ * `weight_version` and the seeded logprobs, nothing is loaded), `/flush_cache`; and, not SGLang's, the
+ * test controls `/standin/outage`, `/standin/stall`, `/standin/end_stall` and `/standin/faults` (see the
+ * README's fault knobs: outage windows, resets after k tokens, hangs).
  *
  * @example
  * const engine = createStandinEngine({ tokenizer, policy: scriptedPolicy(["Hello!"]) });
@@ -285,6 +287,36 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
             new_version: update.new_version,
           });
         }
+        case "/standin/outage": {
+          // Test control of a stand-in in its own process (not an SGLang route).
+          const knob = readKnob(body, ["duration_ms", "mode"]);
+          const mode = knob.mode ?? "refuse";
+          if (mode !== "refuse" && mode !== "http-503")
+            throw new HttpProblem(400, 'mode: must be "refuse" or "http-503"');
+          sendJson(response, 200, { status: "ok" });
+          response.once("finish", () =>
+            engine.startOutage({
+              mode,
+              ...(knob.duration_ms !== undefined ? { durationMs: Number(knob.duration_ms) } : {}),
+            }),
+          );
+          return;
+        }
+        case "/standin/stall": {
+          const knob = readKnob(body, ["duration_ms"]);
+          outage.startStall(knob.duration_ms !== undefined ? { durationMs: Number(knob.duration_ms) } : {});
+          return sendJson(response, 200, { status: "ok" });
+        }
+        case "/standin/end_stall":
+          outage.endStall();
+          return sendJson(response, 200, { status: "ok" });
+        case "/standin/faults": {
+          const rule = body as StandinFaultRule;
+          if (typeof rule !== "object" || rule === null || typeof rule.fault?.type !== "string")
+            throw new HttpProblem(400, "fault.type: required (http-error, hang, reset, reset-after-tokens)");
+          faults.add(rule);
+          return sendJson(response, 200, { status: "ok" });
+        }
         case "/flush_cache": {
           if (!scheduler.flushCache()) {
             return sendError(response, 400, "Cache not flushed because there are pending requests.");
@@ -315,6 +347,22 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     });
   };
 
+  /** The fields of a `/standin/*` control body; a non-number `duration_ms` is a 400 naming it. */
+  function readKnob(body: unknown, fields: string[]): { duration_ms?: number; mode?: string } {
+    const record = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (!fields.includes(key))
+        throw new HttpProblem(400, `${key}: unknown field (expected ${fields.join(", ")})`);
+    }
+    const duration = record.duration_ms;
+    if (duration !== undefined && (typeof duration !== "number" || !(duration >= 0)))
+      throw new HttpProblem(400, "duration_ms: must be a number of milliseconds >= 0");
+    return {
+      ...(duration !== undefined ? { duration_ms: duration as number } : {}),
+      ...(typeof record.mode === "string" ? { mode: record.mode } : {}),
+    };
+  }
+
   /** A signal that aborts when the client goes away before `response` was answered. */
   function disconnected(response: ServerResponse): AbortSignal {
     const controller = new AbortController();
@@ -322,7 +370,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     return controller.signal;
   }
 
-  return {
+  const engine: StandinEngine = {
     get url() {
       if (!baseUrl) throw new Error("the stand-in engine is not listening; call listen() first");
       return baseUrl;
@@ -401,4 +449,5 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       return scheduler.continuationsKept;
     },
   };
+  return engine;
 }

@@ -78,3 +78,27 @@ describe("stall", () => {
     expect(result.finishReason.type).toBe("stop");
   });
 });
+
+describe("/standin/* control routes (a stand-in in its own process)", () => {
+  it("should start an outage, a stall and a fault rule over HTTP, and refuse a bad body naming the field", async () => {
+    const engine = await start(0);
+    const post = (path: string, body: unknown) =>
+      fetch(`${engine.url}${path}`, { method: "POST", body: JSON.stringify(body) });
+    const bad = await post("/standin/outage", { duration_ms: "soon" });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toEqual({
+      error: { message: "duration_ms: must be a number of milliseconds >= 0" },
+    });
+    expect((await post("/standin/stall", {})).status).toBe(200);
+    expect(engine.stalled).toBe(true);
+    expect((await post("/standin/end_stall", {})).status).toBe(200);
+    expect(engine.stalled).toBe(false);
+    expect((await post("/standin/faults", { fault: { type: "http-error", status: 502 } })).status).toBe(200);
+    expect((await post("/generate", { input_ids: prompt })).status).toBe(502);
+    expect((await post("/standin/outage", { duration_ms: 200, mode: "http-503" })).status).toBe(200);
+    // The outage starts once the answer is sent, dropping the open (keep-alive) connections with it.
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(engine.outage).toBe("http-503");
+    expect((await fetch(`${engine.url}/health`)).status).toBe(503);
+  });
+});

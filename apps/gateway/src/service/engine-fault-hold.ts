@@ -375,10 +375,9 @@ const stalledCallSymbol = Symbol.for("relax.error.EngineStalledCall");
 
 /**
  * An engine call that made no progress while its worker did not answer `/health_generate`: an
- * `SglangTimeoutError` (the agent gets what a timed-out call gets) with its own marker, so the hold can tell
- * it from the client's own time limit.
+ * `SglangTimeoutError` (same name, so the agent gets what a timed-out call gets: 503 `backend_unavailable`)
+ * with its own marker, so the hold can tell it from the client's own time limit.
  */
 export class EngineStalledCall extends SglangTimeoutError {
   readonly [stalledCallSymbol] = true;
-  override readonly name: string = "EngineStalledCall";
 }
