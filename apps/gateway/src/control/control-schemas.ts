@@ -139,7 +139,6 @@ export const statusResponseSchema = z.object({
       failed_turns: count.describe("Turns that ran out of the hold budget and got the engine's error."),
       stalled_calls: count.describe("Engine calls aborted by the progress check (a hung worker)."),
     })
-    .optional()
     .describe("Engine failures of in-flight turns (docs/contract.md#engine-failures)."),
 });
 export type StatusResponse = z.infer<typeof statusResponseSchema>;
