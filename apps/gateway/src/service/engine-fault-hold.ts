@@ -141,6 +141,7 @@ export class EngineFaultHold {
   /** Shared health-check loops, one per worker url ("" = every server). */
   readonly #checks = new Map<string, Promise<void>>();
   readonly #closed = new AbortController();
+  readonly #recentChecks = new Map<string, { at: number; healthy: Promise<boolean> }>();
 
   constructor(options: {
     engine: EngineFaultEngine;
@@ -248,7 +249,7 @@ export class EngineFaultHold {
         done();
       };
       const check = async () => {
-        const healthy = await this.#workerAnswers(worker, limit);
+        const healthy = await this.#sharedCheck(worker, limit);
         if (settled) return;
         if (healthy) {
           timer = setTimeout(check, limit);
@@ -350,6 +351,20 @@ export class EngineFaultHold {
       });
       delay = Math.min(delay * 2, this.budget.waitMaxMs);
     }
+  }
+
+  /**
+   * The progress check of many slow calls shares one `/health_generate` round: a round started less than
+   * half a period ago answers for every call checked since, so the engine sees about two checks per period
+   * however many calls are slow.
+   */
+  #sharedCheck(worker: string | undefined, limitMs: number): Promise<boolean> {
+    const key = worker ?? "";
+    const recent = this.#recentChecks.get(key);
+    if (recent !== undefined && performance.now() - recent.at < limitMs / 2) return recent.healthy;
+    const healthy = this.#workerAnswers(worker, limitMs);
+    this.#recentChecks.set(key, { at: performance.now(), healthy });
+    return healthy;
   }
 
   /** Whether `worker` (every server when `undefined`) answers `/health_generate` within `limitMs`. */
