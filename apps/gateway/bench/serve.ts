@@ -449,6 +449,14 @@ const statusService: RolloutService = {
       run_dir: null,
       config_hash: "bench",
       backend: "standin",
+      engine_faults: {
+        held: 0,
+        outages: 0,
+        held_turns: 0,
+        resumed_turns: 0,
+        failed_turns: 0,
+        stalled_calls: 0,
+      },
     };
   },
   health: async () => ({ ok: true }),

@@ -409,8 +409,16 @@ describe("kill tests: relax rollout (dist/cli.js) with the stand-in engine as a 
     return { log: gateway.log, waits, outageMs: upAt - downAt };
   }
 
+  it("should hold the turns in flight through a SIGKILL and restart of the engine process: 0 drops", async () => {
+    const { log } = await engineOutage(3000, ["--engine-wait-max", "1"]);
+    expect(log).not.toMatch(/AGENTIC Dropped/);
+    expect(log).toMatch(/AGENTIC engine failure: generation stopped/);
+    expect(log).toMatch(/AGENTIC engine generation resumed after [\d.]+ s: [1-9]\d* held turns continue/);
+  }, 90_000);
+
+  // Past the hold budget (--engine-fault-hold-timeout 0.5 s) the turns fail as before the hold existed.
   it("should wait for the engine through a 3 s outage (logged backoff), count backend drops apart and finish", async () => {
-    const { log, waits } = await engineOutage(3000, []);
+    const { log, waits } = await engineOutage(3000, ["--engine-fault-hold-timeout", "0.5"]);
     // Default schedule: 500, 1000, 2000 ms … each wait logged.
     expect(waits.length).toBeGreaterThanOrEqual(2);
     expect(waits).toEqual([500, 1000, 2000, 4000, 8000].slice(0, waits.length));
@@ -424,6 +432,8 @@ describe("kill tests: relax rollout (dist/cli.js) with the stand-in engine as a 
   it("should ride out the 30 s-equivalent of the backoff schedule (scaled ×1/4: 7.5 s down) and finish", async () => {
     // Default schedule 0.5, 1, 2, 4, 8, 15 s covers 30 s in 6 waits; ×1/4 it is 0.125 … 3.75 s over 7.5 s.
     const { log, waits, outageMs } = await engineOutage(7500, [
+      "--engine-fault-hold-timeout",
+      "0.5",
       "--engine-wait-initial",
       "0.125",
       "--engine-wait-max",

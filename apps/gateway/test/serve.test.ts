@@ -144,6 +144,14 @@ describe("relax serve (startServe + the rollout service)", () => {
         run_dir: join(dir, "run"),
         config_hash: hashRolloutConfig(config(dir)),
         backend: "sglang",
+        engine_faults: {
+          held: 0,
+          outages: 0,
+          held_turns: 0,
+          resumed_turns: 0,
+          failed_turns: 0,
+          stalled_calls: 0,
+        },
       });
       expect(initial.config_hash).toMatch(/^sha256:[0-9a-f]{64}$/);
       const health = await handle.runtime.app.request("/rollout/v1/health", { headers: auth });

@@ -80,6 +80,7 @@ export {
   stepMetrics,
 } from "./controller/rollout-controller";
 export { type GroupContext, type GroupResult, type LaunchAgent, runGroup } from "./controller/run-group";
+export { type HeldTurnsSource, withEngineFaultHold } from "./controller/with-engine-fault-hold";
 export {
   type DurableStepOptions,
   type DurableStepResult,
@@ -143,6 +144,20 @@ export {
 } from "./service/create-turn-runner";
 export { createEncodeOffload, encodeWorkers } from "./service/encode-offload";
 export { EncodePool } from "./service/encode-pool";
+export {
+  classifyEngineFault,
+  DEFAULT_ENGINE_FAULT_BUDGET,
+  type EngineFaultBudget,
+  type EngineFaultCounters,
+  type EngineFaultEngine,
+  EngineFaultHold,
+  type EngineFaultKind,
+  type EngineFaultLogger,
+  type EngineFaultSnapshot,
+  type EngineFaultTurn,
+  type EngineFaultView,
+  EngineStalledCall,
+} from "./service/engine-fault-hold";
 export { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./service/gateway-errors";
 export { GatewaySession } from "./service/gateway-session";
 export {

@@ -30,6 +30,11 @@ export interface StandinEngineOptions {
   defaultMaxNewTokens?: number;
   /** Faults to inject (more can be added with `injectFault`). */
   faults?: StandinFaultRule[];
+  /**
+   * How long `/health_generate` waits while generation is paused before answering 503, in ms (SGLang's
+   * `SGLANG_HEALTH_CHECK_TIMEOUT`: its probe request is held by the pause like any other). @default 20000
+   */
+  healthCheckTimeoutMs?: number;
   /** Initial `weight_version` label. @default "default" */
   weightVersion?: string;
   /** Stream deltas instead of cumulative snapshots (SGLang `--incremental-streaming-output`). @default false */
@@ -84,6 +89,27 @@ export interface StandinEngine {
   injectFault(rule: StandinFaultRule): void;
   /** Removes every fault rule. */
   clearFaults(): void;
+  /**
+   * Starts an engine outage (see `StandinOutage`): every request in flight is dropped without an answer
+   * and its generation aborted; then, until the window ends (`durationMs`, or {@link endOutage}), every
+   * connection is reset as it opens (`mode: "refuse"`, a crashed server) or every request is answered
+   * `503` (`mode: "http-503"`, a server that is up but not ready). @default mode "refuse", no end
+   */
+  startOutage(options?: { mode?: "refuse" | "http-503"; durationMs?: number }): void;
+  /** Ends the outage in force (a no-op without one). */
+  endOutage(): void;
+  /** The outage mode in force, or `undefined`. */
+  readonly outage: "refuse" | "http-503" | undefined;
+  /**
+   * Stalls generation (a hung scheduler): requests in flight stop producing tokens, new ones produce
+   * nothing, `/health_generate` does not answer; `/health` still answers 200. Ends after `durationMs` or
+   * at {@link endStall}; everything then continues where it stopped. @default no end
+   */
+  startStall(options?: { durationMs?: number }): void;
+  /** Ends the stall in force (a no-op without one). */
+  endStall(): void;
+  /** Whether generation is stalled. */
+  readonly stalled: boolean;
   /** Aborts in-flight requests whose rid starts with `ridPrefix` (like `/abort_request`). */
   abort(ridPrefix: string): number;
   /** Requests waiting or running. */

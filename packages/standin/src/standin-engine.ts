@@ -8,8 +8,9 @@ import {
 } from "@relax/sglang/internal";
 import { handleGenerate } from "./handle-generate";
 import type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
-import { FaultInjector, type StandinFault } from "./standin-faults";
+import { FaultInjector, type StandinFault, type StandinFaultRule } from "./standin-faults";
 import { HttpProblem, lowerHeaders, parseOrThrow, readBody, sendError, sendJson } from "./standin-http";
+import { StandinOutage } from "./standin-outage";
 import { StandinScheduler } from "./standin-scheduler";
 import { STANDIN_VERSION } from "./standin-version";
 
@@ -26,7 +27,9 @@ import { STANDIN_VERSION } from "./standin-version";
  * Routes: `/generate`, `/abort_request`, `/health`, `/health_generate`, `/get_model_info` (`/model_info`),
  * `/get_server_info` (`/server_info`), `/pause_generation`, `/continue_generation`,
  * `/update_weights_from_disk` and `/update_weight_version` (label only: they change the reported
- * `weight_version` and the seeded logprobs, nothing is loaded), `/flush_cache`.
+ * `weight_version` and the seeded logprobs, nothing is loaded), `/flush_cache`; and, not SGLang's, the
+ * test controls `/standin/outage`, `/standin/stall`, `/standin/end_stall` and `/standin/faults` (see the
+ * README's fault knobs: outage windows, resets after k tokens, hangs).
  *
  * @example
  * const engine = createStandinEngine({ tokenizer, policy: scriptedPolicy(["Hello!"]) });
@@ -37,7 +40,9 @@ import { STANDIN_VERSION } from "./standin-version";
 export function createStandinEngine(options: StandinEngineOptions): StandinEngine {
   const tokenizer = options.tokenizer;
   const contextLength = options.contextLength ?? 32768;
+  const outage = new StandinOutage();
   const scheduler = new StandinScheduler({
+    outage,
     tokenizer,
     policy: options.policy,
     seed: options.seed ?? 0,
@@ -93,6 +98,7 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           num_running_reqs: scheduler.snapshot().filter((request) => request.state === "running").length,
           num_waiting_reqs: scheduler.snapshot().filter((request) => request.state === "waiting").length,
           continuations_kept: scheduler.continuationsKept,
+          held_at_pause: scheduler.heldAtPause,
           cached_tokens_stored: scheduler.cachedTokensStored,
         },
       ],
@@ -198,6 +204,13 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       }
     }
     calls.push({ method, path, headers, body, receivedAt: Date.now() });
+    if (outage.outage === "refuse") {
+      request.socket.destroy();
+      return;
+    }
+    if (outage.outage === "http-503") {
+      return sendError(response, 503, "stand-in outage: the engine is not ready (HTTP 503)");
+    }
     const fault = faults.next(path);
     if (fault && applyFault(fault, request, response)) return;
     if (typeof body === "string" && method !== "GET") {
@@ -228,8 +241,22 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
           response.end();
           return;
         }
-        case "/health":
         case "/health_generate":
+          // A stalled scheduler never finishes the health check's generation.
+          await outage.whileStalled(disconnected(response));
+          if (response.destroyed) return;
+          // SGLang holds the health check's own request while paused: 503 after SGLANG_HEALTH_CHECK_TIMEOUT.
+          if (
+            !(await scheduler.waitResumed(options.healthCheckTimeoutMs ?? 20_000, disconnected(response)))
+          ) {
+            if (response.destroyed) return;
+            return sendError(response, 503, "health check timed out: generation is paused");
+          }
+          if (response.destroyed) return;
+          response.writeHead(200, { "content-length": 0 });
+          response.end();
+          return;
+        case "/health":
           response.writeHead(200, { "content-length": 0 });
           response.end();
           return;
@@ -259,6 +286,36 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
             message: `Weight version updated to ${update.new_version}`,
             new_version: update.new_version,
           });
+        }
+        case "/standin/outage": {
+          // Test control of a stand-in in its own process (not an SGLang route).
+          const knob = readKnob(body, ["duration_ms", "mode"]);
+          const mode = knob.mode ?? "refuse";
+          if (mode !== "refuse" && mode !== "http-503")
+            throw new HttpProblem(400, 'mode: must be "refuse" or "http-503"');
+          sendJson(response, 200, { status: "ok" });
+          response.once("finish", () =>
+            engine.startOutage({
+              mode,
+              ...(knob.duration_ms !== undefined ? { durationMs: Number(knob.duration_ms) } : {}),
+            }),
+          );
+          return;
+        }
+        case "/standin/stall": {
+          const knob = readKnob(body, ["duration_ms"]);
+          outage.startStall(knob.duration_ms !== undefined ? { durationMs: Number(knob.duration_ms) } : {});
+          return sendJson(response, 200, { status: "ok" });
+        }
+        case "/standin/end_stall":
+          outage.endStall();
+          return sendJson(response, 200, { status: "ok" });
+        case "/standin/faults": {
+          const rule = body as StandinFaultRule;
+          if (typeof rule !== "object" || rule === null || typeof rule.fault?.type !== "string")
+            throw new HttpProblem(400, "fault.type: required (http-error, hang, reset, reset-after-tokens)");
+          faults.add(rule);
+          return sendJson(response, 200, { status: "ok" });
         }
         case "/flush_cache": {
           if (!scheduler.flushCache()) {
@@ -290,7 +347,30 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     });
   };
 
-  return {
+  /** The fields of a `/standin/*` control body; a non-number `duration_ms` is a 400 naming it. */
+  function readKnob(body: unknown, fields: string[]): { duration_ms?: number; mode?: string } {
+    const record = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      if (!fields.includes(key))
+        throw new HttpProblem(400, `${key}: unknown field (expected ${fields.join(", ")})`);
+    }
+    const duration = record.duration_ms;
+    if (duration !== undefined && (typeof duration !== "number" || !(duration >= 0)))
+      throw new HttpProblem(400, "duration_ms: must be a number of milliseconds >= 0");
+    return {
+      ...(duration !== undefined ? { duration_ms: duration as number } : {}),
+      ...(typeof record.mode === "string" ? { mode: record.mode } : {}),
+    };
+  }
+
+  /** A signal that aborts when the client goes away before `response` was answered. */
+  function disconnected(response: ServerResponse): AbortSignal {
+    const controller = new AbortController();
+    response.on("close", () => controller.abort());
+    return controller.signal;
+  }
+
+  const engine: StandinEngine = {
     get url() {
       if (!baseUrl) throw new Error("the stand-in engine is not listening; call listen() first");
       return baseUrl;
@@ -300,6 +380,11 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       const created = createServer(requestListener);
       created.keepAliveTimeout = 5_000;
       created.on("connection", (socket) => {
+        // A server that is down: the connection opens (the port is bound) and is reset at once.
+        if (outage.outage === "refuse") {
+          socket.destroy();
+          return;
+        }
         sockets.add(socket);
         socket.on("close", () => sockets.delete(socket));
       });
@@ -316,6 +401,8 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       });
     },
     async close() {
+      outage.endStall();
+      outage.endOutage();
       scheduler.abort({ all: true, message: "Aborted (stand-in engine closing)" });
       const current = server;
       server = undefined;
@@ -330,6 +417,21 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
     },
     requestListener,
     injectFault: (rule) => faults.add(rule),
+    startOutage: (outageOptions = {}) => {
+      outage.startOutage(outageOptions);
+      // Whatever was in flight is lost with the server: connections dropped, generation aborted.
+      for (const socket of sockets) socket.destroy();
+      scheduler.abort({ all: true, message: "Aborted (stand-in outage)" });
+    },
+    endOutage: () => outage.endOutage(),
+    get outage() {
+      return outage.outage;
+    },
+    startStall: (stallOptions) => outage.startStall(stallOptions),
+    endStall: () => outage.endStall(),
+    get stalled() {
+      return outage.stalled;
+    },
     clearFaults: () => faults.clear(),
     abort: (ridPrefix) => scheduler.abort({ ridPrefix }),
     requests: () => scheduler.snapshot(),
@@ -347,4 +449,5 @@ export function createStandinEngine(options: StandinEngineOptions): StandinEngin
       return scheduler.continuationsKept;
     },
   };
+  return engine;
 }

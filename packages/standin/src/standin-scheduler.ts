@@ -4,6 +4,7 @@ import { callStandinPolicy } from "./call-standin-policy";
 import { ContinuationStore } from "./continuation-store";
 import { PrefixCache } from "./prefix-cache";
 import { type ContextHash, StandinLogprobs } from "./standin-logprobs";
+import type { StandinOutage } from "./standin-outage";
 import type { StandinPolicy } from "./standin-policy";
 
 /** SGLang's finish reason JSON (`BaseFinishReason.to_json`). */
@@ -66,6 +67,8 @@ export interface StandinSchedulerOptions {
   cacheCapacityTokens: number;
   /** Most plans of aborted requests kept for exact continuation (0 disables it). */
   continuationCapacity: number;
+  /** Engine-wide fault windows: a stall freezes every token loop. */
+  outage?: StandinOutage;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -93,6 +96,7 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
 export class StandinScheduler {
   readonly #options: StandinSchedulerOptions;
   readonly #jobs = new Map<string, StandinJob>();
+  readonly #heldAtPause = new Set<StandinJob>();
   readonly #waiting: { job: StandinJob; admit: () => void }[] = [];
   readonly #cache: PrefixCache;
   readonly #continuations: ContinuationStore;
@@ -133,9 +137,11 @@ export class StandinScheduler {
     return this.#paused;
   }
 
-  /** Whether a rid is in flight. */
+  /** Whether a rid is in flight (held at a pause included). */
   has(rid: string): boolean {
-    return this.#jobs.has(rid);
+    if (this.#jobs.has(rid)) return true;
+    for (const job of this.#heldAtPause) if (job.rid === rid) return true;
+    return false;
   }
 
   snapshot(): StandinRequestSnapshot[] {
@@ -169,6 +175,9 @@ export class StandinScheduler {
 
   /** Registers a job and runs it to the end; resolves with the finished job. */
   async run(job: StandinJob): Promise<StandinJob> {
+    // SGLang's tokenizer manager holds a request that arrives while generation is paused before it
+    // reaches the scheduler: it is in no queue (a cache flush is not refused because of it) until continue.
+    if (this.#paused !== false) await this.#holdAtPause(job);
     this.#jobs.set(job.rid, job);
     this.#notify();
     try {
@@ -193,6 +202,45 @@ export class StandinScheduler {
       job.onProgress?.(job);
       this.#notify();
     }
+  }
+
+  /** Waits while generation is paused (or until the job is aborted: a disconnect or a prefix abort). */
+  async #holdAtPause(job: StandinJob): Promise<void> {
+    this.#heldAtPause.add(job);
+    try {
+      const signal = job.controller.signal;
+      while (this.#paused !== false && this.#resume !== undefined && !signal.aborted) {
+        const resume = this.#resume.promise;
+        await new Promise<void>((resolve) => {
+          resume.then(resolve);
+          signal.addEventListener("abort", () => resolve(), { once: true });
+        });
+      }
+    } finally {
+      this.#heldAtPause.delete(job);
+    }
+  }
+
+  /**
+   * Resolves `true` at once when not paused, else once generation continues; `false` after `timeoutMs` or
+   * when `signal` aborts first.
+   */
+  async waitResumed(timeoutMs: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.#paused === false || this.#resume === undefined) return true;
+    const resume = this.#resume.promise;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const resumed = await new Promise<boolean>((resolve) => {
+      resume.then(() => resolve(true));
+      timer = setTimeout(() => resolve(false), timeoutMs);
+      signal?.addEventListener("abort", () => resolve(false), { once: true });
+    });
+    clearTimeout(timer);
+    return resumed;
+  }
+
+  /** Requests that arrived while paused, held before the scheduler. */
+  get heldAtPause(): number {
+    return this.#heldAtPause.size;
   }
 
   /** Resolves `true` once the job holds a running slot, `false` if it was aborted while waiting. */
@@ -259,7 +307,7 @@ export class StandinScheduler {
   }): number {
     if (!all && !ridPrefix) return 0;
     let count = 0;
-    for (const job of this.#jobs.values()) {
+    for (const job of [...this.#jobs.values(), ...this.#heldAtPause]) {
       if (job.state === "finished" || job.controller.signal.aborted) continue;
       if (all || job.rid.startsWith(ridPrefix!)) {
         job.abortMessage = message;
@@ -271,7 +319,9 @@ export class StandinScheduler {
   }
 
   /**
-   * `/pause_generation`. Every mode holds new work in the waiting queue until `resume`. Then:
+   * `/pause_generation`. Every mode holds requests that arrive afterwards before the scheduler (as SGLang's
+   * tokenizer manager does: in no queue, so a cache flush is not refused because of them) until `resume`.
+   * Then:
    * - `abort`: every request in flight ends now (HTTP 200, `finish_reason.type` `"abort"`, its partial
    *   output), as SGLang's abort-all;
    * - `retract`: running requests go back to the waiting queue with their output kept (their KV is
@@ -456,6 +506,7 @@ export class StandinScheduler {
     const latency = this.#options.tokenLatencyMs;
     if (latency > 0) await sleep(latency, job.controller.signal);
     else await yieldToEventLoop();
+    await this.#options.outage?.whileStalled(job.controller.signal);
     await this.#waitWhilePaused(job);
   }
 

@@ -184,7 +184,13 @@ describe("client against the stand-in: aborts", () => {
     expect(partial.finishReason.type).toBe("abort");
     expect(partial.outputIds.length).toBeGreaterThanOrEqual(3);
     const held = client.generate({ inputIds: prompt, sampling: { maxNewTokens: 4 } });
-    await engine.until((requests) => requests.some((request) => request.state === "waiting"));
+    // Held before the scheduler, as SGLang's tokenizer manager does (server_info counts it apart).
+    while (
+      ((await client.serverInfo()).raw as { internal_states?: { held_at_pause?: number }[] })
+        .internal_states?.[0]?.held_at_pause !== 1
+    )
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    expect(engine.requests()).toEqual([]);
     await client.continueGeneration();
     expect((await held).finishReason).toEqual({ type: "length", length: 4 });
   });

@@ -239,7 +239,7 @@ describe("stand-in /pause_generation modes on the wire", () => {
     );
   });
 
-  it("abort: in-flight requests end now with their partial output; new ones wait for continue", async () => {
+  it("abort: in-flight requests end now with their partial output; new ones are held before the scheduler until continue", async () => {
     const engine = await start({ tokenLatencyMs: 3 });
     const pending = generate(engine, { rid: "r", input_ids: prompt });
     await engine.whenGenerated({ rid: "r", tokens: 2 });
@@ -256,10 +256,21 @@ describe("stand-in /pause_generation modes on the wire", () => {
     });
     expect(partial.output_ids).toEqual(fullIds.slice(0, partial.output_ids.length));
     const held = generate(engine, { rid: "new", input_ids: prompt, sampling_params: { max_new_tokens: 2 } });
-    await engine.until((requests) => requests.some((request) => request.state === "waiting"));
-    expect(await serverState(engine)).toEqual({ running: 0, waiting: 1, paused: "abort" });
+    while ((await (await fetch(`${engine.url}/server_info`)).json()).internal_states[0].held_at_pause !== 1)
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    // As in SGLang (the tokenizer manager holds it), the new request is in no scheduler queue: a cache
+    // flush and a weight update with flush_cache are not refused because of it.
+    expect(await serverState(engine)).toEqual({ running: 0, waiting: 0, paused: "abort" });
+    expect((await post(engine, "/flush_cache", {})).status).toBe(200);
+    const update = await post(engine, "/update_weights_from_disk", {
+      model_path: "/ckpt/2",
+      weight_version: "v2",
+    });
+    expect(update.status).toBe(200);
     await post(engine, "/continue_generation", {});
-    expect((await held).meta_info.finish_reason).toEqual({ type: "length", length: 2 });
+    const continued = await held;
+    expect(continued.meta_info.finish_reason).toEqual({ type: "length", length: 2 });
+    expect(continued.meta_info.weight_version).toBe("v2");
   });
 
   it("retract: running requests go back to the waiting queue, keep their output and re-run after continue", async () => {

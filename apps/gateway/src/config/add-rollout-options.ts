@@ -350,6 +350,21 @@ export function addRunOptions(command: Command): Command {
       "--engine-outage-timeout <s>",
       "engine down longer than this fails the step (default 900)",
       float("--engine-outage-timeout"),
+    )
+    .option(
+      "--engine-fault-hold-timeout <s>",
+      "engine failure of an in-flight turn: longest time the turn is held, waiting for the engine (default 600)",
+      float("--engine-fault-hold-timeout"),
+    )
+    .option(
+      "--engine-fault-max-attempts <n>",
+      "engine failures one turn may be held through before it fails (default 10)",
+      int("--engine-fault-max-attempts"),
+    )
+    .option(
+      "--engine-progress-timeout <s>",
+      "an engine call silent this long gets its worker's /health_generate checked; a hung worker's call is aborted and held (default 30; 0 = off)",
+      float("--engine-progress-timeout"),
     );
 }
 

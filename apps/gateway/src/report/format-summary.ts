@@ -1,5 +1,5 @@
 import type { TrainingRow } from "@relax/export";
-import type { RunCounters } from "@relax/runtime";
+import type { EngineFaultCounters, RunCounters } from "@relax/runtime";
 
 /** Figures of a finished run, as printed by {@link formatSummary} and returned by `runRollout`. */
 export interface RunSummary {
@@ -35,6 +35,8 @@ export interface RunSummary {
   refusals: Record<string, number>;
   contractChanges: Record<string, number>;
   parseIssues: Record<string, number>;
+  /** Engine failures of in-flight turns held and continued (docs/contract.md#engine-failures), or null. */
+  engineFaults?: EngineFaultCounters | null;
 }
 
 /** One eval dataset in {@link RunSummary.eval}: how often it ran, and its latest run. */
@@ -137,7 +139,14 @@ export function summarizeRun(options: {
     refusals: Object.fromEntries(counters.refusals ?? []),
     contractChanges: Object.fromEntries(counters.contractChanges ?? []),
     parseIssues: Object.fromEntries(counters.parseIssues ?? []),
+    engineFaults: counters.engineFaults !== undefined ? { ...counters.engineFaults } : null,
   };
+}
+
+/** `2 (7 held, 7 resumed, 0 failed, 1 stalled calls)`, or `undefined` when no turn was held. */
+function formatEngineFaults(counters: EngineFaultCounters | null | undefined): string | undefined {
+  if (counters == null || counters.heldTurns === 0) return undefined;
+  return `${counters.outages} (${counters.heldTurns} held, ${counters.resumedTurns} resumed, ${counters.exhaustedTurns} failed, ${counters.stalledCalls} stalled calls)`;
 }
 
 /** `a: 1, b: 2`, or `undefined` when empty. */
@@ -194,6 +203,7 @@ export function formatSummary(summary: RunSummary, extra: Array<[string, string]
       ["requests refused", tally(summary.refusals)],
       ["contract fields not honoured", tally(summary.contractChanges)],
       ["parser issues", tally(summary.parseIssues)],
+      ["engine outages (turns held)", formatEngineFaults(summary.engineFaults)],
     ].filter((row): row is [string, string] => row[1] !== undefined) as Array<[string, string]>),
     ...(summary.eval === null
       ? []

@@ -248,6 +248,16 @@ export const rolloutConfigSchema = z
     engineWaitInitial: z.number().positive().default(0.5),
     engineWaitMax: z.number().positive().default(15),
     engineOutageTimeout: z.number().positive().default(900),
+    /**
+     * Engine failures of in-flight turns (docs/contract.md#engine-failures): the longest time one turn is
+     * held waiting for the engine, in seconds (`--engine-fault-hold-timeout`), how many failures it may be
+     * held through (`--engine-fault-max-attempts`), and how long an engine call may stay silent before its
+     * worker's `/health_generate` is checked, in seconds, 0 = never (`--engine-progress-timeout`).
+     * @default 600, 10, 30
+     */
+    engineFaultHoldTimeout: z.number().positive().default(600),
+    engineFaultMaxAttempts: z.number().int().positive().default(10),
+    engineProgressTimeout: z.number().min(0).default(30),
     /** Continue in `--run-dir` even when the configuration changed since its `state.json`. @default false */
     runDirForce: z.boolean().default(false),
   })

@@ -130,6 +130,16 @@ export const statusResponseSchema = z.object({
   run_dir: z.string().nullable(),
   config_hash: z.string(),
   backend: z.enum(["standin", "sglang"]),
+  engine_faults: z
+    .object({
+      held: count.describe("Turns held for an engine failure now."),
+      outages: count.describe("Times generation stopped for an engine failure."),
+      held_turns: count,
+      resumed_turns: count,
+      failed_turns: count.describe("Turns that ran out of the hold budget and got the engine's error."),
+      stalled_calls: count.describe("Engine calls aborted by the progress check (a hung worker)."),
+    })
+    .describe("Engine failures of in-flight turns (docs/contract.md#engine-failures)."),
 });
 export type StatusResponse = z.infer<typeof statusResponseSchema>;
 

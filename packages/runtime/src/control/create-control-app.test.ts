@@ -35,6 +35,7 @@ const status: StatusResponse = {
   run_dir: null,
   config_hash: "sha256:abc",
   backend: "standin",
+  engine_faults: { held: 1, outages: 2, held_turns: 7, resumed_turns: 6, failed_turns: 0, stalled_calls: 1 },
 };
 
 const row: TrainingRow = {

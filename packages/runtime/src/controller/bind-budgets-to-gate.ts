@@ -15,7 +15,7 @@ export interface BudgetControl {
  * generating. Returns the function that unbinds (call it when the Group ends).
  */
 export function bindBudgetsToGate(
-  gate: GateControl,
+  gate: Pick<GateControl, "state" | "onChange">,
   handles: readonly BudgetControl[],
   isProtected: (index: number) => boolean = () => false,
 ): () => void {

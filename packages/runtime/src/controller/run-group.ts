@@ -15,6 +15,7 @@ import type { GateControl } from "../service/generation-gate";
 import type { SessionRegistry } from "../service/session-registry";
 import { bindBudgetsToGate } from "./bind-budgets-to-gate";
 import type { PromptItem } from "./prompt-dataset";
+import { type HeldTurnsSource, withEngineFaultHold } from "./with-engine-fault-hold";
 
 /**
  * Starts one session's agent and returns its handle, as `launchAgentSession` of `@relax/launcher` does
@@ -55,6 +56,8 @@ export interface GroupContext {
   launchAgent?: LaunchAgent;
   /** The run's generation gate (`relax serve`): while it is closed, the Group's budgets are paused. */
   gate?: GateControl;
+  /** Turns held for engine failures (docs/contract.md#engine-failures): budgets pause while any is held. */
+  engineFaults?: HeldTurnsSource;
   /** Where agents run (`--agent-sandbox`, uid pool, env policy). @default the launcher's local backend */
   agentBackend?: SandboxBackend;
   /**
@@ -392,7 +395,11 @@ function leaseGroup(context: GroupContext, run: GroupRun): void {
   for (const session of sessions) session.lease();
   for (const handle of handles) handle.activate();
   if (context.gate !== undefined)
-    run.unbindGate = bindBudgetsToGate(context.gate, handles, (i) => sessions[i]!.protected);
+    run.unbindGate = bindBudgetsToGate(
+      withEngineFaultHold(context.gate, context.engineFaults),
+      handles,
+      (i) => sessions[i]!.protected,
+    );
   context.events?.groupLeased?.(run.groupId);
   run.control?.onState?.("running", sessions);
 }

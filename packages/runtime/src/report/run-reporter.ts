@@ -1,5 +1,6 @@
 import { SingleBar } from "cli-progress";
 import type { GroupResult } from "../controller/run-group";
+import type { EngineFaultCounters } from "../service/engine-fault-hold";
 
 /** Counters of a run, kept for the progress bar and the final summary. */
 export interface RunCounters {
@@ -25,6 +26,8 @@ export interface RunCounters {
   contractChanges: Map<string, number>;
   /** Parser issues in committed turns, by kind (`malformed_tool_call`, …). */
   parseIssues: Map<string, number>;
+  /** The engine-failure hold's live counters (docs/contract.md#engine-failures), when the run has one. */
+  engineFaults?: EngineFaultCounters;
 }
 
 /**

@@ -18,6 +18,7 @@ import { RunReporter } from "../report/run-reporter";
 import { createAgentApi } from "../service/create-agent-api";
 import { createGatewayApp } from "../service/create-gateway-app";
 import { encodeWorkers } from "../service/encode-offload";
+import { EngineFaultHold, type EngineFaultView } from "../service/engine-fault-hold";
 import { SessionNotFoundError } from "../service/gateway-errors";
 import { type GateControl, GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
@@ -159,6 +160,12 @@ export interface RolloutRuntime extends AsyncDisposable {
   readonly shards: ShardPool | undefined;
   /** Engine outage handling: Groups wait for the engine's health; backend drops counted apart. */
   readonly engineHealth: EngineHealth;
+  /**
+   * Engine failures of in-flight turns, held and continued (docs/contract.md#engine-failures); its
+   * counters feed the summary and `relax serve` status. With `--gateway-shards N > 1` each shard holds
+   * its own turns and this is their sum.
+   */
+  readonly engineFaults: EngineFaultView;
   /** Which isolation agents run under, in words (banner); `undefined` with an injected launcher. */
   readonly isolation?: string;
   /** Train prompts taken so far; prompt `cursor % prompts.length` comes next. Settable to resume a run. */
@@ -276,7 +283,8 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
   );
   const events = createRunEvents({ logger, reporter, engineHealth, components });
   const serving = await startServing(start, { text, backend, registry, events });
-  const { app, server, baseUrl, gate, shards } = serving;
+  const { app, server, baseUrl, gate, shards, engineFaults } = serving;
+  reporter.counters.engineFaults = engineFaults.counters;
 
   const controller = createController(start, {
     registry,
@@ -284,6 +292,7 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
     exporter,
     baseUrl,
     gate,
+    engineFaults,
     shards,
     agentBackend: agents?.backend,
     reporter,
@@ -326,6 +335,7 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
     gate,
     shards,
     engineHealth,
+    engineFaults,
     ...(agents !== undefined ? { isolation: agents.isolation } : {}),
     get cursor() {
       return controller.cursor;
@@ -395,6 +405,8 @@ interface Serving {
   baseUrl: string;
   gate: GateControl;
   shards: ShardPool | undefined;
+  /** Turns held through engine failures (the shards' sum when sharded). */
+  engineFaults: EngineFaultView;
   /** Turns are stamped with the train step running: bound once the controller exists. */
   bindCurrentStep(currentStep: () => number | undefined): void;
 }
@@ -419,12 +431,22 @@ async function startServing(
   let currentStep: () => number | undefined = () => undefined;
   let shards: ShardPool | undefined;
   let gate: GateControl | undefined;
+  let engineFaults: EngineFaultView | undefined;
   let app: Hono;
   if (gateway.shards === 1) {
     const localGate = new GenerationGate({ engine: backend.client });
     gate = localGate;
     const { tokenizer, renderer, images, offload } = parts.text;
+    // Engine failures of in-flight turns are held and continued (docs/contract.md#engine-failures).
+    const faults = new EngineFaultHold({
+      engine: backend.client,
+      logger: start.logger,
+      budget: components.engineFaults,
+    });
+    stack.defer(() => faults.close());
+    engineFaults = faults;
     app = createAgentApi({
+      faults,
       components,
       registry,
       gate: localGate,
@@ -448,6 +470,7 @@ async function startServing(
   if (gateway.shards > 1) {
     shards = await startShards(start, parts.text.renderer, backend, events);
     gate = shards.gate;
+    engineFaults = shards.engineFaults;
   }
   return {
     app,
@@ -455,6 +478,7 @@ async function startServing(
     baseUrl,
     gate: gate!,
     shards,
+    engineFaults: engineFaults!,
     bindCurrentStep: (bound) => {
       currentStep = bound;
     },
@@ -546,6 +570,7 @@ function createController(
     exporter: ExportPipeline;
     baseUrl: string;
     gate: GateControl;
+    engineFaults: EngineFaultView;
     shards: ShardPool | undefined;
     agentBackend: SandboxBackend | undefined;
     reporter: RunReporter;
@@ -564,6 +589,7 @@ function createController(
       exporter: parts.exporter,
       baseUrl: parts.baseUrl,
       gate: parts.gate,
+      engineFaults: parts.engineFaults,
       ...(shards !== undefined ? { createSession: (spec: SessionSpec) => shards.createSession(spec) } : {}),
       ...components.group,
       ...(agentBackend !== undefined ? { agentBackend } : {}),

@@ -7,6 +7,7 @@ import { ConfigError } from "../config/load-config";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
 import type { RolloutSampling } from "../service/create-turn-runner";
+import type { EngineFaultBudget } from "../service/engine-fault-hold";
 import { createRequestClassifier, type RequestClassifier } from "../service/request-class/classify-request";
 import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
 
@@ -107,6 +108,8 @@ export interface RolloutComponents {
     logDir?: string;
   };
   steps: { numRollout: number; train: Required<StepPlan>; eval: StepPlan; evalSchedule: EvalSchedulePlan };
+  /** Engine failures of in-flight turns (`EngineFaultHold`, docs/contract.md#engine-failures), in ms. */
+  engineFaults: EngineFaultBudget;
   /** Cross-step scheduling of train Groups (docs/contract.md#cross-step-scheduling). */
   crossStep: {
     prelaunch: boolean;
@@ -186,6 +189,13 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
         ...optional("interval", config.evalInterval),
         beforeTrain: config.evalInterval !== undefined && !config.skipEvalBeforeTrain,
       },
+    },
+    engineFaults: {
+      holdTimeoutMs: config.engineFaultHoldTimeout * 1000,
+      maxAttempts: config.engineFaultMaxAttempts,
+      progressTimeoutMs: config.engineProgressTimeout * 1000,
+      waitInitialMs: config.engineWaitInitial * 1000,
+      waitMaxMs: config.engineWaitMax * 1000,
     },
     crossStep: {
       prelaunch: config.agenticPrelaunch,

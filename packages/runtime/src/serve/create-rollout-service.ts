@@ -143,6 +143,14 @@ class DrivenRolloutService implements ServeService {
       run_dir: this.#options.runDir ?? null,
       config_hash: this.#options.configHash,
       backend: runtime.backend.kind,
+      engine_faults: {
+        held: runtime.engineFaults.held,
+        outages: runtime.engineFaults.counters.outages,
+        held_turns: runtime.engineFaults.counters.heldTurns,
+        resumed_turns: runtime.engineFaults.counters.resumedTurns,
+        failed_turns: runtime.engineFaults.counters.exhaustedTurns,
+        stalled_calls: runtime.engineFaults.counters.stalledCalls,
+      },
     };
   }
 

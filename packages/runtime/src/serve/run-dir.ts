@@ -25,6 +25,9 @@ export const RUN_LOCAL_CONFIG_KEYS = [
   "engineWaitInitial",
   "engineWaitMax",
   "engineOutageTimeout",
+  "engineFaultHoldTimeout",
+  "engineFaultMaxAttempts",
+  "engineProgressTimeout",
 ] as const satisfies ReadonlyArray<keyof RolloutConfig>;
 
 /**

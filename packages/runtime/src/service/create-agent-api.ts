@@ -7,6 +7,7 @@ import { createGatewayApp } from "./create-gateway-app";
 import { createTokenCounter } from "./create-token-counter";
 import { createTurnRunner, type TurnEvent } from "./create-turn-runner";
 import type { EncodeOffload } from "./encode-offload";
+import type { EngineFaultHold } from "./engine-fault-hold";
 import type { GenerationGate } from "./generation-gate";
 import type { SessionRegistry } from "./session-registry";
 
@@ -43,6 +44,8 @@ export interface AgentApiOptions {
   health: () => Record<string, unknown>;
   /** A bearer token refused as a session credential (the trainer's control token). */
   controlToken?: string;
+  /** This process's engine-failure hold (docs/contract.md#engine-failures). */
+  faults?: EngineFaultHold;
 }
 
 /**
@@ -65,6 +68,7 @@ export function createAgentApi(options: AgentApiOptions): Hono {
     ...(crossStep.partialRollout ? { bypassGate: (session) => session.mode === "eval" } : {}),
     currentStep: options.currentStep,
     ...(options.offload !== undefined ? { offload: options.offload } : {}),
+    ...(options.faults !== undefined ? { faults: options.faults } : {}),
     registry,
     engine: options.engine,
     tokenizer: options.tokenizer,

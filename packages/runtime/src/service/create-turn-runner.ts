@@ -12,6 +12,7 @@ import type { SessionForest, TurnPlan } from "@relax/forest";
 import type { GenerateContext } from "@relax/protocol";
 import type { GenerateOptions, SglangClient } from "@relax/sglang";
 import type { EncodeOffload } from "./encode-offload";
+import type { EngineFaultHold } from "./engine-fault-hold";
 import { GenerationAbortedError, SessionNotFoundError } from "./gateway-errors";
 import type { GatewaySession } from "./gateway-session";
 import { type ContinuedGeneration, generateWithContinuation } from "./generate-with-continuation";
@@ -114,6 +115,11 @@ export interface TurnRunnerOptions {
    * tokenised on the event loop.
    */
   offload?: EncodeOffload;
+  /**
+   * Engine failures of in-flight turns are held and continued within a budget (docs/contract.md#engine-failures).
+   * Without it, a failed engine call fails the turn at once.
+   */
+  faults?: EngineFaultHold;
 }
 
 const IMAGE_REFUSAL =
@@ -393,6 +399,7 @@ async function callEngine(
     onEngineEnd: () => session.generationEnded(),
     decode: (ids) => tokenizer.decode(ids, { skipSpecialTokens: false }),
     bypassGate: () => session.protected || (options.bypassGate?.(session) ?? false),
+    ...(options.faults !== undefined ? { faults: options.faults, sessionId: session.id } : {}),
     onPauseAbort: () => {
       session.recordPauseAbort(options.maxAbortedCount);
       if (options.maxAbortedCount !== undefined && session.abortCount >= options.maxAbortedCount)

@@ -6,6 +6,7 @@ import {
   type GenerateResult,
   type SamplingParams,
 } from "@relax/sglang";
+import { classifyEngineFault, type EngineFaultHold, type EngineFaultKind } from "./engine-fault-hold";
 import type { GenerationGate } from "./generation-gate";
 
 /** Options of {@link generateWithContinuation}. */
@@ -34,6 +35,14 @@ export interface GenerateWithContinuationOptions {
   bypassGate?: () => boolean;
   /** Called each time a pause aborted this turn's engine call and its partial output was kept. */
   onPauseAbort?: () => void;
+  /**
+   * Engine failures of this turn's calls (an abort Relax did not ask for, a reset, a 5xx, a timeout, a
+   * hung worker) are held and continued like pauses, within its budget (see {@link EngineFaultHold}).
+   * Without it, a failure ends the turn at once.
+   */
+  faults?: EngineFaultHold;
+  /** The session's label, for the hold's log lines. */
+  sessionId?: string;
 }
 
 /**
@@ -63,6 +72,8 @@ export interface ContinuedGeneration {
   weightVersionSpans?: WeightVersionSpan[];
   /** How often a pause aborted this turn and it continued from its partial output. */
   abortCount: number;
+  /** How often an engine failure held this turn and it continued (from its partial output, if any). */
+  engineFaults: number;
   /** The turn's request kind: `protected` wins over `resumed`, which wins over `fresh`. */
   kind: RequestKind;
   /** The rid of every engine call, in order. */
@@ -110,6 +121,11 @@ export async function generateWithContinuation(
   let completionTokens = 0;
   let firstGateVersion: string | undefined;
   let bypassed = false;
+  /** Engine results that carried output so far (more than one: the turn was assembled from segments). */
+  let segments = 0;
+  const faultTurn = { attempts: 0, heldMs: 0 };
+  let engineFaults = 0;
+  const faults = options.faults;
   const ticket = gate?.openTicket();
   try {
     for (;;) {
@@ -132,14 +148,23 @@ export async function generateWithContinuation(
       options.onEngineStart?.();
       let result: GenerateResult;
       let abortedByPause = false;
+      // An engine failure that threw (reset, 5xx, timeout, hung worker): held below when `faults` is set.
+      let thrown: { kind: EngineFaultKind; error: unknown } | undefined;
       try {
-        result = await generate({
+        const call = generate({
           inputIds: outputIds.length === 0 ? inputIds : [...Array.from(inputIds), ...outputIds],
           rid,
           signal,
           ...(options.routingKey !== undefined ? { routingKey: options.routingKey } : {}),
           sampling: { ...sampling, maxNewTokens: planned - outputIds.length },
         });
+        try {
+          result = faults !== undefined ? await faults.watch(call, { rid }) : await call;
+        } catch (error) {
+          const kind = faults !== undefined && !signal.aborted ? classifyEngineFault({ error }) : undefined;
+          if (kind === undefined) throw error;
+          thrown = { kind, error };
+        }
       } finally {
         options.onEngineEnd?.();
         engineMs += performance.now() - engineFrom;
@@ -150,18 +175,55 @@ export async function generateWithContinuation(
           }).abortedByPause;
         }
       }
-      first ??= result;
-      const offset = outputIds.length;
-      outputIds.push(...result.outputIds);
-      outputLogprobs.push(...result.outputLogprobs);
-      completionTokens += result.completionTokens;
-      labelled &&= addSegmentSpans(spans, result, offset, gateVersion);
-
-      if (result.finishReason.type !== "abort" || !abortedByPause || signal.aborted) {
-        return finish(result.finishReason);
+      if (thrown === undefined) {
+        first ??= result!;
+        const offset = outputIds.length;
+        outputIds.push(...result!.outputIds);
+        outputLogprobs.push(...result!.outputLogprobs);
+        completionTokens += result!.completionTokens;
+        if (result!.outputIds.length > 0) segments++;
+        labelled &&= addSegmentSpans(spans, result!, offset, gateVersion);
       }
-      abortCount++;
-      options.onPauseAbort?.();
+      // An abort Relax did not ask for (the engine paused or aborted from outside): held like a throw.
+      const engineAbort =
+        thrown === undefined &&
+        faults !== undefined &&
+        !abortedByPause &&
+        !signal.aborted &&
+        classifyEngineFault({ finishReason: result!.finishReason }) !== undefined;
+      if (thrown !== undefined || engineAbort) {
+        faultTurn.attempts++;
+        const kind = thrown?.kind ?? "engine_abort";
+        const message =
+          thrown !== undefined
+            ? thrown.error instanceof Error
+              ? thrown.error.message
+              : String(thrown.error)
+            : (result!.finishReason as { message?: string }).message || "finish_reason abort";
+        const end = () => {
+          if (thrown !== undefined) throw thrown.error;
+          return finish(result!.finishReason);
+        };
+        if (!faults!.admits(faultTurn)) return end();
+        const worker = thrown?.error instanceof Object ? (thrown.error as { url?: unknown }).url : undefined;
+        const held = await faults!.hold({
+          turn: faultTurn,
+          kind,
+          ...(typeof worker === "string" ? { worker } : {}),
+          ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+          signal,
+          message,
+        });
+        faultTurn.heldMs += held.heldMs;
+        heldMs += held.heldMs;
+        if (!held.continued) return end();
+        engineFaults++;
+      } else if (result!.finishReason.type !== "abort" || !abortedByPause || signal.aborted) {
+        return finish(result!.finishReason);
+      } else {
+        abortCount++;
+        options.onPauseAbort?.();
+      }
       const last = outputIds[outputIds.length - 1];
       if (last !== undefined && stopTokenIds.has(last)) return finish({ type: "stop", matched: last });
       const stopString = matchStopString(options.decode(outputIds), sampling.stop);
@@ -181,12 +243,17 @@ export async function generateWithContinuation(
       completionTokens,
       cachedTokens: first!.cachedTokens,
       abortCount,
-      kind: bypassed ? ("protected" as const) : abortCount > 0 ? ("resumed" as const) : ("fresh" as const),
+      engineFaults,
+      kind: bypassed
+        ? ("protected" as const)
+        : abortCount + engineFaults > 0
+          ? ("resumed" as const)
+          : ("fresh" as const),
       rids,
       heldMs,
       engineMs,
     };
-    if (abortCount === 0) {
+    if (segments <= 1 && abortCount + engineFaults === 0) {
       // One engine call: its own labels, the gate's version as the fallback.
       const version = first!.weightVersion ?? firstGateVersion;
       return {

@@ -138,7 +138,7 @@ describe("turnCommitMetadata", () => {
   it("should record continuations only when the turn was aborted", () => {
     expect(
       turnCommitMetadata({
-        generation: { kind: "fresh", abortCount: 0, rids: ["r1"] },
+        generation: { kind: "fresh", abortCount: 0, engineFaults: 0, rids: ["r1"] },
         requestClass: "main",
         sessionAbortCount: 0,
         issues: [],
@@ -146,7 +146,7 @@ describe("turnCommitMetadata", () => {
     ).toEqual({ requestId: "r1", requestKind: "fresh", requestClass: "main" });
     expect(
       turnCommitMetadata({
-        generation: { kind: "resumed", abortCount: 1, rids: ["r1", "r2"] },
+        generation: { kind: "resumed", abortCount: 1, engineFaults: 0, rids: ["r1", "r2"] },
         requestClass: "main",
         rolloutStep: 4,
         sessionAbortCount: 2,

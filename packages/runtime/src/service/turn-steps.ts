@@ -165,7 +165,7 @@ export function turnSamplingParams(input: TurnSamplingInput): SamplingParams & {
 
 /** Inputs of {@link turnCommitMetadata}. */
 export interface TurnCommitMetadataInput {
-  generation: Pick<ContinuedGeneration, "kind" | "abortCount" | "rids">;
+  generation: Pick<ContinuedGeneration, "kind" | "abortCount" | "rids" | "engineFaults">;
   requestClass: RequestClass;
   /** The train step when the turn's generation began, if known. */
   rolloutStep?: number | undefined;
@@ -190,6 +190,10 @@ export function turnCommitMetadata(input: TurnCommitMetadataInput): Record<strin
     requestClass: input.requestClass,
     ...(issues.length > 0 ? { parseIssues: issues } : {}),
     ...(generation.abortCount > 0 ? { abortCount: generation.abortCount, requestIds: generation.rids } : {}),
+    // Engine failures the turn was held through (docs/contract.md#engine-failures).
+    ...(generation.engineFaults > 0
+      ? { engineFaults: generation.engineFaults, requestIds: generation.rids }
+      : {}),
   };
 }
 

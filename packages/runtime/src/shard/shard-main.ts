@@ -7,6 +7,7 @@ import { listenGateway } from "../runtime/listen-gateway";
 import { loadTextStack } from "../runtime/load-text-stack";
 import { planRolloutComponents } from "../runtime/plan-rollout-components";
 import { createAgentApi } from "../service/create-agent-api";
+import { EngineFaultHold } from "../service/engine-fault-hold";
 import { GenerationGate } from "../service/generation-gate";
 import { SessionRegistry } from "../service/session-registry";
 import {
@@ -70,6 +71,16 @@ async function start(init: Extract<ControllerMessage, { type: "init" }>): Promis
     renderer: text.renderer,
   });
   const app = createAgentApi({
+    // Each shard holds its own turns through engine failures; the controller sums them (one episode, one
+    // pair of WARN lines per outage) and logs the stalled-call lines.
+    faults: new EngineFaultHold({
+      engine,
+      budget: components.engineFaults,
+      logEpisodes: false,
+      logger: { warn: (fields, message) => channel.send({ type: "engine_fault_log", fields, message }) },
+      onUpdate: ({ held, counters }, fault) =>
+        channel.send({ type: "engine_faults", held, counters, ...(fault !== undefined ? { fault } : {}) }),
+    }),
     components,
     registry: sessions.options.registry,
     gate,

@@ -8,6 +8,7 @@ import type { SessionSpec } from "../controller/run-group";
 import { BackendUnavailableError } from "../engine/backend-unavailable-error";
 import type { AgentApiEvents } from "../service/create-agent-api";
 import type { TurnEvent } from "../service/create-turn-runner";
+import { EngineFaultTotals } from "../service/engine-fault-totals";
 import { GatewaySession } from "../service/gateway-session";
 import type { GateCounts, GenerationGateState } from "../service/generation-gate";
 import { rendezvousShard } from "./rendezvous";
@@ -203,6 +204,8 @@ class Shard {
  */
 export class ShardPool {
   readonly gate: ShardedGate;
+  /** Every shard's engine-failure hold, summed (docs/contract.md#engine-failures). */
+  readonly engineFaults: EngineFaultTotals;
   readonly #options: ShardPoolOptions;
   readonly #shards: Shard[];
   #step: number | null = null;
@@ -213,6 +216,7 @@ export class ShardPool {
   private constructor(options: ShardPoolOptions) {
     this.#options = options;
     this.#shards = Array.from({ length: options.size }, (_, index) => new Shard(index));
+    this.engineFaults = new EngineFaultTotals(options.logger);
     this.gate = new ShardedGate({
       reports: () =>
         this.#shards
@@ -496,6 +500,23 @@ export class ShardPool {
       case "notice":
         events.notice({ code: message.code, message: message.message });
         return;
+      case "engine_faults":
+        this.engineFaults.update(
+          shard.index,
+          { held: message.held, counters: message.counters },
+          message.fault === undefined
+            ? undefined
+            : {
+                kind: message.fault.kind,
+                message: message.fault.message,
+                ...(message.fault.worker !== undefined ? { worker: message.fault.worker } : {}),
+                ...(message.fault.sessionId !== undefined ? { sessionId: message.fault.sessionId } : {}),
+              },
+        );
+        return;
+      case "engine_fault_log":
+        this.#options.logger.warn({ shard: shard.index, ...message.fields }, message.message);
+        return;
       case "warning":
         events.warning(message.warning, {
           protocol: message.protocol,
@@ -528,6 +549,7 @@ export class ShardPool {
   }
 
   #onExit(shard: Shard, pid: number | undefined, how: string): void {
+    this.engineFaults.forget(shard.index);
     for (const resolve of shard.pauses.values()) resolve({ kind: "gone" });
     shard.pauses.clear();
     const lost = [...shard.sessions.values()];

@@ -164,6 +164,39 @@ export const shardMessageSchema = z.discriminatedUnion("type", [
     })
     .strict(),
   z.object({ type: z.literal("notice"), code: z.string(), message: z.string() }).strict(),
+  /** The shard's engine-failure hold changed (docs/contract.md#engine-failures); `fault`: a turn was just held. */
+  z
+    .object({
+      type: z.literal("engine_faults"),
+      held: z.number().int().min(0),
+      counters: z
+        .object({
+          outages: z.number().int().min(0),
+          heldTurns: z.number().int().min(0),
+          resumedTurns: z.number().int().min(0),
+          exhaustedTurns: z.number().int().min(0),
+          stalledCalls: z.number().int().min(0),
+        })
+        .strict(),
+      fault: z
+        .object({
+          kind: z.string(),
+          worker: z.string().optional(),
+          sessionId: z.string().optional(),
+          message: z.string(),
+        })
+        .strict()
+        .optional(),
+    })
+    .strict(),
+  /** A WARN line of the shard's engine-failure hold (a hung engine call), logged by the controller. */
+  z
+    .object({
+      type: z.literal("engine_fault_log"),
+      fields: z.record(z.string(), z.unknown()),
+      message: z.string(),
+    })
+    .strict(),
   z
     .object({
       type: z.literal("warning"),
