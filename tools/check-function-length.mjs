@@ -41,7 +41,11 @@ function nameOf(node) {
   if (ts.isConstructorDeclaration(node)) return "constructor";
   const parent = node.parent;
   if (parent && ts.isVariableDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
-  if (parent && ts.isPropertyAssignment(parent) && (ts.isIdentifier(parent.name) || ts.isStringLiteral(parent.name)))
+  if (
+    parent &&
+    ts.isPropertyAssignment(parent) &&
+    (ts.isIdentifier(parent.name) || ts.isStringLiteral(parent.name))
+  )
     return parent.name.text;
   if (parent && ts.isPropertyDeclaration(parent) && ts.isIdentifier(parent.name)) return parent.name.text;
   return "<anonymous>";
