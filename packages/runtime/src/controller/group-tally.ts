@@ -1,3 +1,4 @@
+import { appendFile, stat } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { RunReporter } from "../report/run-reporter";
 import type { EngineHealth } from "./engine-health";
@@ -81,17 +82,36 @@ export class GroupTally {
   }
 }
 
-/** One WARN line per dropped Group: the headline in the message, the agent's log tail (why) in `details`. */
+/**
+ * One WARN line per dropped Group, readable by a person: the reason and the message's headline, and the last
+ * line of the agent's log tail (`last_log_line`) with the session logs to open (`logs`). The whole message
+ * (log tail, a stack) goes to DEBUG and is appended to each session's log file that still exists, so nothing
+ * is lost while the console stays one line per drop.
+ */
 export function logDrop(logger: Logger, rolloutId: number, result: DroppedGroup): void {
   const [headline, ...details] = result.message.split("\n");
+  const lastLine = details.map((line) => line.trim()).findLast((line) => line !== "");
+  const logs = result.outcomes.flatMap((outcome) => (outcome.logPath ? [outcome.logPath] : []));
+  const fields = {
+    rollout: rolloutId,
+    group: result.groupId,
+    reason: result.reason,
+    prompt_index: result.prompt.index,
+  };
   logger.warn(
     {
-      rollout: rolloutId,
-      group: result.groupId,
-      reason: result.reason,
-      prompt_index: result.prompt.index,
-      ...(details.length > 0 ? { details: details.join("\n").slice(-4000) } : {}),
+      ...fields,
+      ...(lastLine !== undefined ? { last_log_line: lastLine.slice(0, 240) } : {}),
+      ...(logs.length > 0 ? { logs } : {}),
     },
     `AGENTIC Dropped 1 group: ${headline}`,
   );
+  if (details.length === 0) return;
+  logger.debug({ ...fields, details: details.join("\n").slice(-4000) }, "dropped Group: full message");
+  const entry = `\n[relax] Group ${result.groupId} dropped (${result.reason}): ${result.message}\n`;
+  for (const path of logs) {
+    void stat(path)
+      .then(() => appendFile(path, entry))
+      .catch(() => undefined);
+  }
 }
