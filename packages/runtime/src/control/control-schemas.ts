@@ -53,14 +53,29 @@ export const stepRequestSchema = z.object({
     .boolean()
     .optional()
     .describe(
-      "Another step follows this one, so `--agentic-prelaunch` may start its Groups early (default: rollout_id + 1 < --num-rollout).",
+      "Another step follows this one, so `--agentic-prelaunch` may start its Groups early (default: true; false is the same as `last_step: true`).",
+    ),
+  last_step: z
+    .boolean()
+    .optional()
+    .describe(
+      "This is the run's last step: nothing is prelaunched for a next one (the Groups still resident at its end are ended when serve stops).",
     ),
   final_backfill: z
     .boolean()
     .optional()
     .describe(
-      "With `--fully-async`: drain the debt carried from the previous step without opening a new partition (the run's last step).",
+      "Deprecated (every step is a full batch; there is no back-fill step): `true` is read as `last_step: true`.",
     ),
+}).superRefine((body, context) => {
+  const last = body.last_step === true ? "last_step" : body.final_backfill === true ? "final_backfill" : undefined;
+  if (last !== undefined && body.next_step_follows === true) {
+    context.addIssue({
+      code: "custom",
+      path: ["next_step_follows"],
+      message: `true contradicts ${last}: true (the last step has no next step)`,
+    });
+  }
 });
 export type StepRequest = z.infer<typeof stepRequestSchema>;
 
@@ -126,7 +141,17 @@ export const statusResponseSchema = z.object({
     next_eval_rollout_id: count.nullable(),
     datasets: z.array(z.string()),
   }),
-  in_flight: z.object({ generating: count, held: count, aborted_partials: count }),
+  in_flight: z.object({
+    generating: count.describe("Engine calls generating now."),
+    held: count.describe(
+      "Agent requests held open by a pause (the first requests of prelaunched agents are counted in `prelaunched_agents`).",
+    ),
+    aborted_partials: count,
+    prelaunched_groups: count
+      .optional()
+      .describe("`--agentic-prelaunch`: Groups started for the next step, held at their first-request barrier."),
+    prelaunched_agents: count.optional().describe("The agent sessions of `prelaunched_groups`."),
+  }),
   run_dir: z.string().nullable(),
   config_hash: z.string(),
   backend: z.enum(["standin", "sglang"]),
@@ -167,7 +192,15 @@ export const stepSummarySchema = z.object({
   dropped_groups: count,
   debt: count,
   resident_groups: count,
-  final_backfill: z.boolean().optional().describe("Whether this was a `--fully-async` final back-fill step."),
+  queued_groups: count
+    .optional()
+    .describe(
+      "Finished Groups kept for the next step (over-sampling or cross-step surplus: they fill its batch first).",
+    ),
+  final_backfill: z
+    .boolean()
+    .optional()
+    .describe("Deprecated, never written now (every step is a full batch); older servers wrote it."),
   wall_s: z.number().min(0),
   drops_by_reason: z.record(z.string(), count),
   metrics: z.record(z.string(), z.number()),

@@ -97,7 +97,7 @@ export function createControlApp(options: ControlAppOptions): Hono {
           rolloutId: body.rollout_id,
           ...(body.weight_version !== undefined ? { weightVersion: body.weight_version } : {}),
           ...(body.next_step_follows !== undefined ? { nextStepFollows: body.next_step_follows } : {}),
-          ...(body.final_backfill !== undefined ? { finalBackfill: body.final_backfill } : {}),
+          ...(body.last_step === true || body.final_backfill === true ? { lastStep: true } : {}),
         },
         sink,
       ),

@@ -31,8 +31,10 @@ export interface RolloutService {
     request: {
       rolloutId: number;
       weightVersion?: string;
+      /** Another step follows (prelaunch may start its Groups). @default true */
       nextStepFollows?: boolean;
-      finalBackfill?: boolean;
+      /** The run's last step (nothing prelaunched); `nextStepFollows: true` with it is refused. */
+      lastStep?: boolean;
     },
     sink: ControlRecordSink,
   ): Promise<void>;

@@ -46,10 +46,11 @@ export interface DurableStepOptions {
    * per Group, in the order they were written).
    */
   onResumedRows?: (rows: readonly TrainingRow[], resume: StepResume) => void;
-  /** Passed to the controller: prelaunch the next step's Groups in free capacity. */
+  /**
+   * Passed to the controller: prelaunch the next step's Groups in free capacity.
+   * @default rolloutId + 1 < --num-rollout (`relax serve` passes its own default: true)
+   */
   nextStepFollows?: boolean;
-  /** `--fully-async`: the step only drains the carried debt, opening no partition. */
-  finalBackfill?: boolean;
 }
 
 /** What {@link StepDriver.runStep} returns. */
@@ -275,7 +276,6 @@ export class StepDriver {
       rolloutId,
       mode: "train",
       groups: remaining,
-      ...(options.finalBackfill !== undefined ? { finalBackfill: options.finalBackfill } : {}),
       ...(options.nextStepFollows !== undefined ? { nextStepFollows: options.nextStepFollows } : {}),
       ...(resume !== undefined
         ? { resumeCursors: resume.pendingCursors, firstGroupIndex: resume.firstGroupIndex }

@@ -85,8 +85,6 @@ export interface RuntimeStepOptions {
    * @default rolloutId + 1 < --num-rollout
    */
   nextStepFollows?: boolean;
-  /** Train, `--fully-async`: drain the carried debt without opening a new partition (see RolloutController). */
-  finalBackfill?: boolean;
 }
 
 /** One eval dataset as read at start: its name and its prompts. */
@@ -465,7 +463,6 @@ async function startRuntime(options: {
               crossStep.overSampling -
               components.steps.train.groupsPerStep,
             nextStepFollows: options.nextStepFollows ?? options.rolloutId + 1 < components.steps.numRollout,
-            ...(options.finalBackfill !== undefined ? { finalBackfill: options.finalBackfill } : {}),
           }
         : {}),
       ...(dataset !== undefined ? { dataset: dataset.name } : {}),

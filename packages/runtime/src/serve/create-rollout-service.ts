@@ -114,6 +114,7 @@ class DrivenRolloutService implements ServeService {
     const size = runtime.prompts.length;
     const taken = runtime.cursor;
     const counts = gate.counts();
+    const prelaunched = runtime.controller.prelaunched;
     return {
       state: gate.state !== "open" ? "paused" : running !== undefined ? "running" : "idle",
       next_rollout_id: this.#driver.nextRolloutId,
@@ -139,6 +140,8 @@ class DrivenRolloutService implements ServeService {
         generating: counts.generating,
         held: counts.held,
         aborted_partials: counts.abortedPartials,
+        prelaunched_groups: prelaunched.groups,
+        prelaunched_agents: prelaunched.sessions,
       },
       run_dir: this.#options.runDir ?? null,
       config_hash: this.#options.configHash,
@@ -278,8 +281,8 @@ class DrivenRolloutService implements ServeService {
     const viewed = this.#record({ rolloutId, mode: "train", groups: [] });
     const { step: result } = await this.#driver.runStep({
       rolloutId,
-      ...(request.nextStepFollows !== undefined ? { nextStepFollows: request.nextStepFollows } : {}),
-      ...(request.finalBackfill !== undefined ? { finalBackfill: request.finalBackfill } : {}),
+      // A trainer loop has no fixed length: a next step is assumed unless this one is said to be the last.
+      nextStepFollows: request.lastStep !== true && request.nextStepFollows !== false,
       // The Groups the journal kept stream first, as if they had just finished (contiguous per Group).
       onResumedRows: (rows, resume) => {
         for (const row of rows) {
@@ -449,7 +452,7 @@ function stepEndRecord(
       dropped_groups: current.groupsDropped,
       debt: result.debt ?? 0,
       resident_groups: result.residentGroups ?? runtime.controller.residentGroups,
-      final_backfill: result.finalBackfill ?? false,
+      queued_groups: result.queuedGroups ?? runtime.controller.queuedGroups,
       wall_s: Number(result.wallSeconds.toFixed(3)),
       drops_by_reason: drops,
       metrics: result.metrics,
