@@ -45,7 +45,9 @@ export type ControlErrorBody = z.infer<typeof controlErrorBodySchema>;
 
 /** `POST /rollout/v1/steps`. */
 export const stepRequestSchema = z.object({
-  rollout_id: count.describe("Must equal `next_rollout_id`."),
+  rollout_id: count.describe(
+    "`next_rollout_id` runs the next step; a smaller one replays that finished step from its rows file (a trainer restarted from an older checkpoint); a larger one is refused.",
+  ),
   weight_version: version
     .optional()
     .describe("The version the engine now serves; labels tokens whose engine response names none."),
@@ -192,6 +194,12 @@ export const stepSummarySchema = z.object({
   dropped_groups: count,
   debt: count,
   resident_groups: count,
+  replayed: z
+    .boolean()
+    .optional()
+    .describe(
+      "True for a finished step asked again (`rollout_id` < `next_rollout_id`): its rows came from its rows file, nothing ran; `metrics` is empty and `wall_s` 0.",
+    ),
   queued_groups: count
     .optional()
     .describe(

@@ -40,6 +40,7 @@ const NDJSON_HEADERS = {
  * service reports it. A refusal thrown before the first record is a plain error answer (e.g. 409
  * `step_out_of_order`); a failure after it is the last line, `{"type":"error",...}`. When the client
  * goes away the service is not interrupted: the step runs to its end, its remaining records dropped.
+ * `GET /steps/{rollout_id}/rows` answers a finished step's rows file (JSONL) again.
  *
  * @see docs/trainer-api.md
  * @throws RangeError when `token` is empty.
@@ -142,6 +143,29 @@ export function createControlApp(options: ControlAppOptions): Hono {
         flushCache: body.flush_cache ?? true,
       }),
     );
+  });
+
+  app.get("/steps/:rollout_id/rows", async (c) => {
+    const raw = c.req.param("rollout_id");
+    if (!/^(0|[1-9][0-9]*)$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+      return errorResponse(
+        new ControlError({
+          code: "invalid_body",
+          message: `rollout_id: must be an integer >= 0, got "${raw}"`,
+          path: "rollout_id",
+        }),
+      );
+    }
+    if (service.stepRows === undefined) {
+      return errorResponse(new ControlError({ code: "not_found", message: "this service keeps no rows" }));
+    }
+    try {
+      return new Response(await service.stepRows({ rolloutId: Number(raw) }), {
+        headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+      });
+    } catch (error) {
+      return errorResponse(error);
+    }
   });
 
   app.get("/view", async () => {

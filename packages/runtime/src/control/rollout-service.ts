@@ -52,6 +52,11 @@ export interface RolloutService {
     flushCache: boolean;
   }): Promise<WeightsResponse>;
   /**
+   * Optional: the rows of finished train step `rolloutId`, the bytes of its rows file (JSONL). Throws
+   * `not_found` for a step that has not finished. Absent: `GET /rollout/v1/steps/{id}/rows` answers 404.
+   */
+  stepRows?(request: { rolloutId: number }): Promise<string>;
+  /**
    * Optional: the `relax view` page (one self-contained HTML document) of the recent steps, the running
    * one included with the Groups finished so far. Absent: `GET /rollout/v1/view` answers 404.
    */

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { hasMarker, RelaxError } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
@@ -228,6 +229,32 @@ export class StepDriver {
     this.#state = { ...this.#state, eval: { last_rollout_id: options.rolloutId } };
     await this.#save();
     return runs;
+  }
+
+  /**
+   * The rows of finished train step `rolloutId` as its rows file holds them (JSONL, one row a line, `\n`
+   * after each; the bytes written when the step ran, so a trainer that lost the step's stream gets the
+   * same rows again). A per-step `--output` (`{rollout_id}`) is read whole; a single rows file is filtered
+   * to the lines whose `partition` is `rolloutId` (rows written before `partition` existed are not found).
+   * @throws StepOrderError when the step has not finished (`rolloutId >= nextRolloutId`)
+   * @throws the file system's error when the rows file is gone (ENOENT)
+   */
+  async readStepRows(rolloutId: number): Promise<string> {
+    if (rolloutId >= this.nextRolloutId) {
+      throw new StepOrderError({
+        message: `step ${rolloutId} has not finished (next_rollout_id is ${this.nextRolloutId}); its rows stream from POST /rollout/v1/steps`,
+      });
+    }
+    const { output } = this.#runtime.components;
+    const perStep = output.includes("{rollout_id}");
+    const text = await readFile(output.replaceAll("{rollout_id}", String(rolloutId)), "utf8");
+    if (perStep) return text;
+    const mark = new RegExp(`"partition":${rolloutId}[,}]`);
+    return text
+      .split("\n")
+      .filter((line) => mark.test(line) && (JSON.parse(line) as { partition?: number }).partition === rolloutId)
+      .map((line) => `${line}\n`)
+      .join("");
   }
 
   /**

@@ -16,7 +16,7 @@ import {
   type StepResult,
 } from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
-import { StepDriver } from "../driver/step-driver";
+import { StepDriver, StepOrderError } from "../driver/step-driver";
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
 import type { RunState } from "./run-dir";
 
@@ -177,16 +177,80 @@ class DrivenRolloutService implements ServeService {
 
   async runStep(request: StepRequestOptions, sink: ControlRecordSink): Promise<void> {
     const { rolloutId } = request;
-    if (this.#running === undefined && rolloutId !== this.#driver.nextRolloutId) {
+    if (this.#running === undefined && rolloutId > this.#driver.nextRolloutId) {
       throw new ControlError({
         code: "step_out_of_order",
-        message: `rollout_id ${rolloutId} asked, next is ${this.#driver.nextRolloutId}`,
+        message: `rollout_id ${rolloutId} asked, next is ${this.#driver.nextRolloutId} (steps run in order)`,
         path: "rollout_id",
       });
     }
     const { train } = this.#runtime.components.steps;
     const step = { rolloutId, mode: "train" as const, groupsTarget: train.groupsPerStep, ...NO_GROUPS };
+    if (this.#running === undefined && rolloutId < this.#driver.nextRolloutId) {
+      // A finished step asked again (a trainer restarted from an older checkpoint): its journaled rows.
+      const text = await this.#readStepRows(rolloutId);
+      await this.#claim(step, async (current) => this.#replayStep(rolloutId, text, sink, current));
+      return;
+    }
     await this.#claim(step, (current) => this.#streamTrainStep(request, sink, current));
+  }
+
+  stepRows(request: { rolloutId: number }): Promise<string> {
+    return this.#readStepRows(request.rolloutId);
+  }
+
+  /** The rows file text of a finished step. @throws ControlError `not_found` (not finished, or file gone) */
+  async #readStepRows(rolloutId: number): Promise<string> {
+    try {
+      return await this.#driver.readStepRows(rolloutId);
+    } catch (error) {
+      if (StepOrderError.isInstance(error))
+        throw new ControlError({ code: "not_found", message: error.message, path: "rollout_id" });
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new ControlError({
+          code: "not_found",
+          message: `the rows file of step ${rolloutId} is gone (${(error as Error).message})`,
+          path: "rollout_id",
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** Streams finished step `rolloutId` again from its rows file: no Group runs, the run does not rewind. */
+  #replayStep(rolloutId: number, text: string, sink: ControlRecordSink, current: RunningStep): void {
+    const { gate, components } = this.#runtime;
+    sink({
+      type: "step_start",
+      rollout_id: rolloutId,
+      mode: "train",
+      groups: components.steps.train.groupsPerStep,
+      samples_per_group: components.steps.train.groupSize,
+      weight_version: gate.weightVersion ?? null,
+    });
+    const groups = new Set<number>();
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      const row = JSON.parse(line) as TrainingRow;
+      groups.add(row.group_index);
+      current.rows++;
+      sink({ type: "row", rollout_id: rolloutId, row });
+    }
+    sink({
+      type: "step_end",
+      rollout_id: rolloutId,
+      summary: {
+        groups: groups.size,
+        rows: current.rows,
+        dropped_groups: 0,
+        debt: 0,
+        resident_groups: this.#runtime.controller.residentGroups,
+        replayed: true,
+        wall_s: 0,
+        drops_by_reason: {},
+        metrics: {},
+      },
+    });
   }
 
   async runEvals(
