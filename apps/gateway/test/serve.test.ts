@@ -140,7 +140,7 @@ describe("relax serve (startServe + the rollout service)", () => {
         step: null,
         dataset: { size: 3, cursor: 0, epoch: 0 },
         eval: { interval: null, next_eval_rollout_id: null, datasets: ["data"] },
-        in_flight: { generating: 0, held: 0, aborted_partials: 0 },
+        in_flight: { generating: 0, held: 0, aborted_partials: 0, prelaunched_groups: 0, prelaunched_agents: 0 },
         run_dir: join(dir, "run"),
         config_hash: hashRolloutConfig(config(dir)),
         backend: "sglang",
@@ -199,17 +199,46 @@ describe("relax serve (startServe + the rollout service)", () => {
         eval: { last_rollout_id: null },
       });
 
-      // Out of order: a done step and a skip.
-      for (const rolloutId of [0, 5]) {
-        const refused = await post(handle, "/steps", { rollout_id: rolloutId });
-        expect(refused.status).toBe(409);
-        expect(await refused.json()).toEqual({
+      // A skip is refused; a done step (a trainer restarted from an older checkpoint) is replayed from its
+      // rows file: the same rows, nothing runs, the run does not rewind.
+      const refused = await post(handle, "/steps", { rollout_id: 5 });
+      expect([refused.status, await refused.json()]).toEqual([
+        409,
+        {
           error: {
             code: "step_out_of_order",
-            message: `rollout_id ${rolloutId} asked, next is 1`,
+            message: "rollout_id 5 asked, next is 1 (steps run in order)",
             path: "rollout_id",
           },
-        });
+        },
+      ]);
+      const replay = await records(await post(handle, "/steps", { rollout_id: 0 }));
+      expect(replay.map((record) => record.type)).toEqual(step0.map((record) => record.type));
+      expect(rowsOf(replay)).toEqual(rows0);
+      expect(replay.at(-1)).toMatchObject({
+        type: "step_end",
+        summary: { groups: 2, rows: 4, dropped_groups: 0, debt: 0, replayed: true, metrics: {} },
+      });
+      expect((await status(handle)).next_rollout_id).toBe(1);
+      expect((await readRunState(join(dir, "run")))!.dataset_cursor).toBe(2);
+      // The rows of a finished step, again: the bytes of its rows file, each line the streamed row's JSON.
+      const again = await handle.runtime.app.request("/rollout/v1/steps/0/rows", { headers: auth });
+      expect([again.status, again.headers.get("content-type")]).toEqual([
+        200,
+        "application/x-ndjson; charset=utf-8",
+      ]);
+      const againText = await again.text();
+      expect(againText).toBe(readFileSync(join(dir, "rows-0.jsonl"), "utf8"));
+      expect(againText).toBe(rows0.map((row) => `${JSON.stringify(row)}\n`).join(""));
+      for (const [path, code, statusCode] of [
+        ["/rollout/v1/steps/1/rows", "not_found", 404],
+        ["/rollout/v1/steps/x/rows", "invalid_body", 400],
+      ] as const) {
+        const answer = await handle.runtime.app.request(path, { headers: auth });
+        expect([answer.status, ((await answer.json()) as { error: { code: string } }).error.code]).toEqual([
+          statusCode,
+          code,
+        ]);
       }
 
       // Step 1, and a second step / an eval while it runs: 409 step_running. The client then leaves
@@ -237,6 +266,9 @@ describe("relax serve (startServe + the rollout service)", () => {
       ]);
       const rows1 = readRows(join(dir, "rows-1.jsonl"));
       expect(rows1).toHaveLength(4);
+      // The stream the client left is fetched again, byte for byte what the rows file holds.
+      const lost = await handle.runtime.app.request("/rollout/v1/steps/1/rows", { headers: auth });
+      expect(await lost.text()).toBe(readFileSync(join(dir, "rows-1.jsonl"), "utf8"));
       // Cursor 2 → prompts 2 and 0 (the dataset cycles).
       expect(rows1.map((row) => row.prompt_index).sort()).toEqual([0, 0, 2, 2]);
 

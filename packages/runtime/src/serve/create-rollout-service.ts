@@ -44,6 +44,8 @@ export interface ServeService extends RolloutService {
   view(): string;
   /** Resolves when the running step or eval (if any) has finished, successfully or not. */
   idle(): Promise<void>;
+  /** The rows file text of finished step `rolloutId` (see {@link StepDriver.readStepRows}). */
+  stepRows(request: { rolloutId: number }): Promise<string>;
 }
 
 interface RunningStep {
