@@ -174,11 +174,11 @@ describe("cross-step scheduling under relax rollout (long-tail agent, stand-in e
       agenticPrelaunch: true,
     });
     expect(run.steps.map((step) => step.rolloutId)).toEqual([0, 1, 2]);
-    expect(readdirSync(dir).filter((name) => name.startsWith("rows-")).sort()).toEqual([
-      "rows-0.jsonl",
-      "rows-1.jsonl",
-      "rows-2.jsonl",
-    ]);
+    expect(
+      readdirSync(dir)
+        .filter((name) => name.startsWith("rows-"))
+        .sort(),
+    ).toEqual(["rows-0.jsonl", "rows-1.jsonl", "rows-2.jsonl"]);
     expect(files.map((rows) => rows.length)).toEqual([16, 16, 16]);
     files.forEach((rows, rolloutId) => {
       // 4 Groups of 4 samples, contiguous per Group, every row saying which step's batch it fills.
@@ -196,7 +196,9 @@ describe("cross-step scheduling under relax rollout (long-tail agent, stand-in e
     const ids = files.flat().map((row) => `${row.group_index}/${row.sample_index}`);
     expect(new Set(ids).size).toBe(48);
     const ends = lines.filter((line) => /event=accounting_end rollout=\d+ mode=train /.test(line));
-    expect(ends.map((line) => /groups=(\d+) rows=(\d+) dropped_groups=\d+ debt=(\d+)/.exec(line)!.slice(1))).toEqual([
+    expect(
+      ends.map((line) => /groups=(\d+) rows=(\d+) dropped_groups=\d+ debt=(\d+)/.exec(line)!.slice(1)),
+    ).toEqual([
       ["4", "16", "0"],
       ["4", "16", "0"],
       ["4", "16", "0"],

@@ -13,8 +13,8 @@ import {
 } from "@relax/runtime";
 import { createFakeLauncher } from "@relax/runtime/testing";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServe } from "../src/serve/start-serve";
 import { expectRowMatchesEngine, startRecordingEngine } from "./helpers";
 
@@ -192,7 +192,8 @@ describe("relax serve with cross-step flags", () => {
     };
     try {
       const texts: string[] = [];
-      for (const rolloutId of [0, 1, 2]) texts.push(await post({ rollout_id: rolloutId, ...(rolloutId === 2 ? { last_step: true } : {}) }));
+      for (const rolloutId of [0, 1, 2])
+        texts.push(await post({ rollout_id: rolloutId, ...(rolloutId === 2 ? { last_step: true } : {}) }));
       texts.forEach((text, rolloutId) => {
         const records = text
           .trimEnd()
@@ -205,11 +206,11 @@ describe("relax serve with cross-step flags", () => {
         expect(records.at(-1)).toMatchObject({ type: "step_end", summary: { groups: 4, rows: 16, debt: 0 } });
         for (const row of rows) expectRowMatchesEngine(expect, row, recording.generates);
       });
-      expect(readdirSync(dir).filter((name) => name.startsWith("rows-")).sort()).toEqual([
-        "rows-0.jsonl",
-        "rows-1.jsonl",
-        "rows-2.jsonl",
-      ]);
+      expect(
+        readdirSync(dir)
+          .filter((name) => name.startsWith("rows-"))
+          .sort(),
+      ).toEqual(["rows-0.jsonl", "rows-1.jsonl", "rows-2.jsonl"]);
       // Step 1's stream, lost by the trainer, fetched again: each row line byte for byte what was streamed.
       const again = await (
         await handle.runtime.app.request("/rollout/v1/steps/1/rows", { headers: auth })

@@ -44,41 +44,44 @@ export type ControlErrorBody = z.infer<typeof controlErrorBodySchema>;
 // ---- requests ----
 
 /** `POST /rollout/v1/steps`. */
-export const stepRequestSchema = z.object({
-  rollout_id: count.describe(
-    "`next_rollout_id` runs the next step; a smaller one replays that finished step from its rows file (a trainer restarted from an older checkpoint); a larger one is refused.",
-  ),
-  weight_version: version
-    .optional()
-    .describe("The version the engine now serves; labels tokens whose engine response names none."),
-  next_step_follows: z
-    .boolean()
-    .optional()
-    .describe(
-      "Another step follows this one, so `--agentic-prelaunch` may start its Groups early (default: true; false is the same as `last_step: true`).",
+export const stepRequestSchema = z
+  .object({
+    rollout_id: count.describe(
+      "`next_rollout_id` runs the next step; a smaller one replays that finished step from its rows file (a trainer restarted from an older checkpoint); a larger one is refused.",
     ),
-  last_step: z
-    .boolean()
-    .optional()
-    .describe(
-      "This is the run's last step: nothing is prelaunched for a next one (the Groups still resident at its end are ended when serve stops).",
-    ),
-  final_backfill: z
-    .boolean()
-    .optional()
-    .describe(
-      "Deprecated (every step is a full batch; there is no back-fill step): `true` is read as `last_step: true`.",
-    ),
-}).superRefine((body, context) => {
-  const last = body.last_step === true ? "last_step" : body.final_backfill === true ? "final_backfill" : undefined;
-  if (last !== undefined && body.next_step_follows === true) {
-    context.addIssue({
-      code: "custom",
-      path: ["next_step_follows"],
-      message: `true contradicts ${last}: true (the last step has no next step)`,
-    });
-  }
-});
+    weight_version: version
+      .optional()
+      .describe("The version the engine now serves; labels tokens whose engine response names none."),
+    next_step_follows: z
+      .boolean()
+      .optional()
+      .describe(
+        "Another step follows this one, so `--agentic-prelaunch` may start its Groups early (default: true; false is the same as `last_step: true`).",
+      ),
+    last_step: z
+      .boolean()
+      .optional()
+      .describe(
+        "This is the run's last step: nothing is prelaunched for a next one (the Groups still resident at its end are ended when serve stops).",
+      ),
+    final_backfill: z
+      .boolean()
+      .optional()
+      .describe(
+        "Deprecated (every step is a full batch; there is no back-fill step): `true` is read as `last_step: true`.",
+      ),
+  })
+  .superRefine((body, context) => {
+    const last =
+      body.last_step === true ? "last_step" : body.final_backfill === true ? "final_backfill" : undefined;
+    if (last !== undefined && body.next_step_follows === true) {
+      context.addIssue({
+        code: "custom",
+        path: ["next_step_follows"],
+        message: `true contradicts ${last}: true (the last step has no next step)`,
+      });
+    }
+  });
 export type StepRequest = z.infer<typeof stepRequestSchema>;
 
 /** `POST /rollout/v1/evals`. */
@@ -151,7 +154,9 @@ export const statusResponseSchema = z.object({
     aborted_partials: count,
     prelaunched_groups: count
       .optional()
-      .describe("`--agentic-prelaunch`: Groups started for the next step, held at their first-request barrier."),
+      .describe(
+        "`--agentic-prelaunch`: Groups started for the next step, held at their first-request barrier.",
+      ),
     prelaunched_agents: count.optional().describe("The agent sessions of `prelaunched_groups`."),
   }),
   run_dir: z.string().nullable(),

@@ -252,7 +252,9 @@ export class StepDriver {
     const mark = new RegExp(`"partition":${rolloutId}[,}]`);
     return text
       .split("\n")
-      .filter((line) => mark.test(line) && (JSON.parse(line) as { partition?: number }).partition === rolloutId)
+      .filter(
+        (line) => mark.test(line) && (JSON.parse(line) as { partition?: number }).partition === rolloutId,
+      )
       .map((line) => `${line}\n`)
       .join("");
   }
