@@ -411,48 +411,53 @@ describe("relax serve (startServe + the rollout service)", () => {
 });
 
 describe("resolveControlToken", () => {
-  it("should run a due eval inside the step's stream (--eval-interval), labelled k + 1, and record it", async () => {
+  it("should run a due eval (--eval-interval) as slime does: at the next step's start, on the weights it names, labelled with the step just trained", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-eval-"));
     const handle = await serve(dir, { evalInterval: 2 });
     try {
       expect((await status(handle)).eval).toEqual({
         interval: 2,
-        next_eval_rollout_id: 2,
+        next_eval_rollout_id: 1,
         datasets: ["data"],
       });
+      const trainOnly = ["step_start", "row", "row", "row", "row", "step_end"];
       const step0 = await records(await post(handle, "/steps", { rollout_id: 0 }));
-      expect(step0.map((record) => record.type)).toEqual([
-        "step_start",
-        "row",
-        "row",
-        "row",
-        "row",
-        "step_end",
-      ]);
+      expect(step0.map((record) => record.type)).toEqual(trainOnly);
+      // The eval due after step 1 does not run inside step 1 (its weights are the ones step 1 trained on).
       const step1 = await records(await post(handle, "/steps", { rollout_id: 1 }));
-      // Train rows, then the eval dataset's rows (3 prompts x 1 sample), its end record, then step_end.
-      expect(step1.map((record) => record.type)).toEqual([
+      expect(step1.map((record) => record.type)).toEqual(trainOnly);
+      expect((await status(handle)).eval.next_eval_rollout_id).toBe(1);
+      // Step 2 names the weights the trainer loaded after training on step 1: the eval runs first, on them.
+      const step2 = await records(await post(handle, "/steps", { rollout_id: 2, weight_version: "v2" }));
+      expect(step2.map((record) => record.type)).toEqual([
         "step_start",
-        "row",
-        "row",
-        "row",
-        "row",
         "eval_row",
         "eval_row",
         "eval_row",
         "eval_end",
+        "row",
+        "row",
+        "row",
+        "row",
         "step_end",
       ]);
-      const evalRows = step1.flatMap((record) => (record.type === "eval_row" ? [record] : []));
+      const evalRows = step2.flatMap((record) => (record.type === "eval_row" ? [record] : []));
       expect(evalRows.map((record) => record.dataset)).toEqual(["data", "data", "data"]);
       expect(evalRows.map((record) => record.row.prompt_index).sort()).toEqual([0, 1, 2]);
       expect(evalRows.every((record) => record.row.advantage === 0)).toBe(true);
-      const end = step1.at(-1)!;
+      expect(evalRows.map((record) => record.row.weight_versions)).toEqual([["v2"], ["v2"], ["v2"]]);
+      const end = step2.at(-1)!;
       if (end.type !== "step_end") throw new Error("no step_end");
       // The step summary counts the train Groups only.
       expect(end.summary).toMatchObject({ groups: 2, rows: 4, dropped_groups: 0 });
-      expect((await status(handle)).eval.next_eval_rollout_id).toBe(4);
-      expect((await readRunState(join(dir, "run")))?.eval).toEqual({ last_rollout_id: 2 });
+      expect((await status(handle)).eval.next_eval_rollout_id).toBe(3);
+      expect((await readRunState(join(dir, "run")))?.eval).toEqual({ last_rollout_id: 1 });
+      // An eval the trainer ran itself (POST /evals, slime's eval after update_weights) is not repeated.
+      await records(await post(handle, "/steps", { rollout_id: 3 }));
+      const evals3 = await records(await post(handle, "/evals", { rollout_id: 3 }));
+      expect(evals3.at(-1)).toEqual({ type: "evals_end", rollout_id: 3 });
+      const step4 = await records(await post(handle, "/steps", { rollout_id: 4 }));
+      expect(step4.map((record) => record.type)).toEqual(trainOnly);
     } finally {
       await handle.close();
     }
@@ -468,6 +473,17 @@ describe("resolveControlToken", () => {
       );
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.map((row) => row.weight_versions)).toEqual(rows.map(() => ["v7"]));
+      // No eval data: /evals is a client-facing 404 naming the missing flag, not an empty stream.
+      const noEval = await post(handle, "/evals", { rollout_id: 1 });
+      expect([noEval.status, await noEval.json()]).toEqual([
+        404,
+        {
+          error: {
+            code: "not_found",
+            message: "no eval datasets: relax serve was started without --eval-prompt-data",
+          },
+        },
+      ]);
       const view = await handle.runtime.app.request(`/rollout/v1/view?token=${TOKEN}`);
       expect(view.status).toBe(200);
       expect(view.headers.get("content-type")).toBe("text/html; charset=utf-8");

@@ -69,6 +69,8 @@ export interface RolloutComponents {
   /** The turn runner (`createTurnRunner`). */
   turns: {
     sampling: RolloutSampling;
+    /** Eval sessions' sampling: the `--eval-*` overrides over {@link sampling}. */
+    evalSampling: RolloutSampling;
     defaultTemplateKwargs: Record<string, unknown>;
     toolCallParser?: string;
     reasoningParser?: string;
@@ -137,9 +139,9 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
   const optional = <K extends string, V>(key: K, value: V | undefined) =>
     (value !== undefined ? { [key]: value } : {}) as { [P in K]?: V };
   // Eval datasets are read like the train dataset, media (--multimodal-keys) included.
-  const dataset = (file: string): DatasetPlan => ({
+  const dataset = (file: string, inputKey = config.inputKey): DatasetPlan => ({
     file: resolve(cwd, file),
-    inputKey: config.inputKey,
+    inputKey,
     metadataKey: config.metadataKey,
     ...optional("multimodalKeys", config.multimodalKeys),
   });
@@ -212,7 +214,10 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
     },
     datasets: {
       train: dataset(config.promptData),
-      eval: (config.evalPromptData ?? []).map(({ name, path }) => ({ name, ...dataset(path) })),
+      eval: (config.evalPromptData ?? []).map(({ name, path }) => ({
+        name,
+        ...dataset(path, config.evalInputKey ?? config.inputKey),
+      })),
     },
     backend: {
       sglangUrls: config.sglangUrl,
@@ -233,6 +238,12 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
         topP: config.rolloutTopP,
         topK: config.rolloutTopK,
         maxResponseLen: config.rolloutMaxResponseLen,
+      },
+      evalSampling: {
+        temperature: config.evalTemperature ?? config.rolloutTemperature,
+        topP: config.evalTopP ?? config.rolloutTopP,
+        topK: config.evalTopK ?? config.rolloutTopK,
+        maxResponseLen: config.evalMaxResponseLen ?? config.rolloutMaxResponseLen,
       },
       defaultTemplateKwargs: config.applyChatTemplateKwargs,
       ...optional("toolCallParser", config.agenticToolCallParser),

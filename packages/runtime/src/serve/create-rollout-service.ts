@@ -260,6 +260,12 @@ class DrivenRolloutService implements ServeService {
     sink: ControlRecordSink,
   ): Promise<void> {
     const names = this.#runtime.evalDatasets.map((item) => item.name);
+    if (names.length === 0) {
+      throw new ControlError({
+        code: "not_found",
+        message: "no eval datasets: relax serve was started without --eval-prompt-data",
+      });
+    }
     const chosen = request.datasets ?? names;
     chosen.forEach((name, i) => {
       if (!names.includes(name)) {
@@ -343,6 +349,18 @@ class DrivenRolloutService implements ServeService {
       samples_per_group: components.steps.train.groupSize,
       weight_version: gate.weightVersion ?? null,
     });
+    // `--eval-interval`: the eval due after the previous step runs now, as slime runs it: after the trainer's
+    // weight update (this step's `weight_version`), on the new weights, labelled with the step just trained,
+    // before this step's Groups; skipped when the trainer already ran it (`POST /evals` with that id).
+    const dueEval = this.#dueEvalBefore(rolloutId);
+    if (dueEval !== undefined) {
+      await this.#streamEvals(
+        dueEval,
+        this.#runtime.evalDatasets.map((item) => item.name),
+        sink,
+        { ...current },
+      );
+    }
     const drops: Record<string, number> = {};
     const viewed = this.#record({ rolloutId, mode: "train", groups: [] });
     const { step: result } = await this.#driver.runStep({
@@ -369,17 +387,6 @@ class DrivenRolloutService implements ServeService {
         });
       },
     });
-    // `--eval-interval`: a due eval runs after the train Groups, in the same stream, under rollout id
-    // k + 1 (the policy the next step samples from), as `relax rollout` labels it. Counted apart: the
-    // step's status keeps its train Group counts.
-    if (this.#runtime.evalDue(rolloutId)) {
-      await this.#streamEvals(
-        rolloutId + 1,
-        this.#runtime.evalDatasets.map((item) => item.name),
-        sink,
-        { ...current },
-      );
-    }
     sink(stepEndRecord(rolloutId, current, result, this.#runtime, drops));
   }
 
@@ -426,14 +433,26 @@ class DrivenRolloutService implements ServeService {
     return entry.groups;
   }
 
-  /** The rollout id of the next scheduled eval (`k + 1` after step k), or null without a schedule. */
+  /**
+   * The label of the next scheduled eval: the eval due after train step k (`--eval-interval`) is labelled
+   * k and runs at the start of step k + 1; null without a schedule or eval data.
+   */
   #nextEvalRolloutId(): number | null {
     const runtime = this.#runtime;
     const interval = runtime.components.steps.evalSchedule.interval;
     if (interval === undefined || runtime.evalDatasets.length === 0) return null;
-    const next = this.#driver.nextRolloutId;
-    for (let k = next; k < next + interval; k++) if (runtime.evalDue(k)) return k + 1;
+    const last = this.#driver.lastEvalRolloutId;
+    const from = Math.max(this.#driver.nextRolloutId - 1, last === null ? 0 : last + 1);
+    for (let k = from; k < from + interval; k++) if (runtime.evalDue(k)) return k;
     return null;
+  }
+
+  /** The label of the eval to run at the start of train step `rolloutId` (due after the step before, not run yet). */
+  #dueEvalBefore(rolloutId: number): number | undefined {
+    const trained = rolloutId - 1;
+    if (trained < 0 || !this.#runtime.evalDue(trained)) return undefined;
+    const last = this.#driver.lastEvalRolloutId;
+    return last !== null && last >= trained ? undefined : trained;
   }
 
   async #saveWeightVersion(version?: string): Promise<void> {

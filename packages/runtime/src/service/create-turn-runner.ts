@@ -45,6 +45,11 @@ export interface TurnRunnerOptions {
   tokenizer: TextTokenizer;
   renderer: ChatRenderer;
   sampling: RolloutSampling;
+  /**
+   * Sampling of eval sessions (`session.mode === "eval"`): `--eval-temperature`, `--eval-top-p`,
+   * `--eval-top-k`, `--eval-max-response-len` over {@link sampling}, as slime's eval overrides. @default sampling
+   */
+  evalSampling?: RolloutSampling;
   /** `--apply-chat-template-kwargs`, merged under each request's kwargs before matching. */
   defaultTemplateKwargs: Record<string, unknown>;
   toolCallParser?: string;
@@ -150,7 +155,9 @@ export interface TurnEvent {
 export function createTurnRunner(
   options: TurnRunnerOptions,
 ): (context: GenerateContext) => Promise<AssistantTurn> {
-  const { registry, engine, tokenizer, renderer, sampling, defaultTemplateKwargs, onTurn, gate } = options;
+  const { registry, engine, tokenizer, renderer, defaultTemplateKwargs, onTurn, gate } = options;
+  const trainSampling = options.sampling;
+  const evalSampling = options.evalSampling ?? trainSampling;
   const stopTokenIds = [...tokenizer.stopTokenIds];
 
   const noticed = new Set<string>();
@@ -186,6 +193,7 @@ export function createTurnRunner(
     const session = registry.get(credential);
     if (session === undefined) throw new SessionNotFoundError({ sessionId: "(unknown)" });
     const sessionId = session.id;
+    const sampling = session.mode === "eval" ? evalSampling : trainSampling;
     const classification = classifier.classify(
       { path: http?.path ?? "", headers: http?.headers ?? {}, request },
       session.mainSystemPrompt !== undefined ? { mainSystemPrompt: session.mainSystemPrompt } : {},
