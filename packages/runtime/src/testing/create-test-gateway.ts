@@ -73,6 +73,7 @@ export async function createTestGateway(
       Pick<
         TurnRunnerOptions,
         | "toolCallParser"
+        | "evalSampling"
         | "reasoningParser"
         | "honorResponseFormat"
         | "parametersAlias"
