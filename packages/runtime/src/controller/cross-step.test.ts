@@ -300,7 +300,7 @@ describe("RolloutController across steps (fake launcher, stand-in engine)", () =
         mode: "train",
       });
     // Step 0 needs 2 Groups: the fast one exports, both tool Groups sit in their tool call. The step does
-    // not close on its interrupted debt (the rollout side of the Python Relax would): it waits.
+    // not close on its interrupted debt (docs/contract.md#deviations): it waits.
     let closed0 = false;
     const running0 = step(0).then((result) => {
       closed0 = true;

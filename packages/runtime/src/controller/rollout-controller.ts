@@ -65,8 +65,9 @@ export interface CrossStepOptions {
   /**
    * `--fully-async`: unfinished Groups stay resident across steps and keep running between them (unless
    * `partialRollout` pauses them). Every step still closes on exactly its batch (`groupsPerStep` exported
-   * Groups, as slime's fully-async rollout and the Python Relax's trainer-side partitions give a trainer);
-   * Groups that finish beyond it are queued for the next step, never dropped, and no debt is carried.
+   * Groups: what the trainer consumes per optimizer step, as slime's fully-async rollout gives it; see
+   * docs/contract.md#deviations); Groups that finish beyond it are queued for the next step, never dropped,
+   * and no debt is carried.
    */
   fullyAsync?: boolean;
   /**
@@ -542,8 +543,8 @@ export class RolloutController {
 
   /**
    * True once the step may close: its batch is complete (`groupsPerStep` exported Groups). Fully async
-   * too: unlike the Python Relax's rollout side (which may close on interrupted debt and lets its transfer
-   * queue cut the trainer's batches), the trainer here reads the step itself, so the step is the batch.
+   * too: the trainer reads the step itself, so the step is the batch; interrupted Groups never close a step
+   * early (a deliberate deviation, docs/contract.md#deviations).
    */
   #canCloseTrainStep(_step: TrainStep): boolean {
     return this.#debt <= 0;
