@@ -128,7 +128,8 @@ class AdapterTest(unittest.TestCase):
             "relax": {"session_id": "s-0", "rollout_id": "r-s-0", "context_name": None, "state_hash": "h-s-0",
                       "prompt_index": 4, "sample_index": 0, "weight_version_spans": [["v0", 0, 1], ["v1", 1, 2]],
                       "abort_count": 0, "num_turns": 1, "stop_reason": "stop", "reward_details": {"format": 1.0},
-                      "advantage": 0.5, "reward_filled": False},
+                      "advantage": 0.5, "reward_filled": False, "group_index": 0, "partition": None,
+                      "steps_lived": None, "weight_version_lag": None},
         })  # fmt: skip
         aborted = groups[0][1]
         self.assertEqual((aborted.status, aborted.reward, aborted.metadata["relax"]["reward_filled"]), (StandInSample.Status.ABORTED, 0.0, True))
