@@ -62,7 +62,7 @@ export function addRolloutOptions(command: Command): Command {
     )
     .option(
       "--fully-async",
-      "unfinished Groups stay resident and keep running across steps; a step closes once its debt is at most the interrupted Groups (the rest carries over, so steps may hold fewer Groups than --rollout-batch-size), and a final back-fill step (rollout id --num-rollout) drains what is carried",
+      "unfinished Groups stay resident and keep running across steps; every step still closes on exactly --rollout-batch-size Groups, Groups finishing beyond it are queued for the next step",
     )
     .option(
       "--agent-max-slots <n>",

@@ -43,7 +43,7 @@ export const rolloutConfigSchema = z
     partialRollout: z.boolean().default(false),
     /** `--partial-rollout-max-aborted-count`: pause aborts after which a session is protected. */
     partialRolloutMaxAbortedCount: z.number().int().positive().optional(),
-    /** `--fully-async`: unfinished Groups stay resident across steps; steps close on interrupted debt. @default false */
+    /** `--fully-async`: unfinished Groups stay resident across steps; every step is still its full batch. @default false */
     fullyAsync: z.boolean().default(false),
     /**
      * `--agent-max-slots`: the agent executor's hard limit on concurrent sessions; the start is refused when
