@@ -591,7 +591,7 @@ describe("relax serve: a step cut short by a restart", () => {
 });
 
 describe("relax serve: the weight version across a restart", () => {
-  it("should keep the version loaded after the last step's end (pause, /weights, /resume), not the step's", async () => {
+  it("should keep the version loaded after the last step's end (pause, /weights, /resume), not the step's, and every finished step's rows", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-version-"));
     const overrides = {
       evalPromptData: undefined,
@@ -600,8 +600,9 @@ describe("relax serve: the weight version across a restart", () => {
       gatewayShards: 1,
     };
     const first = await serve(dir, overrides);
+    let step0: ControlRecord[] = [];
     try {
-      const step0 = await records(await post(first, "/steps", { rollout_id: 0, weight_version: "v1" }));
+      step0 = await records(await post(first, "/steps", { rollout_id: 0, weight_version: "v1" }));
       expect(rowsOf(step0).map((row) => row.weight_versions)).toEqual([["v1"]]);
       expect(await readRunState(join(dir, "run"))).toMatchObject({
         next_rollout_id: 1,
@@ -637,6 +638,17 @@ describe("relax serve: the weight version across a restart", () => {
       const step1 = await records(await post(second, "/steps", { rollout_id: 1 }));
       expect(step1[0]).toMatchObject({ type: "step_start", rollout_id: 1, weight_version: "v3" });
       expect(rowsOf(step1)).toHaveLength(1);
+      // After the restart, the first process's step is still there: re-fetched byte for byte, and a trainer
+      // resumed from an older checkpoint asking step 0 gets the same rows (the run is not rewound).
+      const lost = await second.runtime.app.request("/rollout/v1/steps/0/rows", { headers: auth });
+      expect(await lost.text()).toBe(
+        rowsOf(step0)
+          .map((row) => `${JSON.stringify(row)}\n`)
+          .join(""),
+      );
+      const replayed = await records(await post(second, "/steps", { rollout_id: 0 }));
+      expect(rowsOf(replayed)).toEqual(rowsOf(step0));
+      expect((await status(second)).next_rollout_id).toBe(2);
     } finally {
       await second.close();
     }
