@@ -245,6 +245,9 @@ class RelaxSlimeRollout:
         ``custom_reward_post_process_path``.
     :param decode: ``decode(token_ids) -> str`` for ``Sample.prompt`` / ``Sample.response`` (default none:
         they stay empty).
+    :param process_images: ``process_images(image_urls) -> dict`` (the model's image processor: ``pixel_values``,
+        ``image_grid_thw``, …) for ``Sample.multimodal_train_inputs`` of vision rows, as slime's rollout keeps
+        its processor's output less ``input_ids`` / ``attention_mask``. Without it a step with images is refused.
     :raises ValueError: when ``args.rollout_top_p`` is below 1 (slime's conversion would then fail on the
         top-p replay ids Relax rows do not carry).
     """
@@ -252,7 +255,7 @@ class RelaxSlimeRollout:
     def __init__(
         self, client: RelaxClient, types: Optional[SlimeTypes] = None, *, weight_version: Optional[str] = None,
         eval_datasets: Optional[List[str]] = None, reward_source: str = "reward", nest: str = "auto",
-        args: Any = None, decode: Optional[Any] = None,
+        args: Any = None, decode: Optional[Any] = None, process_images: Optional[Any] = None,
     ) -> None:  # fmt: skip
         top_p = getattr(args, "rollout_top_p", 1.0)
         if top_p is not None and float(top_p) != 1.0:
@@ -269,6 +272,7 @@ class RelaxSlimeRollout:
         self.nest = nest
         self.args = args
         self.decode = decode
+        self.process_images = process_images
         #: The last step's stream (its ``summary``, ``dropped`` and any due-eval rows), for inspection.
         self.last_step: Optional[StepStream] = None
         # slime's run-wide numbering, when no data source carries it.
@@ -291,6 +295,32 @@ class RelaxSlimeRollout:
             "relax_client.slime.reward_post_process (Relax's per-row advantages), or "
             "--disable-rewards-normalization with relax_reward_source: advantage"
         )
+
+    def _attach_images(self, groups: List[List[Any]]) -> None:
+        """Sets ``multimodal_train_inputs`` of every vision sample, checking the processor's image grid against
+        the row's (the image-pad tokens in ``tokens`` were counted from it)."""
+        samples = [sample for sample in _leaves(groups) if getattr(sample, "multimodal_inputs", None)]
+        if not samples:
+            return
+        if self.process_images is None:
+            raise ValueError(
+                "this step has image rows: slime trains them with Sample.multimodal_train_inputs (the image processor's "
+                "pixel_values / image_grid_thw), which needs the model's processor; install transformers and set "
+                "--hf-checkpoint, or pass RelaxSlimeRollout(process_images=…)"
+            )
+        for sample in samples:
+            inputs = dict(self.process_images(list(sample.multimodal_inputs["image"])))
+            for key in ("input_ids", "attention_mask"):
+                inputs.pop(key, None)
+            grid = inputs.get("image_grid_thw")
+            expected = [list(entry["image_grid_thw"]) for entry in sample.metadata["relax"]["multimodal_train_inputs"]]
+            got = grid.tolist() if hasattr(grid, "tolist") else grid
+            if got is not None and [list(item) for item in got] != expected:
+                raise ValueError(
+                    "the image processor's image_grid_thw %s differs from the row's %s (session %s): the image-pad "
+                    "tokens in the row were counted for another processor configuration" % (got, expected, sample.session_id)
+                )
+            sample.multimodal_train_inputs = inputs
 
     def train(self, rollout_id: int, data_source: Any = None) -> Any:
         """Runs step ``rollout_id`` and returns slime's train output.
@@ -319,6 +349,7 @@ class RelaxSlimeRollout:
             label_key=getattr(self.args, "label_key", None), reward_key=getattr(self.args, "reward_key", None),
         )  # fmt: skip
         self._check_credit(groups)
+        self._attach_images(groups)
         next_group, next_index = first_group + len(groups), first_index + len(rows)
         if counted:
             data_source.sample_group_index, data_source.sample_index = next_group, next_index
@@ -363,8 +394,54 @@ def _adapter_for(args: Any) -> RelaxSlimeRollout:
             reward_source=getattr(args, "relax_reward_source", None) or "reward",
             args=args,
             decode=_load_decode(args),
+            process_images=_load_image_processor(args),
         )
     return _ADAPTERS[key]
+
+
+def _leaves(groups: List[Any]) -> List[Any]:
+    """Every ``Sample`` of a (possibly nested) group list, in order."""
+    out: List[Any] = []
+    for item in groups:
+        if isinstance(item, list):
+            out.extend(_leaves(item))
+        else:
+            out.append(item)
+    return out
+
+
+def _load_image_processor(args: Any) -> Optional[Any]:
+    """``process_images(urls)`` with ``args.hf_checkpoint``'s image processor (``transformers``, PIL), or None."""
+    checkpoint = getattr(args, "hf_checkpoint", None)
+    if not checkpoint:
+        return None
+    try:
+        import base64
+        import io
+
+        from PIL import Image  # type: ignore[import-not-found]
+        from transformers import AutoProcessor  # type: ignore[import-not-found]
+
+        processor = AutoProcessor.from_pretrained(checkpoint, trust_remote_code=True)
+    except Exception:  # no transformers / PIL, or a text-only checkpoint: image steps are refused
+        return None
+    image_processor = getattr(processor, "image_processor", None)
+    if image_processor is None:
+        return None
+
+    def load(url: str) -> Any:
+        if not url.startswith("data:"):
+            return Image.open(url) if not url.startswith(("http://", "https://")) else _fetch_image(url, Image, io)
+        return Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+
+    return lambda urls: dict(image_processor(images=[load(url) for url in urls], return_tensors="pt"))
+
+
+def _fetch_image(url: str, image_module: Any, io_module: Any) -> Any:
+    from urllib.request import urlopen
+
+    with urlopen(url, timeout=30) as response:  # noqa: S310 (the row's own image URL)
+        return image_module.open(io_module.BytesIO(response.read()))
 
 
 def _load_decode(args: Any) -> Optional[Any]:

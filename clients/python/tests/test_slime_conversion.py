@@ -153,6 +153,22 @@ class SlimeConversionTest(unittest.TestCase):
         self.assertEqual(data["raw_reward"], [1.0, 1.0, 0.0])
         self.assertEqual(data["rollout_ids"], [0, 0, 1])
 
+    def test_a_vision_step_reaches_train_data_with_the_processor_inputs(self):
+        image = {"type": "image", "digest": "sha256:ab", "source": "data:image/png;base64,AQID", "format": "png",
+                 "original_size": {"height": 70, "width": 98}, "resized_size": {"height": 56, "width": 112},
+                 "image_grid_thw": [1, 4, 8], "num_tokens": 8}  # fmt: skip
+        rows = batch(0, [[1.0, 0.0], [0.0, 0.0]], multimodal_train_inputs=[image])
+        rows[3].pop("multimodal_train_inputs")  # a text-only sample in the same step
+        self.fake.step_scripts[0] = script(0, rows)
+        args = slime_args()
+        adapter = relax_slime.RelaxSlimeRollout(
+            RelaxClient(self.fake.url, "secret-token"), TYPES, args=args,
+            process_images=lambda urls: {"pixel_values": [[0.5] * 4] * len(urls), "image_grid_thw": [[1, 4, 8]] * len(urls)},
+        )  # fmt: skip
+        data = convert_samples_to_train_data(args, flatten(adapter.train(0)))
+        self.assertEqual(data["multimodal_train_inputs"], [{"pixel_values": [[0.5] * 4], "image_grid_thw": [[1, 4, 8]]}] * 3 + [None])
+        self.assertEqual(data["raw_reward"], [1.0, 0.0, 0.0, 0.0])
+
     def test_top_p_below_one_is_refused_up_front(self):
         with self.assertRaisesRegex(ValueError, "--rollout-top-p 0.9 is not supported"):
             self.adapter(slime_args(rollout_top_p=0.9))
