@@ -30,6 +30,8 @@ What slime's own rollout would give, from slime's ``args``:
   size, so use ``--custom-reward-post-process-path relax_client.slime.reward_post_process`` (Relax's
   per-row advantages) or ``--disable-rewards-normalization`` with ``relax_reward_source: advantage``;
   otherwise such a step is refused with that advice;
+* vision rows get ``multimodal_train_inputs`` from the model's image processor (``args.hf_checkpoint``, or
+  ``process_images=``), its ``image_grid_thw`` checked against the row's; without a processor they are refused;
 * ``--rollout-top-p`` below 1 is refused up front: slime's conversion then needs top-p replay token ids that
   Relax rows do not carry.
 
