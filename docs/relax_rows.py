@@ -79,10 +79,11 @@ ROW_FIELDS = {
 }
 
 # Optional fields added after the first row format (absent in rows from older writers): the per-turn
-# request kinds, the train steps a sample's Group lived through, the off-policy distance, and the images
+# request kinds, the train step whose batch the row fills (partition), the train steps a sample's Group lived through, the off-policy distance, and the images
 # of a multimodal lineage; to_columns gives None for a row without them.
 OPTIONAL_ROW_FIELDS = {
     "request_kinds": list,
+    "partition": int,
     "steps_lived": list,
     "weight_version_lag": int,
     "multimodal_train_inputs": list,

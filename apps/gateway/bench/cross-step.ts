@@ -38,7 +38,6 @@ interface Measured {
   idleFraction: number;
   rows: number;
   aborts: number;
-  backfill: boolean;
 }
 
 async function measure(name: string, crossStep: CrossStepOptions): Promise<Measured> {
@@ -98,7 +97,6 @@ async function measure(name: string, crossStep: CrossStepOptions): Promise<Measu
   })();
   let rows = 0;
   let aborts = 0;
-  let backfill = false;
   for (let step = 0; step < STEPS; step++) {
     const result = await controller.runStep({
       rolloutId: step,
@@ -114,20 +112,6 @@ async function measure(name: string, crossStep: CrossStepOptions): Promise<Measu
     aborts += result.rows.reduce((sum, row) => sum + row.abort_count, 0);
     await sleep(TRAIN_MS);
   }
-  if (controller.carriedDebt > 0) {
-    backfill = true;
-    const result = await controller.runStep({
-      rolloutId: STEPS,
-      prompts,
-      groupsPerStep: GROUPS,
-      groupSize: SAMPLES,
-      concurrency: OVER_SAMPLING,
-      overSampling: OVER_SAMPLING,
-      mode: "train",
-      finalBackfill: true,
-    });
-    rows += result.rows.length;
-  }
   const ended = performance.now();
   if (!busy) idleMs += ended - idleSince;
   tracking = false;
@@ -136,7 +120,7 @@ async function measure(name: string, crossStep: CrossStepOptions): Promise<Measu
   // The tracker's last `until` is left pending (the engine is closed); it holds nothing open.
   void tracker.catch(() => undefined);
   const wallMs = ended - started;
-  return { name, wallS: wallMs / 1000, idleFraction: idleMs / wallMs, rows, aborts, backfill };
+  return { name, wallS: wallMs / 1000, idleFraction: idleMs / wallMs, rows, aborts };
 }
 
 const configs: Array<[string, CrossStepOptions]> = [
@@ -157,7 +141,7 @@ console.log(
 console.log("config                          wall s   engine idle   rows  aborts  speed-up vs sync");
 for (const result of results) {
   console.log(
-    `${result.name.padEnd(30)} ${result.wallS.toFixed(2).padStart(6)}   ${(result.idleFraction * 100).toFixed(1).padStart(9)} %  ${String(result.rows).padStart(5)}  ${String(result.aborts).padStart(6)}  ${(sync.wallS / result.wallS).toFixed(2).padStart(8)}×${result.backfill ? "  (final back-fill)" : ""}`,
+    `${result.name.padEnd(30)} ${result.wallS.toFixed(2).padStart(6)}   ${(result.idleFraction * 100).toFixed(1).padStart(9)} %  ${String(result.rows).padStart(5)}  ${String(result.aborts).padStart(6)}  ${(sync.wallS / result.wallS).toFixed(2).padStart(8)}×`,
   );
 }
 const best = results.at(-1)!;

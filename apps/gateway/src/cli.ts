@@ -55,7 +55,9 @@ async function serveAction(options: Record<string, unknown>) {
     signal: interrupt.signal,
     ...(typeof controlToken === "string" ? { controlToken } : {}),
   });
-  process.stdout.write(formatBanner(handle.runtime, { title: "Relax serve", steps: "steps on request" }));
+  process.stdout.write(
+    formatBanner(handle.runtime, { title: "Relax serve", steps: "steps on request", serve: true }),
+  );
   process.stdout.write(formatServeBanner(handle, { nextRolloutId: handle.service.status().next_rollout_id }));
   if (handle.tokenSource.kind === "printed")
     process.stderr.write(`relax: control token (pass it as Authorization: Bearer): ${handle.token}\n`);

@@ -107,9 +107,9 @@ describe("runRollout eval schedule", () => {
       .map((record) => record.msg)
       .filter((msg) => msg.startsWith("AGENTIC ROLLOUT event=accounting_start"));
     expect(accounting.slice(0, 3)).toEqual([
-      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=eval dataset=math sessions=3 groups=3 final_backfill=false",
-      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=eval dataset=drift sessions=1 groups=1 final_backfill=false",
-      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=train sessions=2 groups=1 final_backfill=false",
+      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=eval dataset=math sessions=3 groups=3",
+      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=eval dataset=drift sessions=1 groups=1",
+      "AGENTIC ROLLOUT event=accounting_start rollout=0 mode=train sessions=2 groups=1",
     ]);
     const evalLogs = records.filter((record) => record.msg.startsWith("AGENTIC ROLLOUT event=eval_metrics"));
     expect(evalLogs.map((record) => record.msg)).toEqual([

@@ -102,10 +102,10 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
 }
 
 /**
- * The train steps from the driver's next rollout id up to `--num-rollout`, the eval datasets at the points of
- * {@link evalRolloutIds} (an eval the run dir says already ran is not repeated; one due where a restart
- * picks up runs first), and with `--fully-async` a final back-fill step (rollout id `--num-rollout`) that
- * drains the debt carried by resident Groups without opening a new partition.
+ * The train steps from the driver's next rollout id up to `--num-rollout` (each one a full batch of
+ * `--rollout-batch-size` Groups, also with the cross-step flags: no back-fill step), and the eval datasets at
+ * the points of {@link evalRolloutIds} (an eval the run dir says already ran is not repeated; one due where a
+ * restart picks up runs first).
  */
 async function runSteps(
   runtime: RolloutRuntime,
@@ -126,9 +126,6 @@ async function runSteps(
     done.steps.push((await driver.runStep({ rolloutId })).step);
     // An eval after step k evaluates the policy of step k + 1 and carries that rollout id.
     await runEvalsAt(rolloutId + 1);
-  }
-  if (done.steps.length > 0 && runtime.controller.carriedDebt > 0) {
-    done.steps.push((await driver.runStep({ rolloutId: numRollout, finalBackfill: true })).step);
   }
 }
 

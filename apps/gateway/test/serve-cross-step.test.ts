@@ -1,4 +1,4 @@
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTokenizer } from "@relax/chat";
@@ -13,10 +13,21 @@ import {
 } from "@relax/runtime";
 import { createFakeLauncher } from "@relax/runtime/testing";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
+import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServe } from "../src/serve/start-serve";
+import { expectRowMatchesEngine, startRecordingEngine } from "./helpers";
 
 const TOKEN = "serve-cross-step-token-0123456789";
+
+/** Polls `check` every 10 ms until it is true (5 s at most). */
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error("condition not met within 5 s");
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 const auth = { authorization: `Bearer ${TOKEN}` };
 
 let engine: StandinEngine;
@@ -56,7 +67,7 @@ describe("relax serve with cross-step flags", () => {
           sglangUrl: [engineUrl],
           nSamplesPerPrompt: 2,
           rolloutBatchSize: 2,
-          numRollout: 3,
+          // No --num-rollout: serve assumes a next step follows unless the trainer says it is the last.
           agenticPrelaunch: true,
           partialRollout: true,
           agentWritesReward: true,
@@ -90,19 +101,24 @@ describe("relax serve with cross-step flags", () => {
       const step0 = await step({ rollout_id: 0 });
       expect(rows(step0)).toHaveLength(4);
       // A slot freed by the first exited Group took a prelaunched Group for step 1: still resident (held).
-      expect(end(step0)).toMatchObject({
-        type: "step_end",
-        summary: { groups: 2, debt: 0, final_backfill: false },
-      });
+      expect(end(step0)).toMatchObject({ type: "step_end", summary: { groups: 2, debt: 0 } });
+      expect(end(step0)).not.toHaveProperty("summary.final_backfill");
       const summary0 = (end(step0) as { summary: { resident_groups: number } }).summary;
       expect(summary0.resident_groups).toBeGreaterThanOrEqual(1);
-      // The partial-rollout close paused generation; the next step reopens it.
+      // The partial-rollout close paused generation; the next step reopens it. The prelaunched Groups
+      // (no next_step_follows passed) wait at their first-request barrier, each with its 2 agents.
       expect((await status()).state).toBe("paused");
+      await waitFor(async () => {
+        const { prelaunched_groups, prelaunched_agents } = (await status()).in_flight;
+        return prelaunched_groups! >= 1 && prelaunched_agents === 2 * prelaunched_groups!;
+      });
 
-      const step1 = await step({ rollout_id: 1, next_step_follows: false });
+      const step1 = await step({ rollout_id: 1 });
       expect(rows(step1)).toHaveLength(4);
       expect((await status()).state).toBe("paused");
-      const step2 = await step({ rollout_id: 2, next_step_follows: false });
+      // The last step: nothing is prelaunched after it.
+      const step2 = await step({ rollout_id: 2, last_step: true });
+      expect((await status()).in_flight).toMatchObject({ prelaunched_groups: 0, prelaunched_agents: 0 });
       const later = [...rows(step1), ...rows(step2)];
       expect(later).toHaveLength(8);
       // A prelaunched Group lived in step 0 and was consumed later; every row says which steps it lived in.
@@ -113,6 +129,101 @@ describe("relax serve with cross-step flags", () => {
       }
     } finally {
       await handle.close();
+    }
+  });
+
+  it("fully async + partial rollout + prelaunch, n=4, B=4 (issue #24): every served step is exactly 4 Groups (16 rows), a lost step is fetched again", async () => {
+    const recording = await startRecordingEngine(longTailPolicy as never, { tokenLatencyMs: 4 });
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-long-tail-"));
+    const data = join(dir, "prompts.jsonl");
+    writeFileSync(
+      data,
+      Array.from({ length: 12 }, (_, i) => JSON.stringify({ prompt: `Task ${i}`, metadata: { id: `t${i}` } }))
+        .join("\n")
+        .concat("\n"),
+    );
+    // The long-tail agent in process: heavy-tailed turn counts and tool latencies, seeded per prompt and sample.
+    const launcher = createFakeLauncher({
+      agent: async (context) => {
+        const result = await runLongTailSession({
+          messages: context.input.messages as ChatMessage[],
+          key: `${(context.input.metadata as { id: string }).id}|${context.sessionLabel.split(".s")[1]!.slice(0, 1)}`,
+          params: { toolMedianMs: 5, maxTurns: 8 },
+          complete: async (messages) => {
+            const response = await context.chat({ model: "m", messages });
+            if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+            const body = (await response.json()) as { choices: Array<{ message: ChatMessage }> };
+            return body.choices[0]!.message;
+          },
+        });
+        return { status: "succeeded", output: { kind: "implicit", reward: result.reward } };
+      },
+    });
+    const handle = await startServe(
+      resolveConfig(
+        {},
+        {
+          promptData: data,
+          agentCommand: "in-process long-tail agent",
+          sglangUrl: [recording.url],
+          nSamplesPerPrompt: 4,
+          rolloutBatchSize: 4,
+          fullyAsync: true,
+          partialRollout: true,
+          agenticPrelaunch: true,
+          agentWritesReward: true,
+          rolloutMaxResponseLen: 256,
+          progress: false,
+          logLevel: "silent",
+          output: join(dir, "rows-{rollout_id}.jsonl"),
+          runDir: join(dir, "run"),
+        },
+      ),
+      { logger: createLogger({ level: "silent" }), launchAgent: launcher.launch, controlToken: TOKEN },
+    );
+    const post = async (body: Record<string, unknown>) => {
+      const response = await handle.runtime.app.request("/rollout/v1/steps", {
+        method: "POST",
+        headers: { ...auth, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    try {
+      const texts: string[] = [];
+      for (const rolloutId of [0, 1, 2])
+        texts.push(await post({ rollout_id: rolloutId, ...(rolloutId === 2 ? { last_step: true } : {}) }));
+      texts.forEach((text, rolloutId) => {
+        const records = text
+          .trimEnd()
+          .split("\n")
+          .map((line) => controlRecordSchema.parse(JSON.parse(line)));
+        const rows = records.flatMap((record) => (record.type === "row" ? [record.row] : []));
+        expect(rows).toHaveLength(16);
+        expect(new Set(rows.map((row) => row.group_index)).size).toBe(4);
+        for (const row of rows) expect(row.partition).toBe(rolloutId);
+        expect(records.at(-1)).toMatchObject({ type: "step_end", summary: { groups: 4, rows: 16, debt: 0 } });
+        for (const row of rows) expectRowMatchesEngine(expect, row, recording.generates);
+      });
+      expect(
+        readdirSync(dir)
+          .filter((name) => name.startsWith("rows-"))
+          .sort(),
+      ).toEqual(["rows-0.jsonl", "rows-1.jsonl", "rows-2.jsonl"]);
+      // Step 1's stream, lost by the trainer, fetched again: each row line byte for byte what was streamed.
+      const again = await (
+        await handle.runtime.app.request("/rollout/v1/steps/1/rows", { headers: auth })
+      ).text();
+      const streamed = texts[1]!
+        .trimEnd()
+        .split("\n")
+        .filter((line) => line.startsWith('{"type":"row"'))
+        .map((line) => `${line.slice('{"type":"row","rollout_id":1,"row":'.length, -1)}\n`);
+      expect(again).toBe(streamed.join(""));
+    } finally {
+      await handle.close();
+      await recording.close();
     }
   });
 });

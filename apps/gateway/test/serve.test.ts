@@ -140,7 +140,13 @@ describe("relax serve (startServe + the rollout service)", () => {
         step: null,
         dataset: { size: 3, cursor: 0, epoch: 0 },
         eval: { interval: null, next_eval_rollout_id: null, datasets: ["data"] },
-        in_flight: { generating: 0, held: 0, aborted_partials: 0 },
+        in_flight: {
+          generating: 0,
+          held: 0,
+          aborted_partials: 0,
+          prelaunched_groups: 0,
+          prelaunched_agents: 0,
+        },
         run_dir: join(dir, "run"),
         config_hash: hashRolloutConfig(config(dir)),
         backend: "sglang",
@@ -207,17 +213,46 @@ describe("relax serve (startServe + the rollout service)", () => {
         eval: { last_rollout_id: null },
       });
 
-      // Out of order: a done step and a skip.
-      for (const rolloutId of [0, 5]) {
-        const refused = await post(handle, "/steps", { rollout_id: rolloutId });
-        expect(refused.status).toBe(409);
-        expect(await refused.json()).toEqual({
+      // A skip is refused; a done step (a trainer restarted from an older checkpoint) is replayed from its
+      // rows file: the same rows, nothing runs, the run does not rewind.
+      const refused = await post(handle, "/steps", { rollout_id: 5 });
+      expect([refused.status, await refused.json()]).toEqual([
+        409,
+        {
           error: {
             code: "step_out_of_order",
-            message: `rollout_id ${rolloutId} asked, next is 1`,
+            message: "rollout_id 5 asked, next is 1 (steps run in order)",
             path: "rollout_id",
           },
-        });
+        },
+      ]);
+      const replay = await records(await post(handle, "/steps", { rollout_id: 0 }));
+      expect(replay.map((record) => record.type)).toEqual(step0.map((record) => record.type));
+      expect(rowsOf(replay)).toEqual(rows0);
+      expect(replay.at(-1)).toMatchObject({
+        type: "step_end",
+        summary: { groups: 2, rows: 4, dropped_groups: 0, debt: 0, replayed: true, metrics: {} },
+      });
+      expect((await status(handle)).next_rollout_id).toBe(1);
+      expect((await readRunState(join(dir, "run")))!.dataset_cursor).toBe(2);
+      // The rows of a finished step, again: the bytes of its rows file, each line the streamed row's JSON.
+      const again = await handle.runtime.app.request("/rollout/v1/steps/0/rows", { headers: auth });
+      expect([again.status, again.headers.get("content-type")]).toEqual([
+        200,
+        "application/x-ndjson; charset=utf-8",
+      ]);
+      const againText = await again.text();
+      expect(againText).toBe(readFileSync(join(dir, "rows-0.jsonl"), "utf8"));
+      expect(againText).toBe(rows0.map((row) => `${JSON.stringify(row)}\n`).join(""));
+      for (const [path, code, statusCode] of [
+        ["/rollout/v1/steps/1/rows", "not_found", 404],
+        ["/rollout/v1/steps/x/rows", "invalid_body", 400],
+      ] as const) {
+        const answer = await handle.runtime.app.request(path, { headers: auth });
+        expect([answer.status, ((await answer.json()) as { error: { code: string } }).error.code]).toEqual([
+          statusCode,
+          code,
+        ]);
       }
 
       // Step 1, and a second step / an eval while it runs: 409 step_running. The client then leaves
@@ -245,6 +280,9 @@ describe("relax serve (startServe + the rollout service)", () => {
       ]);
       const rows1 = readRows(join(dir, "rows-1.jsonl"));
       expect(rows1).toHaveLength(4);
+      // The stream the client left is fetched again, byte for byte what the rows file holds.
+      const lost = await handle.runtime.app.request("/rollout/v1/steps/1/rows", { headers: auth });
+      expect(await lost.text()).toBe(readFileSync(join(dir, "rows-1.jsonl"), "utf8"));
       // Cursor 2 → prompts 2 and 0 (the dataset cycles).
       expect(rows1.map((row) => row.prompt_index).sort()).toEqual([0, 0, 2, 2]);
 
@@ -381,48 +419,53 @@ describe("relax serve (startServe + the rollout service)", () => {
 });
 
 describe("resolveControlToken", () => {
-  it("should run a due eval inside the step's stream (--eval-interval), labelled k + 1, and record it", async () => {
+  it("should run a due eval (--eval-interval) as slime does: at the next step's start, on the weights it names, labelled with the step just trained", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-eval-"));
     const handle = await serve(dir, { evalInterval: 2 });
     try {
       expect((await status(handle)).eval).toEqual({
         interval: 2,
-        next_eval_rollout_id: 2,
+        next_eval_rollout_id: 1,
         datasets: ["data"],
       });
+      const trainOnly = ["step_start", "row", "row", "row", "row", "step_end"];
       const step0 = await records(await post(handle, "/steps", { rollout_id: 0 }));
-      expect(step0.map((record) => record.type)).toEqual([
-        "step_start",
-        "row",
-        "row",
-        "row",
-        "row",
-        "step_end",
-      ]);
+      expect(step0.map((record) => record.type)).toEqual(trainOnly);
+      // The eval due after step 1 does not run inside step 1 (its weights are the ones step 1 trained on).
       const step1 = await records(await post(handle, "/steps", { rollout_id: 1 }));
-      // Train rows, then the eval dataset's rows (3 prompts x 1 sample), its end record, then step_end.
-      expect(step1.map((record) => record.type)).toEqual([
+      expect(step1.map((record) => record.type)).toEqual(trainOnly);
+      expect((await status(handle)).eval.next_eval_rollout_id).toBe(1);
+      // Step 2 names the weights the trainer loaded after training on step 1: the eval runs first, on them.
+      const step2 = await records(await post(handle, "/steps", { rollout_id: 2, weight_version: "v2" }));
+      expect(step2.map((record) => record.type)).toEqual([
         "step_start",
-        "row",
-        "row",
-        "row",
-        "row",
         "eval_row",
         "eval_row",
         "eval_row",
         "eval_end",
+        "row",
+        "row",
+        "row",
+        "row",
         "step_end",
       ]);
-      const evalRows = step1.flatMap((record) => (record.type === "eval_row" ? [record] : []));
+      const evalRows = step2.flatMap((record) => (record.type === "eval_row" ? [record] : []));
       expect(evalRows.map((record) => record.dataset)).toEqual(["data", "data", "data"]);
       expect(evalRows.map((record) => record.row.prompt_index).sort()).toEqual([0, 1, 2]);
       expect(evalRows.every((record) => record.row.advantage === 0)).toBe(true);
-      const end = step1.at(-1)!;
+      expect(evalRows.map((record) => record.row.weight_versions)).toEqual([["v2"], ["v2"], ["v2"]]);
+      const end = step2.at(-1)!;
       if (end.type !== "step_end") throw new Error("no step_end");
       // The step summary counts the train Groups only.
       expect(end.summary).toMatchObject({ groups: 2, rows: 4, dropped_groups: 0 });
-      expect((await status(handle)).eval.next_eval_rollout_id).toBe(4);
-      expect((await readRunState(join(dir, "run")))?.eval).toEqual({ last_rollout_id: 2 });
+      expect((await status(handle)).eval.next_eval_rollout_id).toBe(3);
+      expect((await readRunState(join(dir, "run")))?.eval).toEqual({ last_rollout_id: 1 });
+      // An eval the trainer ran itself (POST /evals, slime's eval after update_weights) is not repeated.
+      await records(await post(handle, "/steps", { rollout_id: 3 }));
+      const evals3 = await records(await post(handle, "/evals", { rollout_id: 3 }));
+      expect(evals3.at(-1)).toEqual({ type: "evals_end", rollout_id: 3 });
+      const step4 = await records(await post(handle, "/steps", { rollout_id: 4 }));
+      expect(step4.map((record) => record.type)).toEqual(trainOnly);
     } finally {
       await handle.close();
     }
@@ -438,6 +481,17 @@ describe("resolveControlToken", () => {
       );
       expect(rows.length).toBeGreaterThan(0);
       expect(rows.map((row) => row.weight_versions)).toEqual(rows.map(() => ["v7"]));
+      // No eval data: /evals is a client-facing 404 naming the missing flag, not an empty stream.
+      const noEval = await post(handle, "/evals", { rollout_id: 1 });
+      expect([noEval.status, await noEval.json()]).toEqual([
+        404,
+        {
+          error: {
+            code: "not_found",
+            message: "no eval datasets: relax serve was started without --eval-prompt-data",
+          },
+        },
+      ]);
       const view = await handle.runtime.app.request(`/rollout/v1/view?token=${TOKEN}`);
       expect(view.status).toBe(200);
       expect(view.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -557,7 +611,7 @@ describe("relax serve: a step cut short by a restart", () => {
 });
 
 describe("relax serve: the weight version across a restart", () => {
-  it("should keep the version loaded after the last step's end (pause, /weights, /resume), not the step's", async () => {
+  it("should keep the version loaded after the last step's end (pause, /weights, /resume), not the step's, and every finished step's rows", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-version-"));
     const overrides = {
       evalPromptData: undefined,
@@ -566,8 +620,9 @@ describe("relax serve: the weight version across a restart", () => {
       gatewayShards: 1,
     };
     const first = await serve(dir, overrides);
+    let step0: ControlRecord[] = [];
     try {
-      const step0 = await records(await post(first, "/steps", { rollout_id: 0, weight_version: "v1" }));
+      step0 = await records(await post(first, "/steps", { rollout_id: 0, weight_version: "v1" }));
       expect(rowsOf(step0).map((row) => row.weight_versions)).toEqual([["v1"]]);
       expect(await readRunState(join(dir, "run"))).toMatchObject({
         next_rollout_id: 1,
@@ -603,6 +658,17 @@ describe("relax serve: the weight version across a restart", () => {
       const step1 = await records(await post(second, "/steps", { rollout_id: 1 }));
       expect(step1[0]).toMatchObject({ type: "step_start", rollout_id: 1, weight_version: "v3" });
       expect(rowsOf(step1)).toHaveLength(1);
+      // After the restart, the first process's step is still there: re-fetched byte for byte, and a trainer
+      // resumed from an older checkpoint asking step 0 gets the same rows (the run is not rewound).
+      const lost = await second.runtime.app.request("/rollout/v1/steps/0/rows", { headers: auth });
+      expect(await lost.text()).toBe(
+        rowsOf(step0)
+          .map((row) => `${JSON.stringify(row)}\n`)
+          .join(""),
+      );
+      const replayed = await records(await post(second, "/steps", { rollout_id: 0 }));
+      expect(rowsOf(replayed)).toEqual(rowsOf(step0));
+      expect((await status(second)).next_rollout_id).toBe(2);
     } finally {
       await second.close();
     }

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from .errors import RelaxApiError, RelaxConnectionError, RelaxProtocolError
 from .streams import EvalStream, StepStream
-from .types import Health, PauseResult, ResumeResult, Status, WeightsResult
+from .types import Health, PauseResult, ResumeResult, Row, Status, WeightsResult
 
 __all__ = ["RelaxClient", "WeightUpdate", "DEFAULT_URL_ENV", "DEFAULT_TOKEN_ENV"]
 
@@ -209,17 +209,20 @@ class RelaxClient:
         weight_version: Optional[str] = None,
         next_step_follows: Optional[bool] = None,
         final_backfill: Optional[bool] = None,
+        last_step: Optional[bool] = None,
     ) -> StepStream:
         """``POST /rollout/v1/steps``: runs step ``rollout_id`` and streams its rows.
 
         The request is sent and its status checked before this returns, so an out-of-order or concurrent
         step raises here. ``weight_version`` is the version the engine serves now (the label of tokens whose
-        engine response names no version). With the cross-step flags (docs/contract.md#cross-step-scheduling):
-        ``next_step_follows`` tells ``--agentic-prelaunch`` whether another step comes (server default:
-        ``rollout_id + 1 < --num-rollout``); ``final_backfill=True`` (``--fully-async``) drains the debt the
-        previous step carried without opening a new partition.
+        engine response names no version). Every step streams exactly ``--rollout-batch-size`` Groups, also
+        with the cross-step flags (docs/contract.md#cross-step-scheduling). ``last_step=True`` (or
+        ``next_step_follows=False``) says this is the run's last step, so ``--agentic-prelaunch`` starts
+        nothing for a next one (the server assumes a next step otherwise). ``final_backfill`` is deprecated:
+        the server reads ``True`` as ``last_step=True``. A ``rollout_id`` below ``next_rollout_id`` replays that
+        finished step from its rows file (its ``step_end`` summary has ``extra["replayed"] is True``).
 
-        :raises RelaxApiError: 409 ``step_out_of_order`` (``rollout_id`` is not ``next_rollout_id``),
+        :raises RelaxApiError: 409 ``step_out_of_order`` (``rollout_id`` beyond ``next_rollout_id``),
             409 ``step_running``, 400 ``invalid_body``, 401 ``unauthorized``, 502/503 backend errors.
         """
         body: Dict[str, Any] = {"rollout_id": rollout_id}
@@ -229,8 +232,41 @@ class RelaxClient:
             body["next_step_follows"] = next_step_follows
         if final_backfill is not None:
             body["final_backfill"] = final_backfill
+        if last_step is not None:
+            body["last_step"] = last_step
         connection, response = self._stream("/steps", body)
         return StepStream(connection, response, rollout_id)
+
+    def step_rows_bytes(self, rollout_id: int) -> bytes:
+        """``GET /rollout/v1/steps/{rollout_id}/rows``: a finished step's rows file, byte for byte (JSONL).
+
+        For a trainer that lost a step's stream (a disconnect, a crash): each line is the ``row`` of one of
+        the step's ``row`` records, exactly as streamed.
+
+        :raises RelaxApiError: 404 ``not_found`` for a step not finished yet (or whose rows file is gone).
+        """
+        method, path = "GET", "/steps/%d/rows" % rollout_id
+        connection, response = self._open(method, path, None, self.timeout)
+        try:
+            raw = response.read()
+        except (OSError, HTTPException, socket.timeout) as error:
+            raise RelaxConnectionError("%s %s%s%s: %s" % (method, self._origin, self._prefix, path, error)) from error
+        finally:
+            connection.close()
+        if not 200 <= response.status < 300:
+            raise RelaxApiError.from_body(response.status, raw)
+        return raw
+
+    def step_rows(self, rollout_id: int) -> List[Row]:
+        """The rows of finished step ``rollout_id`` (:meth:`step_rows_bytes`), parsed, in the order written."""
+        rows = []
+        for number, line in enumerate(self.step_rows_bytes(rollout_id).decode("utf-8").split("\n")):
+            if line:
+                try:
+                    rows.append(Row.from_wire(json.loads(line), "rows[%d]" % number))
+                except ValueError as error:
+                    raise RelaxProtocolError("step %d rows line %d: %s" % (rollout_id, number + 1, error)) from error
+        return rows
 
     def run_evals(self, rollout_id: int, datasets: Optional[List[str]] = None) -> EvalStream:
         """``POST /rollout/v1/evals``: runs the eval datasets now (all when ``datasets`` is ``None``).

@@ -430,13 +430,18 @@ class InFlight:
     generating: int
     held: int
     aborted_partials: int
+    #: ``--agentic-prelaunch``: Groups started for the next step, waiting at their first-request barrier.
+    prelaunched_groups: int = 0
+    #: The agent sessions of ``prelaunched_groups`` (their first requests are not in ``held``).
+    prelaunched_agents: int = 0
 
     @classmethod
     def from_wire(cls, obj: Any, path: str = "in_flight") -> "InFlight":
         obj = _obj(obj, path)
         return cls(
             _get(obj, "generating", int, path, 0), _get(obj, "held", int, path, 0),
-            _get(obj, "aborted_partials", int, path, 0),
+            _get(obj, "aborted_partials", int, path, 0), _get(obj, "prelaunched_groups", int, path, 0),
+            _get(obj, "prelaunched_agents", int, path, 0),
         )  # fmt: skip
 
 

@@ -72,6 +72,8 @@ class FakeControlServer:
         self.state = "idle"
         self.weight_version: Optional[str] = None
         self.step_scripts: Dict[int, Script] = {}
+        #: ``GET /steps/{k}/rows`` answers: the rows file bytes of finished step k.
+        self.rows_files: Dict[int, bytes] = {}
         self.eval_script: Script = []
         self.requests: List[Dict[str, Any]] = []
         self.weights_forwarded: List[Dict[str, Any]] = []
@@ -180,6 +182,18 @@ class FakeControlServer:
             return self._json(handler, 200, self._status())
         if route == ("POST", "/rollout/v1/steps"):
             return self._step(handler, body)
+        if method == "GET" and handler.path.startswith("/rollout/v1/steps/") and handler.path.endswith("/rows"):
+            rollout_id = int(handler.path.split("/")[4])
+            if rollout_id not in self.rows_files:
+                message = "step %d has not finished (next_rollout_id is %d)" % (rollout_id, self.next_rollout_id)
+                return self._error(handler, 404, "not_found", message, "rollout_id")
+            data = self.rows_files[rollout_id]
+            handler.send_response(200)
+            handler.send_header("content-type", "application/x-ndjson; charset=utf-8")
+            handler.send_header("content-length", str(len(data)))
+            handler.end_headers()
+            handler.wfile.write(data)
+            return None
         if route == ("POST", "/rollout/v1/evals"):
             if self.state == "running":
                 return self._error(handler, 409, "step_running", "a step or eval is already running")
@@ -232,8 +246,11 @@ class FakeControlServer:
             return self._error(handler, 400, "invalid_body", "expected integer", "rollout_id")
         if self.state == "running":
             return self._error(handler, 409, "step_running", "a step or eval is already running")
+        if rollout_id < self.next_rollout_id and rollout_id in self.step_scripts:
+            # Like the server: a finished step asked again is replayed; the run does not rewind.
+            return self._stream(handler, self.step_scripts[rollout_id])
         if rollout_id != self.next_rollout_id:
-            message = "rollout_id %d asked, next is %d" % (rollout_id, self.next_rollout_id)
+            message = "rollout_id %d asked, next is %d (steps run in order)" % (rollout_id, self.next_rollout_id)
             return self._error(handler, 409, "step_out_of_order", message, "rollout_id")
         self.state = "running"
         self._step_finished = False

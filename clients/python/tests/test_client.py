@@ -114,6 +114,33 @@ class StepStreamTest(ClientTestCase):
         self.assertEqual(json.loads(self.fake.requests[-1]["body"]), {"rollout_id": 0, "next_step_follows": False, "final_backfill": True})
         self.assertEqual(records[-1].extra, {"final_backfill": True})
 
+    def test_last_step_and_a_finished_step_asked_again(self):
+        rows = [make_row(session="t-0"), make_row(session="t-1", sample_index=1)]
+        summary = dict(SUMMARY, queued_groups=1)
+        self.fake.step_scripts[0] = [STEP_START, *[step_record(row) for row in rows], {"type": "step_end", "rollout_id": 0, "summary": summary}]
+        with self.client.step(0, last_step=True) as stream:
+            first = stream.collect()
+        self.assertEqual(json.loads(self.fake.requests[-1]["body"]), {"rollout_id": 0, "last_step": True})
+        self.assertEqual(stream.summary.extra, {"queued_groups": 1})
+        # Step 0 again (a trainer resumed from an older checkpoint): replayed, next_rollout_id unchanged.
+        self.fake.step_scripts[0][-1] = {"type": "step_end", "rollout_id": 0, "summary": dict(SUMMARY, replayed=True)}
+        with self.client.step(0) as again:
+            replayed = again.collect()
+        self.assertEqual([row.to_dict() for row in replayed], [row.to_dict() for row in first])
+        self.assertEqual(again.summary.extra, {"replayed": True})
+        self.assertEqual(self.client.status().next_rollout_id, 1)
+
+    def test_step_rows_are_the_rows_file_bytes_and_parse_to_the_streamed_rows(self):
+        rows = [make_row(session="t-0", reward=0.5), make_row(session="t-1", sample_index=1)]
+        data = "".join(json.dumps(row, separators=(",", ":")) + "\n" for row in rows).encode()
+        self.fake.rows_files[0] = data
+        self.assertEqual(self.client.step_rows_bytes(0), data)
+        self.assertEqual([row.to_dict() for row in self.client.step_rows(0)], [Row.from_wire(row).to_dict() for row in rows])
+        self.assertEqual(self.fake.requests[-1]["path"], "/rollout/v1/steps/0/rows")
+        with self.assertRaises(RelaxApiError) as caught:
+            self.client.step_rows(1)
+        self.assertEqual((caught.exception.status, caught.exception.code, caught.exception.path), (404, "not_found", "rollout_id"))
+
     def test_iteration_yields_only_train_rows(self):
         self.fake.step_scripts[0] = [
             STEP_START, {"type": "eval_row", "dataset": "gsm8k", "row": make_row(session="e-0")},
@@ -192,8 +219,8 @@ class ErrorAnswerTest(ClientTestCase):
         with self.assertRaises(RelaxApiError) as caught:
             self.client.step(3)
         error = caught.exception
-        self.assertEqual((error.status, error.code, error.message, error.path), (409, "step_out_of_order", "rollout_id 3 asked, next is 0", "rollout_id"))
-        self.assertEqual(str(error), "409 step_out_of_order: rollout_id 3 asked, next is 0 (at rollout_id)")
+        self.assertEqual((error.status, error.code, error.message, error.path), (409, "step_out_of_order", "rollout_id 3 asked, next is 0 (steps run in order)", "rollout_id"))
+        self.assertEqual(str(error), "409 step_out_of_order: rollout_id 3 asked, next is 0 (steps run in order) (at rollout_id)")
 
     def test_step_or_eval_while_a_step_runs_is_409_step_running(self):
         gate = threading.Event()

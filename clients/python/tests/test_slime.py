@@ -128,7 +128,8 @@ class AdapterTest(unittest.TestCase):
             "relax": {"session_id": "s-0", "rollout_id": "r-s-0", "context_name": None, "state_hash": "h-s-0",
                       "prompt_index": 4, "sample_index": 0, "weight_version_spans": [["v0", 0, 1], ["v1", 1, 2]],
                       "abort_count": 0, "num_turns": 1, "stop_reason": "stop", "reward_details": {"format": 1.0},
-                      "advantage": 0.5, "reward_filled": False},
+                      "advantage": 0.5, "reward_filled": False, "group_index": 0, "partition": None,
+                      "steps_lived": None, "weight_version_lag": None},
         })  # fmt: skip
         aborted = groups[0][1]
         self.assertEqual((aborted.status, aborted.reward, aborted.metadata["relax"]["reward_filled"]), (StandInSample.Status.ABORTED, 0.0, True))
@@ -146,8 +147,30 @@ class AdapterTest(unittest.TestCase):
              "image_grid_thw": [1, 6, 4], "num_tokens": 6},
         ]  # fmt: skip
         rows = [make_row(session="s-0", multimodal_train_inputs=images), make_row(session="s-1", sample_index=1)]
-        self.fake.step_scripts[0] = [start(), *rows_record(*rows), end()]
-        [[vision, text]] = self.adapter.train(0).samples
+        for rollout_id in (0, 1, 2):
+            self.fake.step_scripts[rollout_id] = [start(rollout_id), *rows_record(*rows, rollout_id=rollout_id), end(rollout_id)]
+        # Without the model's image processor a vision step is refused: slime would train the image-pad
+        # tokens without pixel values.
+        with self.assertRaisesRegex(ValueError, "needs the model's processor"):
+            self.adapter.train(0)
+        seen = []
+
+        def process_images(urls):
+            seen.append(urls)
+            return {"input_ids": [[1]], "pixel_values": "pixels of %d images" % len(urls), "image_grid_thw": [[1, 4, 8], [1, 6, 4]]}
+
+        adapter = relax_slime.RelaxSlimeRollout(RelaxClient(self.fake.url, "secret-token"), TYPES, process_images=process_images)
+        [[vision, text]] = adapter.train(1).samples
+        self.assertEqual(seen, [["data:image/png;base64,AQID", "data:image/png;base64,BAUG"]])
+        # The processor's output less input_ids / attention_mask, as slime's rollout keeps it.
+        self.assertEqual(vision.multimodal_train_inputs, {"pixel_values": "pixels of 2 images", "image_grid_thw": [[1, 4, 8], [1, 6, 4]]})
+        self.assertFalse(hasattr(text, "multimodal_train_inputs"))
+        wrong = relax_slime.RelaxSlimeRollout(
+            RelaxClient(self.fake.url, "secret-token"), TYPES,
+            process_images=lambda urls: {"pixel_values": "p", "image_grid_thw": [[1, 8, 8], [1, 6, 4]]},
+        )  # fmt: skip
+        with self.assertRaisesRegex(ValueError, r"image_grid_thw \[\[1, 8, 8\], \[1, 6, 4\]\] differs from the row's \[\[1, 4, 8\], \[1, 6, 4\]\]"):
+            wrong.train(2)
         self.assertEqual(vision.multimodal_inputs, {"image": ["data:image/png;base64,AQID", "data:image/png;base64,BAUG"]})
         self.assertEqual(vision.metadata["relax"]["multimodal_train_inputs"], images)
         self.assertFalse(hasattr(text, "multimodal_inputs"))

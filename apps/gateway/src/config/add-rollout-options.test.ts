@@ -124,7 +124,7 @@ describe("relax rollout flags", () => {
     expect(() => parseFlags(["--eval-interval", "x"])).toThrow('--eval-interval expects an integer, got "x"');
   });
 
-  it("should take --eval-interval and --skip-eval-before-train", () => {
+  it("should take --eval-interval, --skip-eval-before-train, --eval-input-key and the --eval-* sampling flags", () => {
     const config = resolveConfig(
       {},
       parseFlags([
@@ -136,9 +136,27 @@ describe("relax rollout flags", () => {
         "--eval-interval",
         "3",
         "--skip-eval-before-train",
+        "--eval-input-key",
+        "problem",
+        "--eval-temperature",
+        "0",
+        "--eval-top-p",
+        "0.5",
+        "--eval-top-k",
+        "3",
+        "--eval-max-response-len",
+        "99",
       ]),
     );
-    expect(config).toMatchObject({ evalInterval: 3, skipEvalBeforeTrain: true });
+    expect(config).toMatchObject({
+      evalInterval: 3,
+      skipEvalBeforeTrain: true,
+      evalInputKey: "problem",
+      evalTemperature: 0,
+      evalTopP: 0.5,
+      evalTopK: 3,
+      evalMaxResponseLen: 99,
+    });
   });
 
   it("should list the new forms in --help", () => {

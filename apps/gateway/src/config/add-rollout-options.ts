@@ -82,7 +82,7 @@ export function addStepOptions(command: Command): Command {
     )
     .option(
       "--fully-async",
-      "unfinished Groups stay resident and keep running across steps; a step closes once its debt is at most the interrupted Groups (the rest carries over, so steps may hold fewer Groups than --rollout-batch-size), and a final back-fill step (rollout id --num-rollout) drains what is carried",
+      "unfinished Groups stay resident and keep running across steps; every step still closes on exactly --rollout-batch-size Groups, Groups finishing beyond it are queued for the next step",
     )
     .option(
       "--agent-max-slots <n>",
@@ -104,6 +104,19 @@ export function addEvalOptions(command: Command): Command {
       int("--eval-interval"),
     )
     .option("--skip-eval-before-train", "with --eval-interval: no eval before the first train step")
+    .option("--eval-input-key <key>", "dataset key of the eval prompts (default: --input-key)", undefined)
+    .option(
+      "--eval-temperature <t>",
+      "eval sampling temperature (default: --rollout-temperature)",
+      float("--eval-temperature"),
+    )
+    .option("--eval-top-p <p>", "eval nucleus sampling p (default: --rollout-top-p)", float("--eval-top-p"))
+    .option("--eval-top-k <k>", "eval top-k sampling (default: --rollout-top-k)", int("--eval-top-k"))
+    .option(
+      "--eval-max-response-len <n>",
+      "eval max new tokens per turn (default: --rollout-max-response-len)",
+      int("--eval-max-response-len"),
+    )
     .option(
       "--agentic-eval-concurrency <n>",
       "resident eval Groups at most (default: ceil(agentic concurrency × n-samples-per-prompt / n-samples-per-eval-prompt))",

@@ -88,6 +88,7 @@ export async function startServe(config: RolloutConfig, io: ServeIo = {}): Promi
       resume: async (request) => ready().resume(request),
       updateWeightsFromDisk: async (request) => ready().updateWeightsFromDisk(request),
       view: async () => (await ready().view?.()) ?? "",
+      stepRows: async (request) => (service ?? (ready() as ServeService)).stepRows(request),
     },
   });
   // Closing interrupts a running step, like the caller's signal does.

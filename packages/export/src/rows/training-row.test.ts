@@ -17,7 +17,7 @@ import {
 } from "./training-row-jsonl";
 
 /** Fields added after the first row format: optional, so rows from older writers still parse. */
-const OPTIONAL_FIELDS = ["request_kinds", "steps_lived", "weight_version_lag"];
+const OPTIONAL_FIELDS = ["request_kinds", "partition", "steps_lived", "weight_version_lag"];
 
 const tool = conversation("What is 17 * 23?", "Let me compute.", "tool result: 391", "17 * 23 = 391.");
 tool[2] = { role: "tool", content: "391" };
@@ -328,7 +328,7 @@ describe("training-row JSON Schema", () => {
         (key) => !OPTIONAL_FIELDS.includes(key) && key !== "multimodal_train_inputs",
       ),
     );
-    expect(Object.keys(trainingRowSchema.shape).slice(-4)).toEqual([
+    expect(Object.keys(trainingRowSchema.shape).slice(-5)).toEqual([
       ...OPTIONAL_FIELDS,
       "multimodal_train_inputs",
     ]);

@@ -118,6 +118,16 @@ export const trainingRowSchema = z
           "continued from its partial output), `protected` (its session had reached " +
           "`--partial-rollout-max-aborted-count`, so it bypassed pauses). Absent in rows from older writers.",
       ),
+    partition: z
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .describe(
+        "The train rollout id whose batch the row fills (the step that consumed its Group; the Python " +
+          "Relax's transfer partition). Differs from the step a Group started in when it was prelaunched " +
+          "or carried. Absent in rows from older writers and in eval rows.",
+      ),
     steps_lived: z
       .array(z.number().int().min(0))
       .optional()

@@ -104,7 +104,9 @@ export const STATUS_TABLE = {
       anthropicType: "not_found_error",
       when: "no route for the method and path (`code: null` outside the base path)",
     },
-    control: { when: "unknown path; `GET /view` of a service without a view page" },
+    control: {
+      when: "unknown path; `GET /view` of a service without a view page; `GET /steps/{id}/rows` of a step not finished",
+    },
   },
   method_not_allowed: {
     status: 405,
@@ -127,7 +129,7 @@ export const STATUS_TABLE = {
   step_out_of_order: {
     status: 409,
     retryable: false,
-    control: { when: "`rollout_id` is not `next_rollout_id` (a step already done, or a skip)" },
+    control: { when: "`rollout_id` is beyond `next_rollout_id` (a skip; a finished step is replayed)" },
   },
   step_running: {
     status: 409,

@@ -14,6 +14,8 @@ export const rolloutConfigSchema = z
     promptData: z.string().min(1),
     /** Dataset key whose value (a string or a message list) becomes the session's `messages`. @default "prompt" */
     inputKey: z.string().default("prompt"),
+    /** Dataset key of the eval prompts (`--eval-input-key`, as slime). @default inputKey */
+    evalInputKey: z.string().optional(),
     /** Dataset key whose object becomes the session's `metadata`. @default "metadata" */
     metadataKey: z.string().default("metadata"),
     /** `{"image": "images"}`: dataset fields holding media for `<image>` placeholders. */
@@ -41,7 +43,7 @@ export const rolloutConfigSchema = z
     partialRollout: z.boolean().default(false),
     /** `--partial-rollout-max-aborted-count`: pause aborts after which a session is protected. */
     partialRolloutMaxAbortedCount: z.number().int().positive().optional(),
-    /** `--fully-async`: unfinished Groups stay resident across steps; steps close on interrupted debt. @default false */
+    /** `--fully-async`: unfinished Groups stay resident across steps; every step is still its full batch. @default false */
     fullyAsync: z.boolean().default(false),
     /**
      * `--agent-max-slots`: the agent executor's hard limit on concurrent sessions; the start is refused when
@@ -159,6 +161,14 @@ export const rolloutConfigSchema = z
     /** How edits of committed history are treated: `tolerant` maps benign edits back, `exact` forks. */
     agenticMatchingPolicy: z.enum(["tolerant", "exact"]).default("tolerant"),
 
+    /** Eval sessions' temperature (`--eval-temperature`, as slime). @default rolloutTemperature */
+    evalTemperature: z.number().min(0).optional(),
+    /** Eval sessions' top-p (`--eval-top-p`). @default rolloutTopP */
+    evalTopP: z.number().gt(0).max(1).optional(),
+    /** Eval sessions' top-k (`--eval-top-k`). @default rolloutTopK */
+    evalTopK: z.number().int().optional(),
+    /** Eval sessions' max new tokens per turn (`--eval-max-response-len`). @default rolloutMaxResponseLen */
+    evalMaxResponseLen: z.number().int().positive().optional(),
     rolloutTemperature: z.number().min(0).default(1),
     rolloutTopP: z.number().gt(0).max(1).default(1),
     rolloutTopK: z.number().int().default(-1),

@@ -44,24 +44,44 @@ export type ControlErrorBody = z.infer<typeof controlErrorBodySchema>;
 // ---- requests ----
 
 /** `POST /rollout/v1/steps`. */
-export const stepRequestSchema = z.object({
-  rollout_id: count.describe("Must equal `next_rollout_id`."),
-  weight_version: version
-    .optional()
-    .describe("The version the engine now serves; labels tokens whose engine response names none."),
-  next_step_follows: z
-    .boolean()
-    .optional()
-    .describe(
-      "Another step follows this one, so `--agentic-prelaunch` may start its Groups early (default: rollout_id + 1 < --num-rollout).",
+export const stepRequestSchema = z
+  .object({
+    rollout_id: count.describe(
+      "`next_rollout_id` runs the next step; a smaller one replays that finished step from its rows file (a trainer restarted from an older checkpoint); a larger one is refused.",
     ),
-  final_backfill: z
-    .boolean()
-    .optional()
-    .describe(
-      "With `--fully-async`: drain the debt carried from the previous step without opening a new partition (the run's last step).",
-    ),
-});
+    weight_version: version
+      .optional()
+      .describe("The version the engine now serves; labels tokens whose engine response names none."),
+    next_step_follows: z
+      .boolean()
+      .optional()
+      .describe(
+        "Another step follows this one, so `--agentic-prelaunch` may start its Groups early (default: true; false is the same as `last_step: true`).",
+      ),
+    last_step: z
+      .boolean()
+      .optional()
+      .describe(
+        "This is the run's last step: nothing is prelaunched for a next one (the Groups still resident at its end are ended when serve stops).",
+      ),
+    final_backfill: z
+      .boolean()
+      .optional()
+      .describe(
+        "Deprecated (every step is a full batch; there is no back-fill step): `true` is read as `last_step: true`.",
+      ),
+  })
+  .superRefine((body, context) => {
+    const last =
+      body.last_step === true ? "last_step" : body.final_backfill === true ? "final_backfill" : undefined;
+    if (last !== undefined && body.next_step_follows === true) {
+      context.addIssue({
+        code: "custom",
+        path: ["next_step_follows"],
+        message: `true contradicts ${last}: true (the last step has no next step)`,
+      });
+    }
+  });
 export type StepRequest = z.infer<typeof stepRequestSchema>;
 
 /** `POST /rollout/v1/evals`. */
@@ -126,7 +146,19 @@ export const statusResponseSchema = z.object({
     next_eval_rollout_id: count.nullable(),
     datasets: z.array(z.string()),
   }),
-  in_flight: z.object({ generating: count, held: count, aborted_partials: count }),
+  in_flight: z.object({
+    generating: count.describe("Engine calls generating now."),
+    held: count.describe(
+      "Agent requests held open by a pause (the first requests of prelaunched agents are counted in `prelaunched_agents`).",
+    ),
+    aborted_partials: count,
+    prelaunched_groups: count
+      .optional()
+      .describe(
+        "`--agentic-prelaunch`: Groups started for the next step, held at their first-request barrier.",
+      ),
+    prelaunched_agents: count.optional().describe("The agent sessions of `prelaunched_groups`."),
+  }),
   run_dir: z.string().nullable(),
   config_hash: z.string(),
   backend: z.enum(["standin", "sglang"]),
@@ -177,7 +209,21 @@ export const stepSummarySchema = z.object({
   dropped_groups: count,
   debt: count,
   resident_groups: count,
-  final_backfill: z.boolean().optional().describe("Whether this was a `--fully-async` final back-fill step."),
+  replayed: z
+    .boolean()
+    .optional()
+    .describe(
+      "True for a finished step asked again (`rollout_id` < `next_rollout_id`): its rows came from its rows file, nothing ran; `metrics` is empty and `wall_s` 0.",
+    ),
+  queued_groups: count
+    .optional()
+    .describe(
+      "Finished Groups kept for the next step (over-sampling or cross-step surplus: they fill its batch first).",
+    ),
+  final_backfill: z
+    .boolean()
+    .optional()
+    .describe("Deprecated, never written now (every step is a full batch); older servers wrote it."),
   wall_s: z.number().min(0),
   drops_by_reason: z.record(z.string(), count),
   metrics: z.record(z.string(), z.number()),

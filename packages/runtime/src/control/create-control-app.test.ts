@@ -341,6 +341,83 @@ describe("createControlApp", () => {
     expect(fake.calls.at(-1)).toEqual(["runStep", { rolloutId: 2, weightVersion: "v2" }]);
   });
 
+  it("should pass last_step (final_backfill read as it), refuse it with next_step_follows: true, and serve a step's rows", async () => {
+    const fake = fakeService();
+    const rowsText = `${JSON.stringify(row)}\n`;
+    const app = createControlApp({
+      token: TOKEN,
+      service: {
+        ...fake.service,
+        runStep: async (request, sink) => {
+          fake.calls.push(["runStep", request]);
+          sink({ type: "step_end", rollout_id: request.rolloutId, summary });
+        },
+        stepRows: async ({ rolloutId }) => {
+          if (rolloutId >= 2)
+            throw new ControlError({
+              code: "not_found",
+              message: `step ${rolloutId} has not finished`,
+              path: "rollout_id",
+            });
+          return rowsText;
+        },
+      },
+    });
+    for (const body of [
+      { rollout_id: 2, last_step: true },
+      { rollout_id: 2, final_backfill: true, next_step_follows: false },
+      { rollout_id: 2, next_step_follows: false },
+    ]) {
+      expect((await app.request("/rollout/v1/steps", post(body))).status).toBe(200);
+    }
+    expect(fake.calls).toEqual([
+      ["runStep", { rolloutId: 2, lastStep: true }],
+      ["runStep", { rolloutId: 2, nextStepFollows: false, lastStep: true }],
+      ["runStep", { rolloutId: 2, nextStepFollows: false }],
+    ]);
+    const conflict = await app.request(
+      "/rollout/v1/steps",
+      post({ rollout_id: 2, last_step: true, next_step_follows: true }),
+    );
+    expect([conflict.status, await conflict.json()]).toEqual([
+      400,
+      {
+        error: {
+          code: "invalid_body",
+          message: "next_step_follows: true contradicts last_step: true (the last step has no next step)",
+          path: "next_step_follows",
+        },
+      },
+    ]);
+    const rows = await app.request("/rollout/v1/steps/1/rows", { headers: auth });
+    expect([rows.status, rows.headers.get("content-type"), await rows.text()]).toEqual([
+      200,
+      "application/x-ndjson; charset=utf-8",
+      rowsText,
+    ]);
+    const unfinished = await app.request("/rollout/v1/steps/2/rows", { headers: auth });
+    expect([unfinished.status, await unfinished.json()]).toEqual([
+      404,
+      { error: { code: "not_found", message: "step 2 has not finished", path: "rollout_id" } },
+    ]);
+    for (const bad of ["-1", "01", "1.5", "x"]) {
+      const answer = await app.request(`/rollout/v1/steps/${bad}/rows`, { headers: auth });
+      expect([answer.status, await answer.json()]).toEqual([
+        400,
+        {
+          error: {
+            code: "invalid_body",
+            message: `rollout_id: must be an integer >= 0, got "${bad}"`,
+            path: "rollout_id",
+          },
+        },
+      ]);
+    }
+    // A service without stored rows: 404.
+    const bare = createControlApp({ token: TOKEN, service: fake.service });
+    expect((await bare.request("/rollout/v1/steps/0/rows", { headers: auth })).status).toBe(404);
+  });
+
   it("should keep running a step after the client disconnects", async () => {
     const fake = fakeService();
     const app = createControlApp({ token: TOKEN, service: fake.service });

@@ -110,6 +110,29 @@ function addReadRoutes(app: ControlRoutes, service: RolloutService): void {
     }
   });
 
+  app.get("/steps/:rollout_id/rows", async (c) => {
+    const raw = c.req.param("rollout_id");
+    if (!/^(0|[1-9][0-9]*)$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+      return errorResponse(
+        new ControlError({
+          code: "invalid_body",
+          message: `rollout_id: must be an integer >= 0, got "${raw}"`,
+          path: "rollout_id",
+        }),
+      );
+    }
+    if (service.stepRows === undefined) {
+      return errorResponse(new ControlError({ code: "not_found", message: "this service keeps no rows" }));
+    }
+    try {
+      return new Response(await service.stepRows({ rolloutId: Number(raw) }), {
+        headers: { "content-type": "application/x-ndjson; charset=utf-8", "cache-control": "no-store" },
+      });
+    } catch (error) {
+      return errorResponse(error);
+    }
+  });
+
   app.get("/view", async () => {
     if (service.view === undefined) {
       return errorResponse(new ControlError({ code: "not_found", message: "this service has no view page" }));
@@ -139,7 +162,7 @@ function addStepRoutes(app: ControlRoutes, service: RolloutService): void {
           rolloutId: body.rollout_id,
           ...(body.weight_version !== undefined ? { weightVersion: body.weight_version } : {}),
           ...(body.next_step_follows !== undefined ? { nextStepFollows: body.next_step_follows } : {}),
-          ...(body.final_backfill !== undefined ? { finalBackfill: body.final_backfill } : {}),
+          ...(body.last_step === true || body.final_backfill === true ? { lastStep: true } : {}),
         },
         sink,
       ),

@@ -31,8 +31,10 @@ export interface RolloutService {
     request: {
       rolloutId: number;
       weightVersion?: string;
+      /** Another step follows (prelaunch may start its Groups). @default true */
       nextStepFollows?: boolean;
-      finalBackfill?: boolean;
+      /** The run's last step (nothing prelaunched); `nextStepFollows: true` with it is refused. */
+      lastStep?: boolean;
     },
     sink: ControlRecordSink,
   ): Promise<void>;
@@ -49,6 +51,11 @@ export interface RolloutService {
     loadFormat: string | null;
     flushCache: boolean;
   }): Promise<WeightsResponse>;
+  /**
+   * Optional: the rows of finished train step `rolloutId`, the bytes of its rows file (JSONL). Throws
+   * `not_found` for a step that has not finished. Absent: `GET /rollout/v1/steps/{id}/rows` answers 404.
+   */
+  stepRows?(request: { rolloutId: number }): Promise<string>;
   /**
    * Optional: the `relax view` page (one self-contained HTML document) of the recent steps, the running
    * one included with the Groups finished so far. Absent: `GET /rollout/v1/view` answers 404.

@@ -64,8 +64,10 @@ export interface CrossStepOptions {
   partialRollout?: boolean;
   /**
    * `--fully-async`: unfinished Groups stay resident across steps and keep running between them (unless
-   * `partialRollout` pauses them); a step may close once the previous partition is complete and its debt
-   * is at most the number of interrupted Groups; the rest of its debt carries to the next step.
+   * `partialRollout` pauses them). Every step still closes on exactly its batch (`groupsPerStep` exported
+   * Groups: what the trainer consumes per optimizer step, as slime's fully-async rollout gives it; see
+   * docs/contract.md#deviations); Groups that finish beyond it are queued for the next step, never dropped,
+   * and no debt is carried.
    */
   fullyAsync?: boolean;
   /**
@@ -113,11 +115,6 @@ export interface ControllerStepOptions {
   /** Train: another train step follows this one (prelaunch only starts Groups for a step that will run). */
   nextStepFollows?: boolean;
   /**
-   * Train, fully async: the final back-fill step. It opens no new partition (`groupsPerStep` is not added
-   * to the debt), only the debt carried from the previous step is drained, and it closes at debt 0.
-   */
-  finalBackfill?: boolean;
-  /**
    * Train only: prompt positions (cursor values) to run first, before continuing at {@link
    * RolloutController.cursor}; a step resumed from the run journal re-runs the prompts its killed run had
    * in flight. @default none
@@ -137,12 +134,15 @@ export interface StepResult {
   groups: GroupResult[];
   metrics: Record<string, number>;
   wallSeconds: number;
-  /** Train: Groups still owed when the step closed (carried to the next step in fully-async mode). */
+  /** Train: Groups still owed when the step closed (0 for a step that returns: every step fills its batch). */
   debt?: number;
   /** Train: Groups resident (agents alive) when the step closed, prelaunched ones included. */
   residentGroups?: number;
-  /** Train: whether this was a final back-fill step. */
-  finalBackfill?: boolean;
+  /**
+   * Train: finished Groups kept for the next step when the step closed (over-sampling or cross-step
+   * surplus: they fill the next step's batch first).
+   */
+  queuedGroups?: number;
 }
 
 import { RolloutInterruptedError } from "./rollout-errors";
@@ -155,11 +155,7 @@ interface TrainStep {
   flags: Required<Omit<CrossStepOptions, "closeCheckIntervalMs">> & { closeCheckIntervalMs: number };
   /** Partial rollout or fully async: the step may close with Groups still resident. */
   crossStep: boolean;
-  /** `--fully-async` back-fill: drains the carried debt, opens no partition. */
-  finalBackfill: boolean;
-  /** The previous partition's debt, owed first. */
-  carried: number;
-  /** Groups this step must export: carried debt + its own batch. */
+  /** Groups this step must export: its batch. */
   demand: number;
   /** Over-sampling surplus kept in flight beyond the debt. */
   surplus: number;
@@ -240,8 +236,6 @@ export class RolloutController {
   readonly #options: RolloutControllerOptions;
   #cursor = 0;
   #debt = 0;
-  /** Debt the last fully-async step closed with (the previous partition), owed first by the next step. */
-  #carriedDebt = 0;
   /** Train Groups resident across steps, by index. */
   readonly #pool = new Map<number, Resident>();
   /** Finished train Groups not yet consumed by a step (they finished between steps, or are surplus). */
@@ -274,14 +268,32 @@ export class RolloutController {
     this.#cursor = value;
   }
 
-  /** Groups the running step still owes (its partition and a carried one); 0 between steps. */
+  /** Groups the running step still owes of its batch; 0 between steps. */
   get debt(): number {
     return this.#debt;
   }
 
-  /** Debt the last fully-async step carried to the next step (0 otherwise). */
-  get carriedDebt(): number {
-    return this.#carriedDebt;
+  /**
+   * Finished train Groups waiting for the next step (they finished after the last step's batch was full,
+   * or between steps); the next step consumes them first, oldest first.
+   */
+  get queuedGroups(): number {
+    return this.#finished.length;
+  }
+
+  /**
+   * `--agentic-prelaunch`: the Groups started for a later step and not leased yet, with their agent
+   * sessions (each session's first request committed and held at the barrier, or still arriving).
+   */
+  get prelaunched(): { groups: number; sessions: number } {
+    let groups = 0;
+    let sessions = 0;
+    for (const resident of this.#pool.values()) {
+      if (resident.grantLease === undefined || resident.state === "exited") continue;
+      groups++;
+      sessions += resident.sessions.length;
+    }
+    return { groups, sessions };
   }
 
   /** Groups resident now (agents alive: Prepare, held and Runtime), train and eval. */
@@ -331,7 +343,6 @@ export class RolloutController {
     const results = this.#finished.splice(0).map((item) => item.result);
     if (this.#pausedAtClose && this.#options.group.gate?.state !== "open") this.#options.group.gate?.resume();
     this.#pausedAtClose = false;
-    this.#carriedDebt = 0;
     return results;
   }
 
@@ -443,36 +454,31 @@ export class RolloutController {
   }
 
   /**
-   * Opens a train step: Group indices, the carried debt first, the step's demand and surplus, the
-   * `accounting_start` line, leases for carried and prelaunched Groups, and (partial rollout) the gate the
-   * previous close paused reopened.
+   * Opens a train step: Group indices, the step's demand (its batch) and surplus, the `accounting_start`
+   * line, leases for carried and prelaunched Groups, and (partial rollout) the gate the previous close
+   * paused reopened.
    */
   #openTrainStep(options: ControllerStepOptions): TrainStep {
     const { rolloutId, groupsPerStep, groupSize } = options;
     const { logger, reporter, engineHealth } = this.#options;
     const flags = this.#crossStep();
     const crossStep = flags.partialRollout || flags.fullyAsync;
-    const finalBackfill = flags.fullyAsync && options.finalBackfill === true;
     const maxConsecutiveDrops = this.#options.maxConsecutiveDrops ?? Math.max(8, 3 * groupsPerStep);
     if (!crossStep && !flags.prelaunch) this.#nextIndex = options.firstGroupIndex ?? 0;
     else if (options.firstGroupIndex !== undefined)
       this.#nextIndex = Math.max(this.#nextIndex, options.firstGroupIndex);
     this.#currentStep = rolloutId;
     this.#options.onCurrentStep?.(rolloutId);
-    // The previous partition first: its remaining debt is owed before this step's.
-    const carried = this.#carriedDebt;
-    this.#carriedDebt = 0;
-    const demand = carried + (finalBackfill ? 0 : groupsPerStep);
-    const surplus = finalBackfill ? 0 : Math.max(0, (options.overSampling ?? groupsPerStep) - groupsPerStep);
+    const demand = groupsPerStep;
+    const surplus = Math.max(0, (options.overSampling ?? groupsPerStep) - groupsPerStep);
     logger.info(
       formatAgenticEvent("accounting_start", {
         rollout: rolloutId,
         mode: "train",
         sessions: demand * groupSize,
         groups: demand,
-        final_backfill: finalBackfill,
         ...(crossStep || flags.prelaunch
-          ? { carried_debt: carried, resident_groups: this.#trainResident() }
+          ? { queued_groups: this.#finished.length, resident_groups: this.#trainResident() }
           : {}),
       }),
     );
@@ -496,8 +502,6 @@ export class RolloutController {
       options,
       flags,
       crossStep,
-      finalBackfill,
-      carried,
       demand,
       surplus,
       started: performance.now(),
@@ -537,15 +541,13 @@ export class RolloutController {
     return count;
   }
 
-  /** True once the step may close: its debt is paid, or (fully async) the rest is covered by interrupted Groups. */
-  #canCloseTrainStep(step: TrainStep): boolean {
-    if (this.#debt <= 0) return true;
-    return (
-      step.flags.fullyAsync &&
-      !step.finalBackfill &&
-      step.exported.length >= step.carried &&
-      this.#debt <= this.#interruptedGroups()
-    );
+  /**
+   * True once the step may close: its batch is complete (`groupsPerStep` exported Groups). Fully async
+   * too: the trainer reads the step itself, so the step is the batch; interrupted Groups never close a step
+   * early (a deliberate deviation, docs/contract.md#deviations).
+   */
+  #canCloseTrainStep(_step: TrainStep): boolean {
+    return this.#debt <= 0;
   }
 
   /**
@@ -586,7 +588,7 @@ export class RolloutController {
           resumeCursors: step.resumeCursors,
         });
       }
-      if (step.flags.prelaunch && step.options.nextStepFollows === true && !step.finalBackfill) {
+      if (step.flags.prelaunch && step.options.nextStepFollows === true) {
         while (
           this.#trainResident() < concurrency &&
           this.#countResidents(rolloutId, "prelaunched") < groupsPerStep + step.surplus
@@ -606,16 +608,15 @@ export class RolloutController {
   }
 
   /**
-   * Closes the step. Synchronous close (no cross-step flag, interrupted, stalled, final back-fill): every
-   * Group working for it is interrupted and awaited, finished surplus ends `over_sampled`. Cross-step close:
-   * finished surplus waits for the next step, unfinished Groups stay resident, partial rollout pauses the
-   * gate, fully async carries the debt.
+   * Closes the step. Synchronous close (no cross-step flag, interrupted, stalled): every Group working for
+   * it is interrupted and awaited, finished surplus ends `over_sampled`. Cross-step close: finished surplus
+   * is queued for the next step, unfinished Groups stay resident, partial rollout pauses the gate.
    */
   async #closeTrainStep(step: TrainStep): Promise<void> {
     const { rolloutId } = step.options;
     const gate = this.#options.group.gate;
     const surplusDone = this.#finished.splice(0);
-    if (step.signal?.aborted || step.tally.stalled !== undefined || !step.crossStep || step.finalBackfill) {
+    if (step.signal?.aborted || step.tally.stalled !== undefined || !step.crossStep) {
       const stepGroups = [...this.#pool.values()].filter(
         (resident) => resident.forStep <= rolloutId || step.signal?.aborted === true,
       );
@@ -631,7 +632,6 @@ export class RolloutController {
         this.#pausedAtClose = true;
         await gate.pause();
       }
-      this.#carriedDebt = step.flags.fullyAsync ? Math.max(0, this.#debt) : 0;
     }
   }
 
@@ -642,7 +642,7 @@ export class RolloutController {
    */
   async #endTrainStep(step: TrainStep): Promise<StepResult> {
     const { rolloutId } = step.options;
-    const { results, exported, crossStep, finalBackfill } = step;
+    const { results, exported, crossStep } = step;
     // After the close: with partial rollout every unprotected running Group is interrupted now.
     const interruptedNow = this.#interruptedGroups();
     exported.sort((a, b) => groupIndexOf(a) - groupIndexOf(b));
@@ -650,6 +650,7 @@ export class RolloutController {
     const wallSeconds = (performance.now() - step.started) / 1000;
     const debt = Math.max(0, this.#debt);
     const residentGroups = this.#trainResident();
+    const queuedGroups = this.#finished.length;
     this.#options.logger.info(
       formatAgenticEvent("accounting_end", {
         rollout: rolloutId,
@@ -659,11 +660,11 @@ export class RolloutController {
         dropped_groups: results.filter((result) => isDroppedGroup(result)).length,
         debt,
         resident_groups: residentGroups,
+        ...(crossStep || step.flags.prelaunch ? { queued_groups: queuedGroups } : {}),
         interrupted_groups: crossStep
           ? interruptedNow
           : results.filter((result) => result.kind === "dropped" && result.reason === "interrupted").length,
         wall_s: Number(wallSeconds.toFixed(2)),
-        final_backfill: finalBackfill,
       }),
     );
     this.#debt = 0;
@@ -686,7 +687,7 @@ export class RolloutController {
       wallSeconds,
       debt,
       residentGroups,
-      finalBackfill,
+      queuedGroups,
     };
   }
 
@@ -733,7 +734,6 @@ export class RolloutController {
         ...datasetField,
         sessions: groupsPerStep * groupSize,
         groups: groupsPerStep,
-        final_backfill: false,
       }),
     );
     reporter.startStep({ rolloutId, mode, sessions: groupsPerStep * groupSize, ...datasetField });
@@ -808,7 +808,6 @@ export class RolloutController {
           (result) => result.kind === "dropped" && result.reason === "interrupted",
         ).length,
         wall_s: Number(wallSeconds.toFixed(2)),
-        final_backfill: false,
       }),
     );
     reporter.endStep();
@@ -852,7 +851,7 @@ function overSampled(result: Extract<GroupResult, { kind: "exported" }>): GroupR
 
 /**
  * Adds the cross-step fields to an exported Group's rows (see docs/contract.md#cross-step-scheduling):
- * `steps_lived` (the train steps the Group was resident in) and `weight_version_lag` (the consuming
+ * `partition` (the train step whose batch the Group fills: the consuming step), `steps_lived` (the train steps the Group was resident in) and `weight_version_lag` (the consuming
  * step minus the oldest step in which one of the row's tokens was generated, from each turn's
  * `rolloutStep` metadata; 0 when unknown).
  */
@@ -873,6 +872,7 @@ function annotateRows(result: GroupResult, resident: Resident, consumedStep: num
   for (const row of result.export.rows) {
     const oldest =
       firstStep.get(`${row.session_id} ${row.state_hash}`) ?? resident.leasedStep ?? consumedStep;
+    row.partition = consumedStep;
     row.steps_lived = steps;
     row.weight_version_lag = Math.max(0, consumedStep - oldest);
   }

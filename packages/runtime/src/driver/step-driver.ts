@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { hasMarker, RelaxError } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
@@ -46,10 +47,11 @@ export interface DurableStepOptions {
    * per Group, in the order they were written).
    */
   onResumedRows?: (rows: readonly TrainingRow[], resume: StepResume) => void;
-  /** Passed to the controller: prelaunch the next step's Groups in free capacity. */
+  /**
+   * Passed to the controller: prelaunch the next step's Groups in free capacity.
+   * @default rolloutId + 1 < --num-rollout (`relax serve` passes its own default: true)
+   */
   nextStepFollows?: boolean;
-  /** `--fully-async`: the step only drains the carried debt, opening no partition. */
-  finalBackfill?: boolean;
 }
 
 /** What {@link StepDriver.runStep} returns. */
@@ -230,6 +232,34 @@ export class StepDriver {
   }
 
   /**
+   * The rows of finished train step `rolloutId` as its rows file holds them (JSONL, one row a line, `\n`
+   * after each; the bytes written when the step ran, so a trainer that lost the step's stream gets the
+   * same rows again). A per-step `--output` (`{rollout_id}`) is read whole; a single rows file is filtered
+   * to the lines whose `partition` is `rolloutId` (rows written before `partition` existed are not found).
+   * @throws StepOrderError when the step has not finished (`rolloutId >= nextRolloutId`)
+   * @throws the file system's error when the rows file is gone (ENOENT)
+   */
+  async readStepRows(rolloutId: number): Promise<string> {
+    if (rolloutId >= this.nextRolloutId) {
+      throw new StepOrderError({
+        message: `step ${rolloutId} has not finished (next_rollout_id is ${this.nextRolloutId}); its rows stream from POST /rollout/v1/steps`,
+      });
+    }
+    const { output } = this.#runtime.components;
+    const perStep = output.includes("{rollout_id}");
+    const text = await readFile(output.replaceAll("{rollout_id}", String(rolloutId)), "utf8");
+    if (perStep) return text;
+    const mark = new RegExp(`"partition":${rolloutId}[,}]`);
+    return text
+      .split("\n")
+      .filter(
+        (line) => mark.test(line) && (JSON.parse(line) as { partition?: number }).partition === rolloutId,
+      )
+      .map((line) => `${line}\n`)
+      .join("");
+  }
+
+  /**
    * Saves the weight version loaded now — `version` (weights just loaded under that name, e.g. a trainer's
    * `/weights`), else the one the gate names (a `/resume` or a step's `weight_version`) — so that a restart
    * labels tokens with the version loaded, not the one of the last step's end. The other fields of
@@ -275,7 +305,6 @@ export class StepDriver {
       rolloutId,
       mode: "train",
       groups: remaining,
-      ...(options.finalBackfill !== undefined ? { finalBackfill: options.finalBackfill } : {}),
       ...(options.nextStepFollows !== undefined ? { nextStepFollows: options.nextStepFollows } : {}),
       ...(resume !== undefined
         ? { resumeCursors: resume.pendingCursors, firstGroupIndex: resume.firstGroupIndex }

@@ -87,8 +87,6 @@ export interface RuntimeStepOptions {
    * @default rolloutId + 1 < --num-rollout
    */
   nextStepFollows?: boolean;
-  /** Train, `--fully-async`: drain the carried debt without opening a new partition (see RolloutController). */
-  finalBackfill?: boolean;
 }
 
 /** One eval dataset as read at start: its name and its prompts. */

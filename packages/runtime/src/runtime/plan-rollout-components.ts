@@ -70,6 +70,8 @@ export interface RolloutComponents {
   /** The turn runner (`createTurnRunner`). */
   turns: {
     sampling: RolloutSampling;
+    /** Eval sessions' sampling: the `--eval-*` overrides over {@link sampling}. */
+    evalSampling: RolloutSampling;
     defaultTemplateKwargs: Record<string, unknown>;
     toolCallParser?: string;
     reasoningParser?: string;
@@ -145,9 +147,9 @@ function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]
 export function planRolloutComponents(config: RolloutConfig, options: { cwd: string }): RolloutComponents {
   const { cwd } = options;
   // Eval datasets are read like the train dataset, media (--multimodal-keys) included.
-  const dataset = (file: string): DatasetPlan => ({
+  const dataset = (file: string, inputKey = config.inputKey): DatasetPlan => ({
     file: resolve(cwd, file),
-    inputKey: config.inputKey,
+    inputKey,
     metadataKey: config.metadataKey,
     ...optional("multimodalKeys", config.multimodalKeys),
   });
@@ -167,7 +169,10 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
     export: planExport(config, cwd),
     datasets: {
       train: dataset(config.promptData),
-      eval: (config.evalPromptData ?? []).map(({ name, path }) => ({ name, ...dataset(path) })),
+      eval: (config.evalPromptData ?? []).map(({ name, path }) => ({
+        name,
+        ...dataset(path, config.evalInputKey ?? config.inputKey),
+      })),
     },
     backend: planBackend(config, cwd),
     turns: planTurns(config),
@@ -317,6 +322,12 @@ export function planTurns(config: RolloutConfig): RolloutComponents["turns"] {
       topP: config.rolloutTopP,
       topK: config.rolloutTopK,
       maxResponseLen: config.rolloutMaxResponseLen,
+    },
+    evalSampling: {
+      temperature: config.evalTemperature ?? config.rolloutTemperature,
+      topP: config.evalTopP ?? config.rolloutTopP,
+      topK: config.evalTopK ?? config.rolloutTopK,
+      maxResponseLen: config.evalMaxResponseLen ?? config.rolloutMaxResponseLen,
     },
     defaultTemplateKwargs: config.applyChatTemplateKwargs,
     ...optional("toolCallParser", config.agenticToolCallParser),

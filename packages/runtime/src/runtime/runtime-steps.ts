@@ -67,7 +67,6 @@ export function createStepRunner(deps: StepRunnerDeps): (options: RuntimeStepOpt
               crossStep.overSampling -
               components.steps.train.groupsPerStep,
             nextStepFollows: options.nextStepFollows ?? options.rolloutId + 1 < components.steps.numRollout,
-            ...(options.finalBackfill !== undefined ? { finalBackfill: options.finalBackfill } : {}),
           }
         : {}),
       ...(dataset !== undefined ? { dataset: dataset.name } : {}),

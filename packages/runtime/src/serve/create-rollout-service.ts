@@ -16,7 +16,7 @@ import {
   type StepResult,
 } from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
-import { StepDriver } from "../driver/step-driver";
+import { StepDriver, StepOrderError } from "../driver/step-driver";
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
 import type { RunState } from "./run-dir";
 
@@ -44,6 +44,8 @@ export interface ServeService extends RolloutService {
   view(): string;
   /** Resolves when the running step or eval (if any) has finished, successfully or not. */
   idle(): Promise<void>;
+  /** The rows file text of finished step `rolloutId` (see {@link StepDriver.readStepRows}). */
+  stepRows(request: { rolloutId: number }): Promise<string>;
 }
 
 interface RunningStep {
@@ -114,6 +116,7 @@ class DrivenRolloutService implements ServeService {
     const size = runtime.prompts.length;
     const taken = runtime.cursor;
     const counts = gate.counts();
+    const prelaunched = runtime.controller.prelaunched;
     return {
       state: gate.state !== "open" ? "paused" : running !== undefined ? "running" : "idle",
       next_rollout_id: this.#driver.nextRolloutId,
@@ -139,6 +142,8 @@ class DrivenRolloutService implements ServeService {
         generating: counts.generating,
         held: counts.held,
         aborted_partials: counts.abortedPartials,
+        prelaunched_groups: prelaunched.groups,
+        prelaunched_agents: prelaunched.sessions,
       },
       run_dir: this.#options.runDir ?? null,
       config_hash: this.#options.configHash,
@@ -182,16 +187,80 @@ class DrivenRolloutService implements ServeService {
 
   async runStep(request: StepRequestOptions, sink: ControlRecordSink): Promise<void> {
     const { rolloutId } = request;
-    if (this.#running === undefined && rolloutId !== this.#driver.nextRolloutId) {
+    if (this.#running === undefined && rolloutId > this.#driver.nextRolloutId) {
       throw new ControlError({
         code: "step_out_of_order",
-        message: `rollout_id ${rolloutId} asked, next is ${this.#driver.nextRolloutId}`,
+        message: `rollout_id ${rolloutId} asked, next is ${this.#driver.nextRolloutId} (steps run in order)`,
         path: "rollout_id",
       });
     }
     const { train } = this.#runtime.components.steps;
     const step = { rolloutId, mode: "train" as const, groupsTarget: train.groupsPerStep, ...NO_GROUPS };
+    if (this.#running === undefined && rolloutId < this.#driver.nextRolloutId) {
+      // A finished step asked again (a trainer restarted from an older checkpoint): its journaled rows.
+      const text = await this.#readStepRows(rolloutId);
+      await this.#claim(step, async (current) => this.#replayStep(rolloutId, text, sink, current));
+      return;
+    }
     await this.#claim(step, (current) => this.#streamTrainStep(request, sink, current));
+  }
+
+  stepRows(request: { rolloutId: number }): Promise<string> {
+    return this.#readStepRows(request.rolloutId);
+  }
+
+  /** The rows file text of a finished step. @throws ControlError `not_found` (not finished, or file gone) */
+  async #readStepRows(rolloutId: number): Promise<string> {
+    try {
+      return await this.#driver.readStepRows(rolloutId);
+    } catch (error) {
+      if (StepOrderError.isInstance(error))
+        throw new ControlError({ code: "not_found", message: error.message, path: "rollout_id" });
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") {
+        throw new ControlError({
+          code: "not_found",
+          message: `the rows file of step ${rolloutId} is gone (${(error as Error).message})`,
+          path: "rollout_id",
+        });
+      }
+      throw error;
+    }
+  }
+
+  /** Streams finished step `rolloutId` again from its rows file: no Group runs, the run does not rewind. */
+  #replayStep(rolloutId: number, text: string, sink: ControlRecordSink, current: RunningStep): void {
+    const { gate, components } = this.#runtime;
+    sink({
+      type: "step_start",
+      rollout_id: rolloutId,
+      mode: "train",
+      groups: components.steps.train.groupsPerStep,
+      samples_per_group: components.steps.train.groupSize,
+      weight_version: gate.weightVersion ?? null,
+    });
+    const groups = new Set<number>();
+    for (const line of text.split("\n")) {
+      if (line === "") continue;
+      const row = JSON.parse(line) as TrainingRow;
+      groups.add(row.group_index);
+      current.rows++;
+      sink({ type: "row", rollout_id: rolloutId, row });
+    }
+    sink({
+      type: "step_end",
+      rollout_id: rolloutId,
+      summary: {
+        groups: groups.size,
+        rows: current.rows,
+        dropped_groups: 0,
+        debt: 0,
+        resident_groups: this.#runtime.controller.residentGroups,
+        replayed: true,
+        wall_s: 0,
+        drops_by_reason: {},
+        metrics: {},
+      },
+    });
   }
 
   async runEvals(
@@ -199,6 +268,12 @@ class DrivenRolloutService implements ServeService {
     sink: ControlRecordSink,
   ): Promise<void> {
     const names = this.#runtime.evalDatasets.map((item) => item.name);
+    if (names.length === 0) {
+      throw new ControlError({
+        code: "not_found",
+        message: "no eval datasets: relax serve was started without --eval-prompt-data",
+      });
+    }
     const chosen = request.datasets ?? names;
     chosen.forEach((name, i) => {
       if (!names.includes(name)) {
@@ -282,12 +357,24 @@ class DrivenRolloutService implements ServeService {
       samples_per_group: components.steps.train.groupSize,
       weight_version: gate.weightVersion ?? null,
     });
+    // `--eval-interval`: the eval due after the previous step runs now, as slime runs it: after the trainer's
+    // weight update (this step's `weight_version`), on the new weights, labelled with the step just trained,
+    // before this step's Groups; skipped when the trainer already ran it (`POST /evals` with that id).
+    const dueEval = this.#dueEvalBefore(rolloutId);
+    if (dueEval !== undefined) {
+      await this.#streamEvals(
+        dueEval,
+        this.#runtime.evalDatasets.map((item) => item.name),
+        sink,
+        { ...current },
+      );
+    }
     const drops: Record<string, number> = {};
     const viewed = this.#record({ rolloutId, mode: "train", groups: [] });
     const { step: result } = await this.#driver.runStep({
       rolloutId,
-      ...(request.nextStepFollows !== undefined ? { nextStepFollows: request.nextStepFollows } : {}),
-      ...(request.finalBackfill !== undefined ? { finalBackfill: request.finalBackfill } : {}),
+      // A trainer loop has no fixed length: a next step is assumed unless this one is said to be the last.
+      nextStepFollows: request.lastStep !== true && request.nextStepFollows !== false,
       // The Groups the journal kept stream first, as if they had just finished (contiguous per Group).
       onResumedRows: (rows, resume) => {
         for (const row of rows) {
@@ -308,17 +395,6 @@ class DrivenRolloutService implements ServeService {
         });
       },
     });
-    // `--eval-interval`: a due eval runs after the train Groups, in the same stream, under rollout id
-    // k + 1 (the policy the next step samples from), as `relax rollout` labels it. Counted apart: the
-    // step's status keeps its train Group counts.
-    if (this.#runtime.evalDue(rolloutId)) {
-      await this.#streamEvals(
-        rolloutId + 1,
-        this.#runtime.evalDatasets.map((item) => item.name),
-        sink,
-        { ...current },
-      );
-    }
     sink(stepEndRecord(rolloutId, current, result, this.#runtime, drops));
   }
 
@@ -365,14 +441,26 @@ class DrivenRolloutService implements ServeService {
     return entry.groups;
   }
 
-  /** The rollout id of the next scheduled eval (`k + 1` after step k), or null without a schedule. */
+  /**
+   * The label of the next scheduled eval: the eval due after train step k (`--eval-interval`) is labelled
+   * k and runs at the start of step k + 1; null without a schedule or eval data.
+   */
   #nextEvalRolloutId(): number | null {
     const runtime = this.#runtime;
     const interval = runtime.components.steps.evalSchedule.interval;
     if (interval === undefined || runtime.evalDatasets.length === 0) return null;
-    const next = this.#driver.nextRolloutId;
-    for (let k = next; k < next + interval; k++) if (runtime.evalDue(k)) return k + 1;
+    const last = this.#driver.lastEvalRolloutId;
+    const from = Math.max(this.#driver.nextRolloutId - 1, last === null ? 0 : last + 1);
+    for (let k = from; k < from + interval; k++) if (runtime.evalDue(k)) return k;
     return null;
+  }
+
+  /** The label of the eval to run at the start of train step `rolloutId` (due after the step before, not run yet). */
+  #dueEvalBefore(rolloutId: number): number | undefined {
+    const trained = rolloutId - 1;
+    if (trained < 0 || !this.#runtime.evalDue(trained)) return undefined;
+    const last = this.#driver.lastEvalRolloutId;
+    return last !== null && last >= trained ? undefined : trained;
   }
 
   async #saveWeightVersion(version?: string): Promise<void> {
@@ -457,7 +545,7 @@ function stepEndRecord(
       dropped_groups: current.groupsDropped,
       debt: result.debt ?? 0,
       resident_groups: result.residentGroups ?? runtime.controller.residentGroups,
-      final_backfill: result.finalBackfill ?? false,
+      queued_groups: result.queuedGroups ?? runtime.controller.queuedGroups,
       wall_s: Number(result.wallSeconds.toFixed(3)),
       drops_by_reason: drops,
       metrics: result.metrics,

@@ -96,6 +96,53 @@ describe("turn runner on the stand-in engine (in process)", () => {
     gateway.registry.remove("turns-1");
   });
 
+  it("should sample eval sessions with the --eval-* overrides and train sessions with the rollout's", async () => {
+    const evalGateway = await createTestGateway({
+      turns: { evalSampling: { temperature: 0, topP: 0.5, topK: 5, maxResponseLen: 16 } },
+    });
+    try {
+      for (const mode of ["train", "eval"] as const) {
+        const id = `sampling-${mode}`;
+        const session = new GatewaySession({
+          id,
+          groupId: "g",
+          mode,
+          forest: new SessionForest({
+            sessionId: id,
+            renderer: evalGateway.renderer,
+            maxContextTokens: 4096,
+          }),
+        });
+        evalGateway.registry.add(session);
+        session.lease();
+        const answer = await evalGateway.fetch(
+          new Request("http://gateway.test/agentic_api/v1/chat/completions", {
+            method: "POST",
+            headers: { authorization: `Bearer ${id}`, "content-type": "application/json" },
+            body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "Hi" }] }),
+          }),
+        );
+        expect(answer.status).toBe(200);
+      }
+      const params = evalGateway.standin.calls
+        .filter((call) => call.path === "/generate")
+        .map((call) => (call.body as { sampling_params: Record<string, unknown> }).sampling_params);
+      expect(
+        params.map(({ temperature, top_p, top_k, max_new_tokens }) => [
+          temperature,
+          top_p,
+          top_k,
+          max_new_tokens,
+        ]),
+      ).toEqual([
+        [1, 1, -1, 64],
+        [0, 0.5, 5, 16],
+      ]);
+    } finally {
+      await evalGateway.close();
+    }
+  });
+
   it("should warn once per run when agents send tools and no tool-call parser is set", async () => {
     const session = new GatewaySession({
       id: "turns-tools",

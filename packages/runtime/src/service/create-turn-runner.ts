@@ -53,6 +53,11 @@ export interface TurnRunnerOptions {
   tokenizer: TextTokenizer;
   renderer: ChatRenderer;
   sampling: RolloutSampling;
+  /**
+   * Sampling of eval sessions (`session.mode === "eval"`): `--eval-temperature`, `--eval-top-p`,
+   * `--eval-top-k`, `--eval-max-response-len` over {@link sampling}, as slime's eval overrides. @default sampling
+   */
+  evalSampling?: RolloutSampling;
   /** `--apply-chat-template-kwargs`, merged under each request's kwargs before matching. */
   defaultTemplateKwargs: Record<string, unknown>;
   toolCallParser?: string;
@@ -307,7 +312,7 @@ async function generateTurn(
       canonicalRequest.chatTemplateKwargs,
     ),
   };
-  const { maxResponseLen } = options.sampling;
+  const { maxResponseLen } = samplingOf(options, session);
   const requestedMax = Math.min(canonicalRequest.maxTokens ?? maxResponseLen, maxResponseLen);
   await resolveRequestImages({
     request: canonicalRequest,
@@ -406,7 +411,7 @@ async function callEngine(
         pendingProtection.add(session);
     },
     sampling: turnSamplingParams({
-      sampling: options.sampling,
+      sampling: samplingOf(options, session),
       maxNewTokens: prompt.maxNewTokens,
       stopTokenIds: runner.stopTokenIds,
       canonicalRequest: context.request,
@@ -485,4 +490,9 @@ function reportFailedTurn(runner: TurnRunnerState, turn: TurnInFlight, error: un
     gatewayMs: performance.now() - turn.started - heldMs - engineMs,
     error,
   });
+}
+
+/** The sampling of a session's turns: eval sessions take the `--eval-*` overrides when given. */
+function samplingOf(options: TurnRunnerOptions, session: GatewaySession): RolloutSampling {
+  return session.mode === "eval" ? (options.evalSampling ?? options.sampling) : options.sampling;
 }

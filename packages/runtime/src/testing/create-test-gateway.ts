@@ -75,6 +75,7 @@ export interface TestGatewayOptions {
       | "maxAbortedCount"
       | "currentStep"
       | "bypassGate"
+      | "evalSampling"
     >
   >;
   /** Max new tokens per turn. @default 64 */
