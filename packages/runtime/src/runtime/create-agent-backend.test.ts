@@ -3,7 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BwrapBackend, LocalProcessBackend } from "@relax/launcher";
 import { describe, expect, it } from "vitest";
-import { createAgentBackend, hiddenByPrivateTmp } from "./create-agent-backend";
+import {
+  createAgentBackend,
+  hiddenByPrivateTmp,
+  resolveAgentNetwork,
+  resolveUidRange,
+} from "./create-agent-backend";
 
 const base = {
   agentEnvInherit: "default",
@@ -168,5 +173,47 @@ describe("createAgentBackend", () => {
     expect(hiddenByPrivateTmp("node '/tmp/ci/examples/a.js'", "/work", "/tmp/ci")).toEqual([]);
     expect(hiddenByPrivateTmp("node /tmp/agent/run.js", "/tmp/agent", "/srv")).toEqual([]);
     expect(hiddenByPrivateTmp("node /tmpfoo/x.js /srv/a.js", "/work", "/srv")).toEqual([]);
+  });
+});
+
+describe("resolveUidRange", () => {
+  it("should default to the uid pool only as root, read `none`, and refuse a range without root or too small", () => {
+    expect(resolveUidRange(undefined, 1000, undefined)).toBeNull();
+    expect(resolveUidRange(undefined, 0, undefined)).not.toBeNull();
+    expect(resolveUidRange(" none ", 0, undefined)).toBeNull();
+    expect(resolveUidRange("61000-61009", 0, 10)).toEqual({ start: 61000, end: 61009 });
+    expect(() => resolveUidRange("61000-61009", 1000, undefined)).toThrow(/needs the gateway to run as root/);
+    expect(() => resolveUidRange("61000-61009", 0, 11)).toThrow(/holds 10 uids, fewer than the 11 agents/);
+  });
+});
+
+describe("resolveAgentNetwork", () => {
+  const warnings: unknown[] = [];
+  const logger = { warn: (...args: unknown[]) => void warnings.push(args) };
+  it("should default to gateway-only where the backend can restrict it, else host", () => {
+    expect(resolveAgentNetwork({ agentNetwork: undefined }, { canRestrict: true, logger })).toEqual({
+      network: "gateway-only",
+      allow: [],
+    });
+    expect(resolveAgentNetwork({ agentNetwork: undefined }, { canRestrict: false, logger })).toEqual({
+      network: "host",
+      allow: [],
+    });
+    expect(warnings).toEqual([]);
+  });
+  it("should refuse --agent-allow off gateway-only and a restricted network it cannot do, and warn about host", () => {
+    expect(() =>
+      resolveAgentNetwork(
+        { agentNetwork: "host", agentAllow: ["127.0.0.1:9000"] },
+        { canRestrict: true, logger },
+      ),
+    ).toThrow(/--agent-allow applies only to --agent-network gateway-only/);
+    expect(() => resolveAgentNetwork({ agentNetwork: "none" }, { canRestrict: false, logger })).toThrow(
+      /--agent-network none needs the uid pool/,
+    );
+    expect(resolveAgentNetwork({ agentNetwork: "host" }, { canRestrict: true, logger }).network).toBe("host");
+    expect(String((warnings.at(-1) as unknown[])[0])).toMatch(
+      /^--agent-network host: agents can reach the engine/,
+    );
   });
 });

@@ -68,84 +68,29 @@ export async function createAgentBackend(
   const { logger } = options;
   try {
     const envInherit = parseAgentEnvInherit(config.agentEnvInherit, { path: "--agent-env-inherit" });
-    let uidRange: { start: number; end: number } | null = null;
-    if (config.agentUidRange === undefined) {
-      if (uid === 0) uidRange = { ...DEFAULT_AGENT_UID_RANGE };
-    } else if (config.agentUidRange.trim() !== "none") {
-      uidRange = parseUidRange(config.agentUidRange, { path: "--agent-uid-range" });
-      if (uid !== 0) {
-        throw new ConfigError({
-          message: `--agent-uid-range needs the gateway to run as root (it runs as uid ${uid}); use --agent-uid-range none`,
-        });
-      }
-    }
-    if (uidRange !== null && options.requiredSlots !== undefined) {
-      const size = uidRange.end - uidRange.start + 1;
-      if (size < options.requiredSlots) {
-        throw new ConfigError({
-          message: `--agent-uid-range ${uidRange.start}-${uidRange.end} holds ${size} uids, fewer than the ${options.requiredSlots} agents that can run at once (one uid each); widen the range or lower --agentic-concurrency / --n-samples-per-prompt`,
-        });
-      }
-    }
+    const uidRange = resolveUidRange(config.agentUidRange, uid, options.requiredSlots);
     const backendOptions: LocalProcessBackendOptions = {
       baseEnv: env,
       envInherit,
       logMaxBytes: config.agentLogMaxBytes,
       hiddenPaths: agentHiddenPaths(config, { cwd: process.cwd(), agentCwd: options.agentCwd }),
       onWarning: (message) => logger.warn(message),
-      ...(uidRange !== null
-        ? {
-            uidPool: new UidPool({
-              ...uidRange,
-              onStaleLease: ({ uid, previousHolder, killed }) =>
-                logger.warn(
-                  { uid, previousHolder, killed },
-                  `reclaimed the lease of uid ${uid} from a run that died (${previousHolder}); killed ${killed} leftover process(es)`,
-                ),
-            }),
-          }
-        : {}),
+      ...(uidRange !== null ? { uidPool: createUidPool(uidRange, logger) } : {}),
       ...(options.ioRoot !== undefined ? { ioRoot: options.ioRoot } : {}),
     };
-    let backend: LocalProcessBackend;
     // `auto`: as root the uid pool on local processes; otherwise bubblewrap when it runs here.
     const sandbox =
       config.agentSandbox !== "auto" ? config.agentSandbox : uid === 0 || !bwrapRuns(env) ? "local" : "bwrap";
-    // Network: only the agent's own gateway shard (and --agent-allow) wherever the backend can do it.
-    const canRestrict = sandbox === "bwrap" || uidRange !== null;
-    const network = config.agentNetwork ?? (canRestrict ? "gateway-only" : "host");
-    const allow = (config.agentAllow ?? []).map((text, index) =>
-      parseAllowedService(text, { path: `--agent-allow[${index}]` }),
-    );
-    if (allow.length > 0 && network !== "gateway-only") {
-      throw new ConfigError({ message: "--agent-allow applies only to --agent-network gateway-only" });
-    }
-    if (network !== "host" && !canRestrict) {
-      throw new ConfigError({
-        message: `--agent-network ${network} needs the uid pool (run as root) or --agent-sandbox bwrap`,
-      });
-    }
-    if (network === "host" && canRestrict) {
-      logger.warn(
-        "--agent-network host: agents can reach the engine (unauthenticated: /update_weight_version, /abort_request, /generate), the controller, the other shards and every local service; the default gateway-only reaches only their own gateway shard",
-      );
-    }
+    const { network, allow } = resolveAgentNetwork(config, {
+      canRestrict: sandbox === "bwrap" || uidRange !== null,
+      logger,
+    });
     backendOptions.network = network;
     backendOptions.allow = allow;
-    if (sandbox === "bwrap") {
-      const bwrap = new BwrapBackend(backendOptions);
-      bwrap.checkAvailable();
-      const hidden = hiddenByPrivateTmp(config.agentCommand ?? "", options.agentCwd);
-      if (hidden.length > 0) {
-        logger.warn(
-          { paths: hidden },
-          `--agent-sandbox bwrap gives agents a private /tmp: ${hidden.join(", ")} (in --agent-command) will not exist inside the sandbox; move it out of /tmp, under --agent-cwd, or under the gateway's working directory`,
-        );
-      }
-      backend = bwrap;
-    } else {
-      backend = new LocalProcessBackend(backendOptions);
-    }
+    const backend =
+      sandbox === "bwrap"
+        ? createBwrapBackend(backendOptions, config.agentCommand ?? "", options.agentCwd, logger)
+        : new LocalProcessBackend(backendOptions);
     const isolated = uidRange !== null || sandbox === "bwrap";
     const isolation = describeIsolation({ sandbox, uidRange, uid, network, allow: allow.length });
     if (!isolated) {
@@ -162,17 +107,10 @@ export async function createAgentBackend(
       });
       if (problem !== null) throw new ConfigError({ message: problem });
     }
-    const passed = {
-      ...selectInheritedEnv(env, envInherit),
-      ...parseAgentEnv(config.agentEnv, { path: "--agent-env" }),
-    };
-    const secretLookingNames = findSecretLookingNames(passed);
-    if (secretLookingNames.length > 0) {
-      logger.warn(
-        { variables: secretLookingNames },
-        `agents will receive secret-looking variables: ${secretLookingNames.join(", ")} (see --agent-env-inherit)`,
-      );
-    }
+    const secretLookingNames = warnSecretLookingNames(
+      { ...selectInheritedEnv(env, envInherit), ...parseAgentEnv(config.agentEnv, { path: "--agent-env" }) },
+      logger,
+    );
     const swept = await backend.sweepStale();
     if (swept.length > 0) logger.info({ folders: swept.length }, "removed session folders of earlier runs");
     return { backend, uidRange, secretLookingNames, swept, isolation, isolated };
@@ -180,6 +118,124 @@ export async function createAgentBackend(
     if (AgentConfigError.isInstance(error)) throw new ConfigError({ message: error.message, cause: error });
     throw error;
   }
+}
+
+/**
+ * The uid range agents run in: `--agent-uid-range` (`none`: none), by default {@link DEFAULT_AGENT_UID_RANGE}
+ * as root and none otherwise.
+ * @throws {ConfigError} a range given without root, or one with fewer uids than `requiredSlots` agents.
+ * @throws {AgentConfigError} a malformed range.
+ */
+export function resolveUidRange(
+  text: string | undefined,
+  uid: number,
+  requiredSlots: number | undefined,
+): { start: number; end: number } | null {
+  let uidRange: { start: number; end: number } | null = null;
+  if (text === undefined) {
+    if (uid === 0) uidRange = { ...DEFAULT_AGENT_UID_RANGE };
+  } else if (text.trim() !== "none") {
+    uidRange = parseUidRange(text, { path: "--agent-uid-range" });
+    if (uid !== 0) {
+      throw new ConfigError({
+        message: `--agent-uid-range needs the gateway to run as root (it runs as uid ${uid}); use --agent-uid-range none`,
+      });
+    }
+  }
+  if (uidRange !== null && requiredSlots !== undefined) {
+    const size = uidRange.end - uidRange.start + 1;
+    if (size < requiredSlots) {
+      throw new ConfigError({
+        message: `--agent-uid-range ${uidRange.start}-${uidRange.end} holds ${size} uids, fewer than the ${requiredSlots} agents that can run at once (one uid each); widen the range or lower --agentic-concurrency / --n-samples-per-prompt`,
+      });
+    }
+  }
+  return uidRange;
+}
+
+/** The host-wide uid pool over `range`; a lease reclaimed from a dead run is a WARN line. */
+function createUidPool(range: { start: number; end: number }, logger: Pick<Logger, "warn">): UidPool {
+  return new UidPool({
+    ...range,
+    onStaleLease: ({ uid, previousHolder, killed }) =>
+      logger.warn(
+        { uid, previousHolder, killed },
+        `reclaimed the lease of uid ${uid} from a run that died (${previousHolder}); killed ${killed} leftover process(es)`,
+      ),
+  });
+}
+
+/**
+ * The agents' network (`--agent-network`, by default `gateway-only` where the backend can restrict it —
+ * `canRestrict`: bubblewrap or a uid pool — else `host`) and the `--agent-allow` services. `host` on a
+ * backend that could restrict it is a WARN line.
+ * @throws {ConfigError} `--agent-allow` without `gateway-only`, or a restricted network the backend cannot do.
+ * @throws {AgentConfigError} a malformed `--agent-allow` entry.
+ */
+export function resolveAgentNetwork(
+  config: Pick<RolloutConfig, "agentNetwork"> & Partial<Pick<RolloutConfig, "agentAllow">>,
+  { canRestrict, logger }: { canRestrict: boolean; logger: Pick<Logger, "warn"> },
+): {
+  network: NonNullable<LocalProcessBackendOptions["network"]>;
+  allow: NonNullable<LocalProcessBackendOptions["allow"]>;
+} {
+  // Network: only the agent's own gateway shard (and --agent-allow) wherever the backend can do it.
+  const network = config.agentNetwork ?? (canRestrict ? "gateway-only" : "host");
+  const allow = (config.agentAllow ?? []).map((text, index) =>
+    parseAllowedService(text, { path: `--agent-allow[${index}]` }),
+  );
+  if (allow.length > 0 && network !== "gateway-only") {
+    throw new ConfigError({ message: "--agent-allow applies only to --agent-network gateway-only" });
+  }
+  if (network !== "host" && !canRestrict) {
+    throw new ConfigError({
+      message: `--agent-network ${network} needs the uid pool (run as root) or --agent-sandbox bwrap`,
+    });
+  }
+  if (network === "host" && canRestrict) {
+    logger.warn(
+      "--agent-network host: agents can reach the engine (unauthenticated: /update_weight_version, /abort_request, /generate), the controller, the other shards and every local service; the default gateway-only reaches only their own gateway shard",
+    );
+  }
+  return { network, allow };
+}
+
+/**
+ * The bubblewrap backend, checked to run here; `/tmp` paths of the agent command that its private `/tmp`
+ * hides are a WARN line.
+ * @throws {AgentConfigError} bubblewrap missing or not working.
+ */
+function createBwrapBackend(
+  backendOptions: LocalProcessBackendOptions,
+  agentCommand: string,
+  agentCwd: string,
+  logger: Pick<Logger, "warn">,
+): BwrapBackend {
+  const bwrap = new BwrapBackend(backendOptions);
+  bwrap.checkAvailable();
+  const hidden = hiddenByPrivateTmp(agentCommand, agentCwd);
+  if (hidden.length > 0) {
+    logger.warn(
+      { paths: hidden },
+      `--agent-sandbox bwrap gives agents a private /tmp: ${hidden.join(", ")} (in --agent-command) will not exist inside the sandbox; move it out of /tmp, under --agent-cwd, or under the gateway's working directory`,
+    );
+  }
+  return bwrap;
+}
+
+/** The secret-looking names among the variables agents receive (`passed`), warned about (names only). */
+function warnSecretLookingNames(
+  passed: Readonly<Record<string, string | undefined>>,
+  logger: Pick<Logger, "warn">,
+): string[] {
+  const secretLookingNames = findSecretLookingNames(passed);
+  if (secretLookingNames.length > 0) {
+    logger.warn(
+      { variables: secretLookingNames },
+      `agents will receive secret-looking variables: ${secretLookingNames.join(", ")} (see --agent-env-inherit)`,
+    );
+  }
+  return secretLookingNames;
 }
 
 /** Whether bubblewrap runs here (for `--agent-sandbox auto` without root). */

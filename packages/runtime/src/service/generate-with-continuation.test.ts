@@ -1,6 +1,6 @@
 import type { GenerateOptions, GenerateResult } from "@relax/sglang";
 import { describe, expect, it } from "vitest";
-import { generateWithContinuation } from "./generate-with-continuation";
+import { continuationEnd, generateWithContinuation } from "./generate-with-continuation";
 import { GenerationGate } from "./generation-gate";
 
 const STOP = 99;
@@ -157,5 +157,22 @@ describe("generateWithContinuation", () => {
     expect(result.outputIds).toEqual([10, STOP]);
     expect(result.weightVersionSpans).toBeUndefined();
     expect(result.weightVersion).toBeUndefined();
+  });
+});
+
+describe("continuationEnd", () => {
+  const decode = (ids: readonly number[]) => ids.map((id) => String.fromCharCode(96 + id)).join("");
+  it("should end a partial on its last stop token id, a stop string, or the spent budget, else continue it", () => {
+    expect(continuationEnd([1, STOP], 8, new Set([STOP]), decode, undefined)).toEqual({
+      type: "stop",
+      matched: STOP,
+    });
+    expect(continuationEnd([1, 2, 3], 8, new Set(), decode, ["x", "bc"])).toEqual({
+      type: "stop",
+      matched: "bc",
+    });
+    expect(continuationEnd([1, 2], 2, new Set(), decode, "")).toEqual({ type: "length", length: 2 });
+    expect(continuationEnd([STOP, 1], 8, new Set([STOP]), decode, "z")).toBeUndefined();
+    expect(continuationEnd([], 8, new Set([STOP]), decode, undefined)).toBeUndefined();
   });
 });

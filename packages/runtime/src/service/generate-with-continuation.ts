@@ -6,8 +6,13 @@ import {
   type GenerateResult,
   type SamplingParams,
 } from "@relax/sglang";
-import { classifyEngineFault, type EngineFaultHold, type EngineFaultKind } from "./engine-fault-hold";
-import type { GenerationGate } from "./generation-gate";
+import {
+  classifyEngineFault,
+  type EngineFaultHold,
+  type EngineFaultKind,
+  type EngineFaultTurn,
+} from "./engine-fault-hold";
+import type { GateTicket, GenerationGate } from "./generation-gate";
 
 /** Options of {@link generateWithContinuation}. */
 export interface GenerateWithContinuationOptions {
@@ -106,170 +111,286 @@ export interface ContinuedGeneration {
 export async function generateWithContinuation(
   options: GenerateWithContinuationOptions,
 ): Promise<ContinuedGeneration> {
-  const { generate, gate, inputIds, sampling, signal } = options;
+  const { sampling, signal } = options;
   const planned = sampling.maxNewTokens;
   const stopTokenIds = new Set(sampling.stopTokenIds ?? []);
-  const outputIds: number[] = [];
-  const outputLogprobs: number[] = [];
-  const spans: WeightVersionSpan[] = [];
-  let labelled = true;
-  const rids: string[] = [];
-  let abortCount = 0;
-  let heldMs = 0;
-  let engineMs = 0;
-  let first: GenerateResult | undefined;
-  let completionTokens = 0;
-  let firstGateVersion: string | undefined;
-  let bypassed = false;
-  /** Engine results that carried output so far (more than one: the turn was assembled from segments). */
-  let segments = 0;
-  const faultTurn = { attempts: 0, heldMs: 0 };
-  let engineFaults = 0;
-  const faults = options.faults;
-  const ticket = gate?.openTicket();
+  const turn = newTurnProgress();
+  const ticket = options.gate?.openTicket();
   try {
     for (;;) {
-      // Through a gate, rids carry its pause-epoch prefix so that a pause aborts them with one call per
-      // worker; the gate makes the rid when it admits the call (a protected rid for a bypassing call).
-      let rid = createRequestId();
-      if (ticket !== undefined) {
-        const heldFrom = performance.now();
-        rid = await ticket.acquire({
-          signal,
-          ...(options.bypassGate !== undefined ? { bypass: options.bypassGate } : {}),
-        });
-        heldMs += performance.now() - heldFrom;
-        if (gate?.isProtectedRid(rid)) bypassed = true;
-      }
-      const gateVersion = gate?.weightVersion;
-      if (rids.length === 0) firstGateVersion = gateVersion;
-      const engineFrom = performance.now();
-      rids.push(rid);
-      options.onEngineStart?.();
-      let result: GenerateResult;
-      let abortedByPause = false;
-      // An engine failure that threw (reset, 5xx, timeout, hung worker): held below when `faults` is set.
-      let thrown: { kind: EngineFaultKind; error: unknown } | undefined;
-      try {
-        const call = generate({
-          inputIds: outputIds.length === 0 ? inputIds : [...Array.from(inputIds), ...outputIds],
-          rid,
-          signal,
-          ...(options.routingKey !== undefined ? { routingKey: options.routingKey } : {}),
-          sampling: { ...sampling, maxNewTokens: planned - outputIds.length },
-        });
-        try {
-          result = faults !== undefined ? await faults.watch(call, { rid }) : await call;
-        } catch (error) {
-          const kind = faults !== undefined && !signal.aborted ? classifyEngineFault({ error }) : undefined;
-          if (kind === undefined) throw error;
-          thrown = { kind, error };
+      const attempt = await callEngine(options, turn, ticket);
+      if (attempt.thrown === undefined) addSegment(turn, attempt.result, attempt.gateVersion);
+      const fault = engineFaultOf(options, attempt);
+      if (fault !== undefined) {
+        if (!(await holdEngineFault(options, turn, fault, attempt))) {
+          if (attempt.thrown !== undefined) throw attempt.thrown.error;
+          return assembleGeneration(turn, attempt.result.finishReason);
         }
-      } finally {
-        options.onEngineEnd?.();
-        engineMs += performance.now() - engineFrom;
-        if (ticket !== undefined) {
-          // `result` is unassigned when generate threw: not a partial to continue.
-          abortedByPause = ticket.release({
-            aborted: typeof result! === "object" && result.finishReason.type === "abort",
-          }).abortedByPause;
-        }
-      }
-      if (thrown === undefined) {
-        first ??= result!;
-        const offset = outputIds.length;
-        outputIds.push(...result!.outputIds);
-        outputLogprobs.push(...result!.outputLogprobs);
-        completionTokens += result!.completionTokens;
-        if (result!.outputIds.length > 0) segments++;
-        labelled &&= addSegmentSpans(spans, result!, offset, gateVersion);
-      }
-      // An abort Relax did not ask for (the engine paused or aborted from outside): held like a throw.
-      const engineAbort =
-        thrown === undefined &&
-        faults !== undefined &&
-        !abortedByPause &&
-        !signal.aborted &&
-        classifyEngineFault({ finishReason: result!.finishReason }) !== undefined;
-      if (thrown !== undefined || engineAbort) {
-        faultTurn.attempts++;
-        const kind = thrown?.kind ?? "engine_abort";
-        const message =
-          thrown !== undefined
-            ? thrown.error instanceof Error
-              ? thrown.error.message
-              : String(thrown.error)
-            : (result!.finishReason as { message?: string }).message || "finish_reason abort";
-        const end = () => {
-          if (thrown !== undefined) throw thrown.error;
-          return finish(result!.finishReason);
-        };
-        if (!faults!.admits(faultTurn)) return end();
-        const worker = thrown?.error instanceof Object ? (thrown.error as { url?: unknown }).url : undefined;
-        const held = await faults!.hold({
-          turn: faultTurn,
-          kind,
-          ...(typeof worker === "string" ? { worker } : {}),
-          ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
-          signal,
-          message,
-        });
-        faultTurn.heldMs += held.heldMs;
-        heldMs += held.heldMs;
-        if (!held.continued) return end();
-        engineFaults++;
-      } else if (result!.finishReason.type !== "abort" || !abortedByPause || signal.aborted) {
-        return finish(result!.finishReason);
+      } else if (attempt.result!.finishReason.type !== "abort" || !attempt.abortedByPause || signal.aborted) {
+        return assembleGeneration(turn, attempt.result!.finishReason);
       } else {
-        abortCount++;
+        turn.abortCount++;
         options.onPauseAbort?.();
       }
-      const last = outputIds[outputIds.length - 1];
-      if (last !== undefined && stopTokenIds.has(last)) return finish({ type: "stop", matched: last });
-      const stopString = matchStopString(options.decode(outputIds), sampling.stop);
-      if (stopString !== undefined) return finish({ type: "stop", matched: stopString });
-      if (outputIds.length >= planned) return finish({ type: "length", length: planned });
+      const end = continuationEnd(turn.outputIds, planned, stopTokenIds, options.decode, sampling.stop);
+      if (end !== undefined) return assembleGeneration(turn, end);
     }
   } finally {
     ticket?.close();
   }
+}
 
-  function finish(finishReason: FinishReason): ContinuedGeneration {
-    const base = {
-      outputIds,
-      outputLogprobs,
-      finishReason,
-      promptTokens: first!.promptTokens,
-      completionTokens,
-      cachedTokens: first!.cachedTokens,
-      abortCount,
-      engineFaults,
-      kind: bypassed
-        ? ("protected" as const)
-        : abortCount + engineFaults > 0
-          ? ("resumed" as const)
-          : ("fresh" as const),
-      rids,
-      heldMs,
-      engineMs,
-    };
-    if (segments <= 1 && abortCount + engineFaults === 0) {
-      // One engine call: its own labels, the gate's version as the fallback.
-      const version = first!.weightVersion ?? firstGateVersion;
-      return {
-        ...base,
-        ...(version !== undefined ? { weightVersion: version } : {}),
-        ...(first!.weightVersionSpans !== undefined ? { weightVersionSpans: first!.weightVersionSpans } : {}),
-      };
+/** What a turn's engine calls produced so far (kept across its calls by {@link generateWithContinuation}). */
+interface TurnProgress {
+  /** Every generated id so far, segments concatenated. */
+  outputIds: number[];
+  outputLogprobs: number[];
+  /** Per-segment version spans over `outputIds`. */
+  spans: WeightVersionSpan[];
+  /** `false` once a non-empty segment had no version label. */
+  labelled: boolean;
+  rids: string[];
+  abortCount: number;
+  engineFaults: number;
+  heldMs: number;
+  engineMs: number;
+  /** The first engine result (prompt tokens, cached tokens, single-call labels). */
+  first: GenerateResult | undefined;
+  completionTokens: number;
+  /** The gate's weight version when the first call started. */
+  firstGateVersion: string | undefined;
+  /** Some call bypassed the gate (a protected session). */
+  bypassed: boolean;
+  /** Engine results that carried output so far (more than one: the turn was assembled from segments). */
+  segments: number;
+  /** The engine-failure history handed to the hold. */
+  faultTurn: EngineFaultTurn;
+}
+
+function newTurnProgress(): TurnProgress {
+  return {
+    outputIds: [],
+    outputLogprobs: [],
+    spans: [],
+    labelled: true,
+    rids: [],
+    abortCount: 0,
+    engineFaults: 0,
+    heldMs: 0,
+    engineMs: 0,
+    first: undefined,
+    completionTokens: 0,
+    firstGateVersion: undefined,
+    bypassed: false,
+    segments: 0,
+    faultTurn: { attempts: 0, heldMs: 0 },
+  };
+}
+
+/** How one engine call ended: its result, or an engine failure it threw (held when `faults` is set). */
+type EngineAttempt = {
+  /** Whether a pause of the gate caused the call's `finish_reason: abort`. */
+  abortedByPause: boolean;
+  /** The gate's trainer-named weight version when the call started. */
+  gateVersion: string | undefined;
+} & (
+  | { result: GenerateResult; thrown?: undefined }
+  | { result?: undefined; thrown: { kind: EngineFaultKind; error: unknown } }
+);
+
+/**
+ * One engine call of the turn: waits at the gate (its held time counted), then issues `/generate` for
+ * the prompt followed by the output so far, with the rest of the planned budget, under the fault hold's
+ * progress check when there is one.
+ * @throws what `generate` throws, unless it is an engine failure and `faults` is set (then it is returned
+ *   as `thrown`); the signal's reason when the request aborts at the gate.
+ */
+async function callEngine(
+  options: GenerateWithContinuationOptions,
+  turn: TurnProgress,
+  ticket: GateTicket | undefined,
+): Promise<EngineAttempt> {
+  const { gate, faults, signal, sampling } = options;
+  // Through a gate, rids carry its pause-epoch prefix so that a pause aborts them with one call per
+  // worker; the gate makes the rid when it admits the call (a protected rid for a bypassing call).
+  let rid = createRequestId();
+  if (ticket !== undefined) {
+    const heldFrom = performance.now();
+    rid = await ticket.acquire({
+      signal,
+      ...(options.bypassGate !== undefined ? { bypass: options.bypassGate } : {}),
+    });
+    turn.heldMs += performance.now() - heldFrom;
+    if (gate?.isProtectedRid(rid)) turn.bypassed = true;
+  }
+  const gateVersion = gate?.weightVersion;
+  if (turn.rids.length === 0) turn.firstGateVersion = gateVersion;
+  const engineFrom = performance.now();
+  turn.rids.push(rid);
+  options.onEngineStart?.();
+  let result: GenerateResult | undefined;
+  let abortedByPause = false;
+  let thrown: { kind: EngineFaultKind; error: unknown } | undefined;
+  try {
+    const { outputIds } = turn;
+    const call = options.generate({
+      inputIds: outputIds.length === 0 ? options.inputIds : [...Array.from(options.inputIds), ...outputIds],
+      rid,
+      signal,
+      ...(options.routingKey !== undefined ? { routingKey: options.routingKey } : {}),
+      sampling: { ...sampling, maxNewTokens: sampling.maxNewTokens - outputIds.length },
+    });
+    try {
+      result = faults !== undefined ? await faults.watch(call, { rid }) : await call;
+    } catch (error) {
+      const kind = faults !== undefined && !signal.aborted ? classifyEngineFault({ error }) : undefined;
+      if (kind === undefined) throw error;
+      thrown = { kind, error };
     }
-    if (!labelled || spans.length === 0) return base;
-    const merged = mergeSpans(spans);
+  } finally {
+    options.onEngineEnd?.();
+    turn.engineMs += performance.now() - engineFrom;
+    if (ticket !== undefined) {
+      // `result` is unset when generate threw: not a partial to continue.
+      abortedByPause = ticket.release({
+        aborted: typeof result === "object" && result.finishReason.type === "abort",
+      }).abortedByPause;
+    }
+  }
+  if (thrown !== undefined) return { abortedByPause, gateVersion, thrown };
+  return { abortedByPause, gateVersion, result: result! };
+}
+
+/** Appends an engine result's output, logprobs, token count and version spans to the turn. */
+function addSegment(turn: TurnProgress, result: GenerateResult, gateVersion: string | undefined): void {
+  turn.first ??= result;
+  const offset = turn.outputIds.length;
+  turn.outputIds.push(...result.outputIds);
+  turn.outputLogprobs.push(...result.outputLogprobs);
+  turn.completionTokens += result.completionTokens;
+  if (result.outputIds.length > 0) turn.segments++;
+  turn.labelled &&= addSegmentSpans(turn.spans, result, offset, gateVersion);
+}
+
+/**
+ * The engine failure of an attempt to hold, with its log message: a failure it threw, or (with `faults`)
+ * an abort Relax did not ask for (the engine paused or aborted from outside). `undefined` otherwise.
+ */
+function engineFaultOf(
+  options: GenerateWithContinuationOptions,
+  attempt: EngineAttempt,
+): { kind: EngineFaultKind; message: string } | undefined {
+  const { thrown, result } = attempt;
+  if (thrown !== undefined) {
     return {
-      ...base,
-      ...(merged.length === 1 ? { weightVersion: merged[0]!.version } : {}),
-      weightVersionSpans: merged,
+      kind: thrown.kind,
+      message: thrown.error instanceof Error ? thrown.error.message : String(thrown.error),
     };
   }
+  const engineAbort =
+    options.faults !== undefined &&
+    !attempt.abortedByPause &&
+    !options.signal.aborted &&
+    classifyEngineFault({ finishReason: result.finishReason }) !== undefined;
+  if (!engineAbort) return undefined;
+  return {
+    kind: "engine_abort",
+    message: (result.finishReason as { message?: string }).message || "finish_reason abort",
+  };
+}
+
+/**
+ * Holds the turn after an engine failure until its worker is healthy again, within the hold's budget.
+ * Returns whether the turn continues (`false`: the budget is spent; the caller ends it with the failure).
+ * @throws the signal's reason when the request aborts while held.
+ */
+async function holdEngineFault(
+  options: GenerateWithContinuationOptions,
+  turn: TurnProgress,
+  fault: { kind: EngineFaultKind; message: string },
+  attempt: EngineAttempt,
+): Promise<boolean> {
+  const faults = options.faults!;
+  turn.faultTurn.attempts++;
+  if (!faults.admits(turn.faultTurn)) return false;
+  const error = attempt.thrown?.error;
+  const worker = error instanceof Object ? (error as { url?: unknown }).url : undefined;
+  const held = await faults.hold({
+    turn: turn.faultTurn,
+    kind: fault.kind,
+    ...(typeof worker === "string" ? { worker } : {}),
+    ...(options.sessionId !== undefined ? { sessionId: options.sessionId } : {}),
+    signal: options.signal,
+    message: fault.message,
+  });
+  turn.faultTurn.heldMs += held.heldMs;
+  turn.heldMs += held.heldMs;
+  if (!held.continued) return false;
+  turn.engineFaults++;
+  return true;
+}
+
+/**
+ * Why a partial output is not continued: it ends in a stop token id, holds a stop string, or used the
+ * whole planned budget. `undefined` when it is continued.
+ */
+export function continuationEnd(
+  outputIds: readonly number[],
+  planned: number,
+  stopTokenIds: ReadonlySet<number>,
+  decode: (ids: readonly number[]) => string,
+  stop: string | string[] | undefined,
+): FinishReason | undefined {
+  const last = outputIds[outputIds.length - 1];
+  if (last !== undefined && stopTokenIds.has(last)) return { type: "stop", matched: last };
+  const stopString = matchStopString(decode(outputIds), stop);
+  if (stopString !== undefined) return { type: "stop", matched: stopString };
+  if (outputIds.length >= planned) return { type: "length", length: planned };
+  return undefined;
+}
+
+/**
+ * The turn's generation ending with `finishReason`. Weight versions: a single engine call keeps its own
+ * labels (the gate's version as the fallback); a continued turn gets its merged spans, when every segment
+ * was labelled.
+ */
+function assembleGeneration(turn: TurnProgress, finishReason: FinishReason): ContinuedGeneration {
+  const { abortCount, engineFaults } = turn;
+  const first = turn.first!;
+  const base = {
+    outputIds: turn.outputIds,
+    outputLogprobs: turn.outputLogprobs,
+    finishReason,
+    promptTokens: first.promptTokens,
+    completionTokens: turn.completionTokens,
+    cachedTokens: first.cachedTokens,
+    abortCount,
+    engineFaults,
+    kind: turn.bypassed
+      ? ("protected" as const)
+      : abortCount + engineFaults > 0
+        ? ("resumed" as const)
+        : ("fresh" as const),
+    rids: turn.rids,
+    heldMs: turn.heldMs,
+    engineMs: turn.engineMs,
+  };
+  if (turn.segments <= 1 && abortCount + engineFaults === 0) {
+    // One engine call: its own labels, the gate's version as the fallback.
+    const version = first.weightVersion ?? turn.firstGateVersion;
+    return {
+      ...base,
+      ...(version !== undefined ? { weightVersion: version } : {}),
+      ...(first.weightVersionSpans !== undefined ? { weightVersionSpans: first.weightVersionSpans } : {}),
+    };
+  }
+  if (!turn.labelled || turn.spans.length === 0) return base;
+  const merged = mergeSpans(turn.spans);
+  return {
+    ...base,
+    ...(merged.length === 1 ? { weightVersion: merged[0]!.version } : {}),
+    weightVersionSpans: merged,
+  };
 }
 
 /** Appends the spans of one segment; returns `false` when a non-empty segment has no version label. */

@@ -58,6 +58,11 @@ export function buildViewModel(options: BuildViewModelOptions): ViewModel {
   return model;
 }
 
+type DumpGroup = ViewDebugDump["groups"][number];
+type DumpSession = NonNullable<DumpGroup["sessions"]>[number];
+type DumpSample = DumpGroup["samples"][number];
+
+/** Adds a debug dump's step: its Groups (in index order), their sessions and contexts. */
 function addDump(model: ViewModel, step: string, source: string, dump: ViewDebugDump): void {
   const view: StepView = {
     id: step,
@@ -68,137 +73,177 @@ function addDump(model: ViewModel, step: string, source: string, dump: ViewDebug
     dropsByReason: {},
     weightVersions: [],
   };
-  for (const group of dump.groups) {
-    const groupView: GroupView = {
-      step,
-      index: group.group_index,
-      outcome: group.outcome,
-      sessionIds: [],
-      contextIds: [],
-      rewardMean: null,
-    };
-    if (group.reason !== undefined) {
-      groupView.reason = group.reason;
-      view.dropsByReason[group.reason] = (view.dropsByReason[group.reason] ?? 0) + 1;
-    }
-    if (group.message !== undefined) groupView.message = group.message;
-    const sessions = new Map<string, SessionView>();
-    const session = (sessionId: string, slot: number): SessionView => {
-      let found = sessions.get(sessionId);
-      if (found === undefined) {
-        found = {
-          id: `${step}/${sessionId}`,
-          sessionId,
-          step,
-          groupIndex: group.group_index,
-          slot,
-          contextIds: [],
-          reward: null,
-          advantage: null,
-          turnCount: 0,
-          transitions: {},
-          weightVersions: [],
-          requestClasses: [],
-          sideForests: [],
-        };
-        sessions.set(sessionId, found);
-      }
-      return found;
-    };
-    // Sessions in slot order: the forest section lists them all; samples and drops add any it lacks.
-    for (const dumped of group.sessions ?? []) session(dumped.session_id, dumped.slot);
-    const forestNodes = new Map<string, Map<string, TreeNodeView>>();
-    const contextIdsByHash = new Map<string, Map<string, string[]>>();
-    for (const sample of group.samples) {
-      const owner = session(sample.session_id, sample.slot);
-      const id = `${owner.id}/${owner.contextIds.length}`;
-      owner.contextIds.push(id);
-      const byHash = contextIdsByHash.get(sample.session_id) ?? new Map<string, string[]>();
-      byHash.set(sample.state_hash, [...(byHash.get(sample.state_hash) ?? []), id]);
-      contextIdsByHash.set(sample.session_id, byHash);
-    }
-    for (const dumped of group.sessions ?? []) {
-      const owner = session(dumped.session_id, dumped.slot);
-      const forestOptions = {
-        session: dumped,
-        step,
-        contextIdsByHash: contextIdsByHash.get(dumped.session_id) ?? new Map(),
-        ...(group.outcome !== "exported" && group.reason !== undefined && { groupDropReason: group.reason }),
-      };
-      owner.forest = buildForestView(forestOptions);
-      owner.requestClasses.push("main");
-      for (const [requestClass, sideForest] of Object.entries(dumped.side_forests ?? {})) {
-        const side = buildForestView({
-          session: { ...dumped, forest: sideForest },
-          step,
-          contextIdsByHash: new Map(),
-        });
-        for (const node of side.nodes) {
-          if (node.leaf)
-            node.notExportedReason = `recorded as ${requestClass}, never trained (policy record)`;
-        }
-        owner.sideForests.push({ requestClass, policy: "record", forest: side });
-        owner.requestClasses.push(requestClass);
-      }
-      const firstRequest = owner.forest.nodes.find(
-        (node) => node.kind === "observation" && node.parent === null,
-      );
-      if (firstRequest !== undefined) owner.prompt = firstRequest.messages;
-      owner.turnCount = owner.forest.turns.length;
-      for (const turn of owner.forest.turns)
-        owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
-      forestNodes.set(dumped.session_id, new Map(owner.forest.nodes.map((node) => [node.stateHash, node])));
-    }
-    const counters = new Map<string, number>();
-    for (const sample of group.samples) {
-      const owner = session(sample.session_id, sample.slot);
-      const n = counters.get(sample.session_id) ?? 0;
-      counters.set(sample.session_id, n + 1);
-      const nodes = forestNodes.get(sample.session_id);
-      const context = buildContextView({
-        id: owner.contextIds[n]!,
-        step,
-        sessionKey: owner.id,
-        sample,
-        ...(nodes !== undefined && { forestNodes: nodes }),
-      });
-      model.contexts.push(context);
-      groupView.contextIds.push(context.id);
-      if (n === 0) {
-        owner.reward = sample.reward;
-        owner.advantage = sample.advantage;
-        if (sample.metadata !== undefined) owner.metadata = sample.metadata;
-        if (sample.reward_details !== undefined && Object.keys(sample.reward_details).length > 0)
-          owner.rewardDetails = sample.reward_details;
-        if (sample.prompt_text !== undefined) owner.promptText = sample.prompt_text;
-        const exported = nodes?.get(sample.state_hash);
-        if (exported?.kind === "response" && exported.messages[0] !== undefined)
-          owner.output = exported.messages[0];
-      }
-      if (owner.forest === undefined) {
-        owner.turnCount = Math.max(owner.turnCount, sample.turn_count);
-        for (const turn of sample.turns)
-          owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
-      }
-      for (const version of sample.weight_versions) {
-        if (!owner.weightVersions.includes(version)) owner.weightVersions.push(version);
-        if (!view.weightVersions.includes(version)) view.weightVersions.push(version);
-      }
-    }
-    for (const dropped of group.dropped_sessions ?? []) {
-      const owner = session(dropped.session_id, sessions.size);
-      owner.dropReason = dropped.reason;
-      owner.dropMessage = dropped.message;
-    }
-    const ordered = [...sessions.values()].sort((a, b) => a.slot - b.slot);
-    groupView.sessionIds = ordered.map((owner) => owner.id);
-    groupView.rewardMean = mean(ordered.map((owner) => owner.reward));
-    model.sessions.push(...ordered);
-    view.groups.push(groupView);
-  }
+  for (const group of dump.groups) addDumpGroup(model, view, step, group);
   // The dump lists Groups in the order they finished; the page shows them by index (sortable otherwise).
   view.groups.sort((a, b) => a.index - b.index);
   model.steps.push(view);
+}
+
+/**
+ * Adds one dumped Group to its step `view`: the Group's view (outcome, drop reason, mean reward), its
+ * sessions in slot order (forests, contexts, dropped sessions) and its contexts to `model`.
+ */
+function addDumpGroup(model: ViewModel, view: StepView, step: string, group: DumpGroup): void {
+  const groupView: GroupView = {
+    step,
+    index: group.group_index,
+    outcome: group.outcome,
+    sessionIds: [],
+    contextIds: [],
+    rewardMean: null,
+  };
+  if (group.reason !== undefined) {
+    groupView.reason = group.reason;
+    view.dropsByReason[group.reason] = (view.dropsByReason[group.reason] ?? 0) + 1;
+  }
+  if (group.message !== undefined) groupView.message = group.message;
+  const sessions = new Map<string, SessionView>();
+  const session = (sessionId: string, slot: number): SessionView => {
+    let found = sessions.get(sessionId);
+    if (found === undefined) {
+      found = newSessionView(step, group.group_index, sessionId, slot);
+      sessions.set(sessionId, found);
+    }
+    return found;
+  };
+  // Sessions in slot order: the forest section lists them all; samples and drops add any it lacks.
+  for (const dumped of group.sessions ?? []) session(dumped.session_id, dumped.slot);
+  const contextIdsByHash = new Map<string, Map<string, string[]>>();
+  for (const sample of group.samples) {
+    const owner = session(sample.session_id, sample.slot);
+    const id = `${owner.id}/${owner.contextIds.length}`;
+    owner.contextIds.push(id);
+    const byHash = contextIdsByHash.get(sample.session_id) ?? new Map<string, string[]>();
+    byHash.set(sample.state_hash, [...(byHash.get(sample.state_hash) ?? []), id]);
+    contextIdsByHash.set(sample.session_id, byHash);
+  }
+  const forestNodes = new Map<string, Map<string, TreeNodeView>>();
+  for (const dumped of group.sessions ?? []) {
+    const owner = session(dumped.session_id, dumped.slot);
+    addSessionForests(owner, dumped, step, group, contextIdsByHash.get(dumped.session_id) ?? new Map());
+    forestNodes.set(dumped.session_id, new Map(owner.forest!.nodes.map((node) => [node.stateHash, node])));
+  }
+  const counters = new Map<string, number>();
+  for (const sample of group.samples) {
+    const owner = session(sample.session_id, sample.slot);
+    const n = counters.get(sample.session_id) ?? 0;
+    counters.set(sample.session_id, n + 1);
+    const context = addSample(owner, view, sample, n, step, forestNodes.get(sample.session_id));
+    model.contexts.push(context);
+    groupView.contextIds.push(context.id);
+  }
+  for (const dropped of group.dropped_sessions ?? []) {
+    const owner = session(dropped.session_id, sessions.size);
+    owner.dropReason = dropped.reason;
+    owner.dropMessage = dropped.message;
+  }
+  const ordered = [...sessions.values()].sort((a, b) => a.slot - b.slot);
+  groupView.sessionIds = ordered.map((owner) => owner.id);
+  groupView.rewardMean = mean(ordered.map((owner) => owner.reward));
+  model.sessions.push(...ordered);
+  view.groups.push(groupView);
+}
+
+/** An empty session view (`<step>/<session id>`): no contexts, reward or turns yet. */
+function newSessionView(step: string, groupIndex: number, sessionId: string, slot: number): SessionView {
+  return {
+    id: `${step}/${sessionId}`,
+    sessionId,
+    step,
+    groupIndex,
+    slot,
+    contextIds: [],
+    reward: null,
+    advantage: null,
+    turnCount: 0,
+    transitions: {},
+    weightVersions: [],
+    requestClasses: [],
+    sideForests: [],
+  };
+}
+
+/**
+ * Sets a session's forest tree (its contexts linked by state hash, leaves marked with the Group's drop
+ * reason when it was not exported), its side forests (`record` request classes, never trained), its
+ * prompt, turn count and transition classes from the dumped session.
+ */
+function addSessionForests(
+  owner: SessionView,
+  dumped: DumpSession,
+  step: string,
+  group: DumpGroup,
+  contextIdsByHash: Map<string, string[]>,
+): void {
+  const forestOptions = {
+    session: dumped,
+    step,
+    contextIdsByHash,
+    ...(group.outcome !== "exported" && group.reason !== undefined && { groupDropReason: group.reason }),
+  };
+  const forest = buildForestView(forestOptions);
+  owner.forest = forest;
+  owner.requestClasses.push("main");
+  for (const [requestClass, sideForest] of Object.entries(dumped.side_forests ?? {})) {
+    const side = buildForestView({
+      session: { ...dumped, forest: sideForest },
+      step,
+      contextIdsByHash: new Map(),
+    });
+    for (const node of side.nodes) {
+      if (node.leaf) node.notExportedReason = `recorded as ${requestClass}, never trained (policy record)`;
+    }
+    owner.sideForests.push({ requestClass, policy: "record", forest: side });
+    owner.requestClasses.push(requestClass);
+  }
+  const firstRequest = forest.nodes.find((node) => node.kind === "observation" && node.parent === null);
+  if (firstRequest !== undefined) owner.prompt = firstRequest.messages;
+  owner.turnCount = forest.turns.length;
+  for (const turn of forest.turns)
+    owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
+}
+
+/**
+ * The context view of a session's `n`-th sample (0-based). The first sample sets the session's reward,
+ * advantage, metadata, reward details, prompt text and output; without a forest the samples give its
+ * turn count and transitions. Its weight versions are added to the session and the step.
+ */
+function addSample(
+  owner: SessionView,
+  view: StepView,
+  sample: DumpSample,
+  n: number,
+  step: string,
+  nodes: Map<string, TreeNodeView> | undefined,
+) {
+  const context = buildContextView({
+    id: owner.contextIds[n]!,
+    step,
+    sessionKey: owner.id,
+    sample,
+    ...(nodes !== undefined && { forestNodes: nodes }),
+  });
+  if (n === 0) {
+    owner.reward = sample.reward;
+    owner.advantage = sample.advantage;
+    if (sample.metadata !== undefined) owner.metadata = sample.metadata;
+    if (sample.reward_details !== undefined && Object.keys(sample.reward_details).length > 0)
+      owner.rewardDetails = sample.reward_details;
+    if (sample.prompt_text !== undefined) owner.promptText = sample.prompt_text;
+    const exported = nodes?.get(sample.state_hash);
+    if (exported?.kind === "response" && exported.messages[0] !== undefined)
+      owner.output = exported.messages[0];
+  }
+  if (owner.forest === undefined) {
+    owner.turnCount = Math.max(owner.turnCount, sample.turn_count);
+    for (const turn of sample.turns)
+      owner.transitions[turn.transition] = (owner.transitions[turn.transition] ?? 0) + 1;
+  }
+  for (const version of sample.weight_versions) {
+    if (!owner.weightVersions.includes(version)) owner.weightVersions.push(version);
+    if (!view.weightVersions.includes(version)) view.weightVersions.push(version);
+  }
+  return context;
 }
 
 function addRows(model: ViewModel, step: string, source: string, rows: readonly TrainingRow[]): void {
