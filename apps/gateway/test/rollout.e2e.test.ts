@@ -64,10 +64,13 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
 
   it("should write rows holding exactly the ids the engine received and produced, with exact masks, logprobs, rewards and GRPO advantages", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-"));
-    chmodSync(dir, 0o777); // the agents write RESULT_DIR; as root, they run under their own uids
+    // The agents write RESULT_DIR (as root they run under their own uids). Not the rows folder: that one
+    // is hidden from agents (docs/security.md), so their results go to a folder of their own.
+    const results = mkdtempSync(join(tmpdir(), "relax-e2e-results-"));
+    chmodSync(results, 0o777);
     const config = echoAgentConfig(dir, {
       promptData: fixture("data.jsonl"),
-      agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${dir}`],
+      agentEnv: ["AGENT_TURNS=3", `RESULT_DIR=${results}`],
       nSamplesPerPrompt: 3,
       rolloutBatchSize: 2,
       agenticReasoningParser: "qwen3",
@@ -99,7 +102,7 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
       // The stop token is in the row, exactly as the engine returned it (<|im_end|> = 151645).
       expect(last.response.output_ids.at(-1)).toBe(151645);
       expect(row.tokens.at(-1)).toBe(151645);
-      const written = JSON.parse(readFileSync(join(dir, `${row.session_id}.json`), "utf8"));
+      const written = JSON.parse(readFileSync(join(results, `${row.session_id}.json`), "utf8"));
       expect(row.reward).toBe(written.reward);
     }
     // GRPO per Group: (r - mean) / (unbiased std + 1e-6), broadcast over the loss mask.
@@ -114,7 +117,7 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
         expect(row.advantages).toEqual(row.loss_mask.map((m) => (m === 1 ? row.advantage : 0)));
       }
     }
-    expect(readdirSync(dir).filter((file) => file.endsWith(".json"))).toHaveLength(6);
+    expect(readdirSync(results).filter((file) => file.endsWith(".json"))).toHaveLength(6);
   }, 120_000);
 
   it("should keep one context when the agent replays history without reasoning (tolerated drift), with the generated tokens intact", async () => {
