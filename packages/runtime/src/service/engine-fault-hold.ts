@@ -395,4 +395,9 @@ const stalledCallSymbol = Symbol.for("relax.error.EngineStalledCall");
  */
 export class EngineStalledCall extends SglangTimeoutError {
   readonly [stalledCallSymbol] = true;
+
+  /** True for any `EngineStalledCall`, from any copy of this package (its own marker, not the timeout's). */
+  static override isInstance(error: unknown): error is EngineStalledCall {
+    return hasMarker(error, "relax.error.EngineStalledCall");
+  }
 }
