@@ -1,29 +1,15 @@
 // Self-check of tools/check-function-length.mjs on small fixture trees (node --test tools/).
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { after, test } from "node:test";
+import { test } from "node:test";
 import { fileURLToPath } from "node:url";
-
-const script = join(dirname(fileURLToPath(import.meta.url)), "check-function-length.mjs");
-const made = [];
-after(() => {
-  for (const dir of made) rmSync(dir, { recursive: true, force: true });
-});
+import { treeChecker } from "./test-tree.mjs";
 
 /** Writes `files` (path → text) under a fresh directory and runs the check on it. */
-function check(files) {
-  const root = mkdtempSync(join(tmpdir(), "check-function-length-"));
-  made.push(root);
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  const run = spawnSync(process.execPath, [script, "--root", root], { encoding: "utf8" });
-  return { status: run.status, errors: run.stderr.trim().split("\n").filter(Boolean) };
-}
+const check = treeChecker(
+  join(dirname(fileURLToPath(import.meta.url)), "check-function-length.mjs"),
+  "check-function-length-",
+);
 
 /** A function declaration named `name` spanning exactly `lines` lines (header and closing brace included). */
 function declaration(name, lines) {
