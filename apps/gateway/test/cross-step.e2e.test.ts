@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
@@ -6,11 +6,16 @@ import { fileURLToPath } from "node:url";
 import { readTrainingRowsFile, type TrainingRow, trainingRowSchema } from "@relax/export";
 import type { RolloutConfigInput } from "@relax/runtime";
 import { createLogger, resolveConfig } from "@relax/runtime";
-import { createFakeLauncher } from "@relax/runtime/testing";
-import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
+import { longTailPolicy } from "@relax-examples/long-tail-agent";
 import { describe, expect, it } from "vitest";
 import { runRollout } from "../src/run-rollout";
-import { AGENT_HOME_ENV, expectRowMatchesEngine, startRecordingEngine } from "./helpers";
+import {
+  AGENT_HOME_ENV,
+  expectRowMatchesEngine,
+  longTailLauncher,
+  startRecordingEngine,
+  writePromptDataset,
+} from "./helpers";
 
 const MAX_ABORTED = 1;
 
@@ -23,22 +28,10 @@ async function runLongTail(flags: Partial<RolloutConfigInput>, options: { proces
   const engine = await startRecordingEngine(longTailPolicy as never, { tokenLatencyMs: 4 });
   const dir = mkdtempSync(join(tmpdir(), "relax-cross-step-"));
   const data = join(dir, "prompts.jsonl");
-  writeFileSync(
-    data,
-    Array.from({ length: 12 }, (_, i) => JSON.stringify({ prompt: `Task ${i}`, metadata: { id: `t${i}` } }))
-      .join("\n")
-      .concat("\n"),
-  );
+  writePromptDataset(data, 12);
   // Eval prompts differ from the train ones, so no eval call matches a train row's lineage.
   const evalData = join(dir, "holdout.jsonl");
-  writeFileSync(
-    evalData,
-    Array.from({ length: 12 }, (_, i) =>
-      JSON.stringify({ prompt: `Holdout ${i}`, metadata: { id: `h${i}` } }),
-    )
-      .join("\n")
-      .concat("\n"),
-  );
+  writePromptDataset(evalData, 12, "Holdout", "h");
   const lines: string[] = [];
   const logger = createLogger({
     level: "info",
@@ -50,22 +43,7 @@ async function runLongTail(flags: Partial<RolloutConfigInput>, options: { proces
       },
     }),
   });
-  const launcher = createFakeLauncher({
-    agent: async (context) => {
-      const result = await runLongTailSession({
-        messages: context.input.messages as ChatMessage[],
-        key: `${(context.input.metadata as { id: string }).id}|${context.sessionLabel.split(".s")[1]!.slice(0, 1)}`,
-        params: { toolMedianMs: 5, maxTurns: 8 },
-        complete: async (messages) => {
-          const response = await context.chat({ model: "m", messages });
-          if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-          const body = (await response.json()) as { choices: Array<{ message: ChatMessage }> };
-          return body.choices[0]!.message;
-        },
-      });
-      return { status: "succeeded", output: { kind: "implicit", reward: result.reward } };
-    },
-  });
+  const launcher = longTailLauncher();
   try {
     const config = resolveConfig(
       {},

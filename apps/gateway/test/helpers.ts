@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -7,7 +7,9 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTokenizer } from "@relax/chat";
 import { resolveTokenizerPath } from "@relax/runtime";
+import { createFakeLauncher } from "@relax/runtime/testing";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
+import { type ChatMessage, runLongTailSession } from "@relax-examples/long-tail-agent";
 
 export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
 
@@ -128,3 +130,43 @@ export function leftoverAgentProcesses(labelPrefix: string, gatewayPid = process
 
 /** The exact row-vs-engine check, shared by every e2e test. */
 export { expectRowMatchesEngine } from "@relax/standin/testing";
+
+/**
+ * Writes a JSONL prompt dataset of `count` rows `{ prompt: "<label> i", metadata: { id: "<idPrefix>i" } }`
+ * to `path` (one JSON object per line, newline-terminated) and returns `path`.
+ */
+export function writePromptDataset(path: string, count: number, label = "Task", idPrefix = "t"): string {
+  writeFileSync(
+    path,
+    Array.from({ length: count }, (_, i) =>
+      JSON.stringify({ prompt: `${label} ${i}`, metadata: { id: `${idPrefix}${i}` } }),
+    )
+      .join("\n")
+      .concat("\n"),
+  );
+  return path;
+}
+
+/**
+ * A fake launcher that runs `examples/long-tail-agent` in process (so dozens of sessions start fast):
+ * heavy-tailed turn counts and tool latencies seeded per prompt id and sample index (tool median 5 ms,
+ * at most 8 turns), each turn one Chat Completions call through the gateway; the agent writes its reward.
+ */
+export function longTailLauncher(): ReturnType<typeof createFakeLauncher> {
+  return createFakeLauncher({
+    agent: async (context) => {
+      const result = await runLongTailSession({
+        messages: context.input.messages as ChatMessage[],
+        key: `${(context.input.metadata as { id: string }).id}|${context.sessionLabel.split(".s")[1]!.slice(0, 1)}`,
+        params: { toolMedianMs: 5, maxTurns: 8 },
+        complete: async (messages) => {
+          const response = await context.chat({ model: "m", messages });
+          if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
+          const body = (await response.json()) as { choices: Array<{ message: ChatMessage }> };
+          return body.choices[0]!.message;
+        },
+      });
+      return { status: "succeeded", output: { kind: "implicit", reward: result.reward } };
+    },
+  });
+}

@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTokenizer } from "@relax/chat";
@@ -13,10 +13,15 @@ import {
 } from "@relax/runtime";
 import { createFakeLauncher } from "@relax/runtime/testing";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
-import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
+import { longTailPolicy } from "@relax-examples/long-tail-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServe } from "../src/serve/start-serve";
-import { expectRowMatchesEngine, startRecordingEngine } from "./helpers";
+import {
+  expectRowMatchesEngine,
+  longTailLauncher,
+  startRecordingEngine,
+  writePromptDataset,
+} from "./helpers";
 
 const TOKEN = "serve-cross-step-token-0123456789";
 
@@ -136,29 +141,9 @@ describe("relax serve with cross-step flags", () => {
     const recording = await startRecordingEngine(longTailPolicy as never, { tokenLatencyMs: 4 });
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-long-tail-"));
     const data = join(dir, "prompts.jsonl");
-    writeFileSync(
-      data,
-      Array.from({ length: 12 }, (_, i) => JSON.stringify({ prompt: `Task ${i}`, metadata: { id: `t${i}` } }))
-        .join("\n")
-        .concat("\n"),
-    );
+    writePromptDataset(data, 12);
     // The long-tail agent in process: heavy-tailed turn counts and tool latencies, seeded per prompt and sample.
-    const launcher = createFakeLauncher({
-      agent: async (context) => {
-        const result = await runLongTailSession({
-          messages: context.input.messages as ChatMessage[],
-          key: `${(context.input.metadata as { id: string }).id}|${context.sessionLabel.split(".s")[1]!.slice(0, 1)}`,
-          params: { toolMedianMs: 5, maxTurns: 8 },
-          complete: async (messages) => {
-            const response = await context.chat({ model: "m", messages });
-            if (response.status !== 200) throw new Error(`HTTP ${response.status}: ${await response.text()}`);
-            const body = (await response.json()) as { choices: Array<{ message: ChatMessage }> };
-            return body.choices[0]!.message;
-          },
-        });
-        return { status: "succeeded", output: { kind: "implicit", reward: result.reward } };
-      },
-    });
+    const launcher = longTailLauncher();
     const handle = await startServe(
       resolveConfig(
         {},
