@@ -84,14 +84,21 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     stop_reason: stopReasonOf({ sample, metadata }),
     metadata,
     request_kinds: requestKindsOf(sample),
-    ...(sample.multimodalTrainInputs !== undefined && sample.multimodalTrainInputs.length > 0
-      ? {
-          multimodal_train_inputs: sample.multimodalTrainInputs.map((item) =>
-            trainInput(item, inlineImageBytes),
-          ),
-        }
-      : {}),
+    ...multimodalTrainInputsOf(sample, inlineImageBytes),
   };
+}
+
+/**
+ * `{ multimodal_train_inputs }` of a sample with images (one entry per image, in token order, as the row
+ * writes them), or `{}` for a text sample. Shared by the rows and the debug dump.
+ */
+export function multimodalTrainInputsOf(
+  sample: Pick<TrainingSample, "multimodalTrainInputs">,
+  inlineImageBytes: boolean,
+): Pick<TrainingRow, "multimodal_train_inputs"> {
+  const items = sample.multimodalTrainInputs;
+  if (items === undefined || items.length === 0) return {};
+  return { multimodal_train_inputs: items.map((item) => trainInput(item, inlineImageBytes)) };
 }
 
 /** The row form of one image: wire spelling, sizes as `{height, width}`, source or inline bytes. */
