@@ -230,6 +230,8 @@ function addSample(
     if (sample.reward_details !== undefined && Object.keys(sample.reward_details).length > 0)
       owner.rewardDetails = sample.reward_details;
     if (sample.prompt_text !== undefined) owner.promptText = sample.prompt_text;
+    if (context.rewardSource !== undefined) owner.rewardSource = context.rewardSource;
+    if (context.advantageSource !== undefined) owner.advantageSource = context.advantageSource;
     const exported = nodes?.get(sample.state_hash);
     if (exported?.kind === "response" && exported.messages[0] !== undefined)
       owner.output = exported.messages[0];
