@@ -1,6 +1,6 @@
 /**
  * Where a context's primary reward came from, as the debug dump records it (`reward_source`, see
- * docs/contract.md#debug-dump):
+ * docs/contract.md#metrics):
  * - `agent_output`: the agent's output file; `path` is the field it was read from (`output.reward` for an
  *   implicit export, `records[<i>].reward` for an explicit record) and `key` the `--reward-key` that named
  *   the primary field of a reward object (absent for a plain number);

@@ -1,6 +1,6 @@
 /**
  * Plain-words text of a dumped sample's `reward_source` and `advantage_source` (`@relax/export`'s
- * `RewardSource` / `AdvantageSource`, see docs/view.md#sessions). A kind this viewer does not know (a newer
+ * `RewardSource` / `AdvantageSource`, see docs/view.md#the-dumps-forest-section). A kind this viewer does not know (a newer
  * dump) is shown as its JSON.
  */
 
