@@ -475,10 +475,22 @@ describe("buildViewModel: a dump's reward source, credit and images", () => {
     expect(model.contexts[0]!.images).toEqual([
       { src: SCREEN, format: "png", width: 112, height: 84, start, end: start + 12 },
     ]);
-    // Older dumps and rows files carry no sources.
+    // Older dumps carry no sources; a rows file carries the reward source only.
     expect(
       buildViewModel({ sources: [source("demo-debug-0.json")] }).sessions[0]!.rewardSource,
     ).toBeUndefined();
+    const row = {
+      ...imageRow(),
+      reward_source: { kind: "reward_function" as const, function: "./rm.mjs#score" },
+    };
+    const rows = buildViewModel({
+      sources: [parseViewSource("vision.jsonl", formatTrainingRowsJsonl([row]))],
+    });
+    expect([rows.sessions[0]!.rewardSource, rows.sessions[0]!.advantageSource]).toEqual([
+      "reward function ./rm.mjs#score",
+      undefined,
+    ]);
+    expect(rows.contexts[0]!.rewardSource).toBe("reward function ./rm.mjs#score");
   });
 
   it("should word every source kind, and show a kind it does not know as JSON", () => {

@@ -15,6 +15,7 @@ import { assertExportConfig } from "../config/validate-export-config";
 import { exportGroup } from "../group/export-group";
 import type { ExportMode, SessionExportInput } from "../group/group-export-outcome";
 import type { SessionOutputLike } from "../plan/session-output-like";
+import { formatTrainingRowsJsonl, parseTrainingRowsJsonl } from "../rows/training-row-jsonl";
 import { buildDebugDump } from "./build-debug-dump";
 
 /** An implicit session whose one leaf says `answer`, with `output` as the agent wrote it. */
@@ -38,7 +39,13 @@ async function sources(options: {
     ...(functions !== undefined && { functions }),
   });
   const dump = buildDebugDump({ rolloutStep: 0, mode, outcomes: [outcome], decode: qwen3().decode });
-  return dump.groups[0]!.samples.map((sample) => [sample.reward_source, sample.advantage_source]);
+  const samples = dump.groups[0]!.samples;
+  // An exported Group's rows carry the same reward_source (and stay valid rows).
+  if (outcome.kind === "exported") {
+    const rows = parseTrainingRowsJsonl(formatTrainingRowsJsonl(outcome.rows));
+    expect(rows.map((row) => row.reward_source)).toEqual(samples.map((sample) => sample.reward_source));
+  }
+  return samples.map((sample) => [sample.reward_source, sample.advantage_source]);
 }
 
 describe("debug dump reward_source and advantage_source", () => {

@@ -116,6 +116,7 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
       metadata: context.metadata,
       reward: context.reward,
       rewardDetails: context.rewardDetails,
+      rewardSource: context.rewardSource,
       advantage: context.advantage!,
       inlineImageBytes: config.inlineImageBytes,
     }),

@@ -1,3 +1,5 @@
+import { z } from "zod";
+
 /**
  * Where a context's primary reward came from, as the debug dump records it (`reward_source`, see
  * docs/contract.md#metrics):
@@ -13,12 +15,29 @@
  * `copied_from` is set on an earlier compaction segment: the state hash of the session's last segment,
  * whose reward (and source) it took.
  */
-export type RewardSource = (
-  | { kind: "agent_output"; path: string; key?: string }
-  | { kind: "reward_function"; function: string }
-  | { kind: "group_reward_function"; function: string }
-  | { kind: "none" }
-) & { copied_from?: string };
+export type RewardSource = z.infer<typeof rewardSourceSchema>;
+
+const functionSpec = z.string().describe("The function's `module#export` spec, or `inline`.");
+const copiedFrom = z
+  .string()
+  .optional()
+  .describe("An earlier compaction segment: the state hash of the last segment whose reward it took.");
+
+/**
+ * zod schema of {@link RewardSource}, as the row's optional `reward_source` and the dump's `reward_source`
+ * spell it (strict kinds: a writer's new kind is a row format change).
+ */
+export const rewardSourceSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("agent_output"),
+    path: z.string().describe("`output.reward` (implicit export) or `records[<i>].reward`."),
+    key: z.string().optional().describe("The `--reward-key` that named a reward object's primary field."),
+    copied_from: copiedFrom,
+  }),
+  z.object({ kind: z.literal("reward_function"), function: functionSpec, copied_from: copiedFrom }),
+  z.object({ kind: z.literal("group_reward_function"), function: functionSpec, copied_from: copiedFrom }),
+  z.object({ kind: z.literal("none"), copied_from: copiedFrom }),
+]);
 
 /**
  * How a context's advantage (base credit) was assigned, as the debug dump records it (`advantage_source`,

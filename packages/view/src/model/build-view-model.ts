@@ -323,9 +323,13 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
           ...(row.multimodal_train_inputs !== undefined && {
             multimodal_train_inputs: row.multimodal_train_inputs,
           }),
+          ...(row.reward_source !== undefined && { reward_source: row.reward_source }),
         },
       }),
     );
+    const context = model.contexts[model.contexts.length - 1]!;
+    if (owner.contextIds.length === 1 && context.rewardSource !== undefined)
+      owner.rewardSource = context.rewardSource;
   }
   for (const group of groups.values()) {
     group.rewardMean = mean(
