@@ -79,16 +79,18 @@ ROW_FIELDS = {
 }
 
 # Optional fields added after the first row format (absent in rows from older writers): the per-turn
-# request kinds, the train step whose batch the row fills (partition), the train steps a sample's Group lived through, the off-policy distance, and the images
-# of a multimodal lineage; to_columns gives None for a row without them.
+# request kinds, the train step whose batch the row fills (partition), the train steps a sample's Group lived through, the off-policy distance, where
+# the reward came from (reward_source, a dict with a ``kind``), and the images of a multimodal lineage; to_columns gives None for a row without them.
 OPTIONAL_ROW_FIELDS = {
     "request_kinds": list,
     "partition": int,
     "steps_lived": list,
     "weight_version_lag": int,
+    "reward_source": dict,
     "multimodal_train_inputs": list,
 }
 REQUEST_KINDS = ("fresh", "resumed", "protected")
+REWARD_SOURCE_KINDS = ("agent_output", "reward_function", "group_reward_function", "none")
 
 STATUSES = ("completed", "truncated", "aborted", "failed")
 
@@ -179,6 +181,8 @@ def validate_row(row, line=0):
     for i, kind in enumerate(row.get("request_kinds", [])):
         if kind not in REQUEST_KINDS:
             raise RowFormatError(line, "request_kinds[%d]" % i, "must be one of %s" % ", ".join(REQUEST_KINDS))
+    if "reward_source" in row and row["reward_source"].get("kind") not in REWARD_SOURCE_KINDS:
+        raise RowFormatError(line, "reward_source.kind", "must be one of %s" % ", ".join(REWARD_SOURCE_KINDS))
     if row.get("weight_version_lag", 0) < 0:
         raise RowFormatError(line, "weight_version_lag", "must be >= 0")
     images = row.get("multimodal_train_inputs")

@@ -86,6 +86,7 @@ export type { ExportableForest, ExportNodeLike } from "./plan/exportable-forest"
 export type { ExportRecordLike, RewardValue, SessionOutputLike } from "./plan/session-output-like";
 // Rewards
 export type { GroupRewardFunction, RewardFunction, RewardFunctionInput } from "./reward/reward-function";
+export type { AdvantageSource, RewardSource } from "./reward/reward-source";
 // Rows
 export {
   abortCountOf,

@@ -120,6 +120,27 @@ describe("docs/relax_rows.py", () => {
       `relax_rows: line 2 loss_mask: has ${rows[1]!.response_length - 1} entries, expected ${rows[1]!.response_length}\n`,
     );
   });
+  it.runIf(hasPython)("should read reward_source as a column and reject an unknown kind", async () => {
+    expect(rows[0]!.reward_source).toEqual({ kind: "agent_output", path: "output.reward" });
+    const script = [
+      "import json, sys",
+      `sys.path.insert(0, ${JSON.stringify(dirname(reader))})`,
+      "from relax_rows import read_rows, to_columns",
+      `print(json.dumps(to_columns(read_rows(${JSON.stringify(path)}))["reward_source"]))`,
+    ].join("\n");
+    const result = spawnSync("python3", ["-c", script], { encoding: "utf8" });
+    expect(result.stderr).toBe("");
+    expect(JSON.parse(result.stdout)).toEqual(
+      rows.map(() => ({ kind: "agent_output", path: "output.reward" })),
+    );
+    const badPath = join(directory, "bad-source.jsonl");
+    await writeFile(badPath, `${JSON.stringify({ ...rows[0]!, reward_source: { kind: "oracle" } })}\n`);
+    const bad = runReader([badPath]);
+    expect(bad.status).toBe(1);
+    expect(bad.stderr).toBe(
+      "relax_rows: line 1 reward_source.kind: must be one of agent_output, reward_function, group_reward_function, none\n",
+    );
+  });
   it.runIf(hasPython)("should skip and report a torn last line, keeping every complete row", async () => {
     const complete = formatTrainingRowsJsonl(rows.slice(0, 2));
     const last = serializeTrainingRow(rows[2]!);

@@ -11,8 +11,10 @@ import {
   ViewInputError,
 } from "../src/index";
 import { buildForestView } from "../src/model/build-forest-view";
+import { describeAdvantageSource, describeRewardSource } from "../src/model/describe-sources";
 import { fixture, source } from "./helpers";
 import { IMAGE_PAD, imageRow, RED_PNG } from "./image-row";
+import { SCREEN, visionDump } from "./vision-dump";
 
 const hash = (c: string) => c.repeat(64);
 
@@ -448,5 +450,81 @@ describe("buildViewModel: images of a row on their pad tokens", () => {
     expect(buildViewModel({ sources: [source("drift-debug-0.json")] }).contexts.map((c) => c.images)).toEqual(
       [[], []],
     );
+  });
+});
+
+describe("buildViewModel: a dump's reward source, credit and images", () => {
+  it("should describe where each session's reward and advantage came from, and place the dump's images", async () => {
+    const dump = await visionDump();
+    const model = buildViewModel({ sources: [parseViewSource("vision-debug-0.json", JSON.stringify(dump))] });
+    expect(model.sessions.map((s) => [s.sessionId, s.reward, s.rewardSource, s.advantageSource])).toEqual([
+      [
+        "vision-a",
+        1,
+        'agent output: output.reward (field "score")',
+        "normalised in the Group: grpo ((r − mean) / std)",
+      ],
+      [
+        "vision-b",
+        0,
+        'agent output: output.reward (field "score")',
+        "normalised in the Group: grpo ((r − mean) / std)",
+      ],
+    ]);
+    const start = dump.groups[0]!.samples[0]!.tokens.indexOf(151652) + 1;
+    expect(model.contexts[0]!.images).toEqual([
+      { src: SCREEN, format: "png", width: 112, height: 84, start, end: start + 12 },
+    ]);
+    // Older dumps carry no sources; a rows file carries the reward source only.
+    expect(
+      buildViewModel({ sources: [source("demo-debug-0.json")] }).sessions[0]!.rewardSource,
+    ).toBeUndefined();
+    const row = {
+      ...imageRow(),
+      reward_source: { kind: "reward_function" as const, function: "./rm.mjs#score" },
+    };
+    const rows = buildViewModel({
+      sources: [parseViewSource("vision.jsonl", formatTrainingRowsJsonl([row]))],
+    });
+    expect([rows.sessions[0]!.rewardSource, rows.sessions[0]!.advantageSource]).toEqual([
+      "reward function ./rm.mjs#score",
+      undefined,
+    ]);
+    expect(rows.contexts[0]!.rewardSource).toBe("reward function ./rm.mjs#score");
+  });
+
+  it("should word every source kind, and show a kind it does not know as JSON", () => {
+    expect(
+      [
+        { kind: "agent_output", path: "records[1].reward" },
+        { kind: "reward_function", function: "./rm.mjs#score", copied_from: hash("c") },
+        { kind: "group_reward_function", function: "inline" },
+        { kind: "none" },
+        { kind: "llm_judge", model: "x" },
+      ].map(describeRewardSource),
+    ).toEqual([
+      "agent output: records[1].reward",
+      `reward function ./rm.mjs#score — copied from the last segment ${"c".repeat(8)}`,
+      "group reward function inline",
+      "none",
+      '{"kind":"llm_judge","model":"x"}',
+    ]);
+    expect(
+      [
+        { kind: "normalized", estimator: "grpo", std_normalization: false },
+        { kind: "normalized", estimator: "rloo" },
+        { kind: "reward" },
+        { kind: "custom_advantage", function: "./credit.mjs#advantage" },
+        { kind: "eval" },
+        { kind: "none" },
+      ].map(describeAdvantageSource),
+    ).toEqual([
+      "normalised in the Group: grpo (r − mean)",
+      "normalised in the Group: rloo",
+      "the reward (no normalisation)",
+      "custom advantage function ./credit.mjs#advantage",
+      "0 (eval)",
+      "none (the Group was dropped or filtered before credit)",
+    ]);
   });
 });

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildViewModel, parseViewSource, renderPage, type ViewModel } from "../src/index";
 import { fixture, qwen3DecodeToken, source } from "./helpers";
 import { imageRow } from "./image-row";
+import { visionDump } from "./vision-dump";
 
 /**
  * End to end in real headless Chromium (Debian's `chromium`, installed by `.ci/run`): the page built from
@@ -376,6 +377,76 @@ describe("relax view in headless Chromium", () => {
     await page.locator("figure.row-image").nth(1).locator("button.jump").click();
     expect(await page.locator("#token-info").textContent()).toMatch(/^#11 · id 151655 .* · image 2 pad$/);
     await page.screenshot({ path: join(artifacts, "relax-view-image.png") });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("should show a dump's reward source and credit, and its images on their pads", async () => {
+    const dump = await visionDump();
+    const vision = buildViewModel({
+      sources: [parseViewSource("vision-debug-0.json", JSON.stringify(dump))],
+      decodeToken: await qwen3DecodeToken(),
+    });
+    const file = join(artifacts, "relax-view-vision-dump.html");
+    writeFileSync(file, renderPage(vision));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const errors: string[] = [];
+    page.on("console", (message) => {
+      if (message.type() === "error") errors.push(message.text());
+    });
+    await page.goto(`${pathToFileURL(file).href}#/session/${encodeURIComponent(vision.sessions[0]!.id)}`);
+    await page.waitForSelector("#session-reward");
+    expect(await page.locator("#reward-source").textContent()).toBe(
+      'agent output: output.reward (field "score")',
+    );
+    expect(await page.locator("#advantage-source").textContent()).toBe(
+      "0.707 · normalised in the Group: grpo ((r − mean) / std)",
+    );
+    expect(await page.locator("#session-reward dt").allTextContents()).toEqual([
+      "reward",
+      "reward source",
+      "advantage",
+      "expected answer",
+      "format",
+    ]);
+    expect(await page.locator("#expected-answer").textContent()).toBe("Save");
+    await page.screenshot({ path: join(artifacts, "relax-view-session-source.png") });
+
+    // Its context: the same sources, and the screenshot inline on its 12 pads (112×84 → 4×3 merged patches).
+    await page.locator("a", { hasText: "#0" }).first().click();
+    await page.waitForSelector("#strip .tok");
+    expect(await page.locator("#context-reward-source").textContent()).toBe(
+      'agent output: output.reward (field "score")',
+    );
+    expect(await page.locator("#context-advantage-source").textContent()).toBe(
+      "normalised in the Group: grpo ((r − mean) / std)",
+    );
+    const image = page.locator("figure.row-image img");
+    expect(await image.count()).toBe(1);
+    await image.evaluate((img) => (img as HTMLImageElement).decode());
+    expect(
+      await image.evaluate((img) => [
+        (img as HTMLImageElement).naturalWidth,
+        (img as HTMLImageElement).naturalHeight,
+      ]),
+    ).toEqual([112, 84]);
+    const pads = await page
+      .locator("#strip .tok.img")
+      .evaluateAll((spans) => spans.map((span) => Number((span as HTMLElement).dataset.i)));
+    const start = dump.groups[0]!.samples[0]!.tokens.indexOf(151652) + 1;
+    expect(pads).toEqual(Array.from({ length: 12 }, (_, i) => start + i));
+    expect(await page.locator("figure.row-image figcaption").textContent()).toBe(
+      `image 1 · tokens ${start}–${start + 12} (12 pads) · 112×84 show in strip`,
+    );
+    await page.screenshot({ path: join(artifacts, "relax-view-dump-image.png") });
+
+    // The wrong answer's session: reward 0 from the same field, negative credit.
+    await page.goto(`${pathToFileURL(file).href}#/session/${encodeURIComponent(vision.sessions[1]!.id)}`);
+    await page.waitForSelector("#session-reward");
+    expect(await page.locator("#session-reward dd").first().textContent()).toBe("0");
+    expect(await page.locator("#advantage-source").textContent()).toBe(
+      "-0.707 · normalised in the Group: grpo ((r − mean) / std)",
+    );
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

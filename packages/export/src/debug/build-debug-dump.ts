@@ -1,6 +1,8 @@
 import type { TurnTrace, WeightVersionSpan } from "@relax/forest";
 import type { ExportedContext, ExportMode, GroupExportOutcome } from "../group/group-export-outcome";
-import { abortCountOf, requestKindsOf } from "../rows/build-training-row";
+import type { AdvantageSource, RewardSource } from "../reward/reward-source";
+import { abortCountOf, multimodalTrainInputsOf, requestKindsOf } from "../rows/build-training-row";
+import type { TrainingRow } from "../rows/training-row";
 import { type DebugDumpSession, type DebugDumpSessionInput, dumpSessionForest } from "./dump-session-forest";
 
 /** One sample in the debug dump: everything needed to read back what was (or would have been) trained. */
@@ -29,8 +31,12 @@ export interface DebugDumpSample {
   exported_reward: unknown;
   reward: number | null;
   reward_details: Record<string, number>;
+  /** Where `reward` came from: the agent's output field, a reward function, or none ({@link RewardSource}). */
+  reward_source: RewardSource;
   /** `null` when the Group was dropped or filtered before credit was assigned. */
   advantage: number | null;
+  /** How `advantage` was assigned: Group normalisation, the reward, a custom function, eval 0, or none. */
+  advantage_source: AdvantageSource;
   turn_count: number;
   /** Pause aborts summed over the lineage's turns (as the row's `abort_count`). */
   abort_count: number;
@@ -42,6 +48,11 @@ export interface DebugDumpSample {
   weight_version_lag?: number;
   /** Per-turn trace from the forest: state hashes, transition class, finish reason, spans, timings. */
   turns: TurnTrace[];
+  /**
+   * The sample's images, one per run of image-pad tokens in `tokens` (as the row's, each image's `source`
+   * its URL as the agent sent it, a `data:` URL included); absent for a text sample.
+   */
+  multimodal_train_inputs?: TrainingRow["multimodal_train_inputs"];
 }
 
 /** One Group in the debug dump. */
@@ -85,7 +96,7 @@ export interface BuildDebugDumpOptions {
 /**
  * Builds the debug dump of a step (`--save-debug-rollout-data`): every sample of every Group —
  * exported, filtered, or dropped after planning — with decoded text, full metadata, the per-turn trace,
- * state hashes and terminal status. Dropped Groups also list their non-finalizable sessions.
+ * state hashes and terminal status, where its reward and advantage came from, and its images. Dropped Groups also list their non-finalizable sessions.
  */
 export function buildDebugDump(options: BuildDebugDumpOptions): DebugDump {
   const { rolloutStep, mode = "train", outcomes, decode, sessions } = options;
@@ -192,10 +203,13 @@ function dumpSample(context: ExportedContext, decode: (ids: number[]) => string)
     exported_reward: context.exportedReward ?? null,
     reward: context.reward,
     reward_details: context.rewardDetails,
+    reward_source: context.rewardSource ?? { kind: "none" },
     advantage: context.advantage,
+    advantage_source: context.advantageSource ?? { kind: "none" },
     turn_count: sample.turnCount,
     abort_count: abortCountOf(sample),
     request_kinds: requestKindsOf(sample),
     turns: sample.turns,
+    ...multimodalTrainInputsOf(sample, false),
   };
 }

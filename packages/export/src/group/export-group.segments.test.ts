@@ -111,6 +111,12 @@ describe("compaction segments in export", () => {
     if (outcome.kind !== "exported") throw new Error(outcome.message);
     expect(seen).toEqual([`s0:${compacted.leaves[1]!.slice(0, 8)}`, expect.stringMatching(/^s1:/)]);
     expect(outcome.rows.map((row) => row.reward)).toEqual([1, 1, 0]);
+    // The earlier segment records where its copied reward came from, and from which segment.
+    expect(outcome.contexts.map((context) => context.rewardSource)).toEqual([
+      { kind: "reward_function", function: "m#f", copied_from: compacted.leaves[1] },
+      { kind: "reward_function", function: "m#f" },
+      { kind: "reward_function", function: "m#f" },
+    ]);
   });
 });
 

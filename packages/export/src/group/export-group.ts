@@ -4,6 +4,7 @@ import type { AdvantageFunction } from "../credit/advantage-function";
 import { GroupSizeError } from "../errors/group-size-error";
 import { planSessionExport, type SessionExportPlan } from "../plan/plan-session-export";
 import type { GroupRewardFunction, RewardFunction } from "../reward/reward-function";
+import { type AdvantageSource, functionSpecName } from "../reward/reward-source";
 import { buildTrainingRow } from "../rows/build-training-row";
 import { applyCustomAdvantage, applyNormalizedAdvantages } from "./assign-group-credit";
 import { collectContexts, multipleContextsDrop, nonFinalizableDrop } from "./group-contexts";
@@ -80,9 +81,11 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
     functions,
     rewardKey,
     decode,
+    rewardFunctionName: functionSpecName(config.customRm),
   });
   if (rewardDrop) return dropped(rewardDrop);
 
+  const advantageSource = advantageSourceOf({ config, mode, custom: functions.advantage !== undefined });
   if (mode === "eval") {
     for (const context of contexts) context.advantage = 0;
   } else if (functions.advantage) {
@@ -101,6 +104,7 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
   } else {
     applyNormalizedAdvantages(contexts, config);
   }
+  for (const context of contexts) context.advantageSource = advantageSource;
 
   const rows = contexts.map((context) =>
     buildTrainingRow({
@@ -112,11 +116,32 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
       metadata: context.metadata,
       reward: context.reward,
       rewardDetails: context.rewardDetails,
+      rewardSource: context.rewardSource,
       advantage: context.advantage!,
       inlineImageBytes: config.inlineImageBytes,
     }),
   );
   return { kind: "exported", groupIndex, mode, rows, contexts };
+}
+
+/** How {@link exportGroup} assigns the advantage of a Group's contexts in `mode` (see {@link AdvantageSource}). */
+function advantageSourceOf({
+  config,
+  mode,
+  custom,
+}: {
+  config: ExportConfig;
+  mode: ExportMode;
+  custom: boolean;
+}): AdvantageSource {
+  if (mode === "eval") return { kind: "eval" };
+  if (custom) return { kind: "custom_advantage", function: functionSpecName(config.customAdvantage) };
+  if (!config.rewardsNormalization) return { kind: "reward" };
+  return {
+    kind: "normalized",
+    estimator: config.advantageEstimator,
+    ...(config.advantageEstimator === "grpo" && { std_normalization: config.grpoStdNormalization }),
+  };
 }
 
 /** The functions a config holds directly (not as `module#export` strings). */

@@ -2,6 +2,7 @@ import type { TrainingSample } from "@relax/forest";
 import type { ExportableForest } from "../plan/exportable-forest";
 import type { NonFinalizableReason } from "../plan/plan-session-export";
 import type { RewardValue, SessionOutputLike } from "../plan/session-output-like";
+import type { AdvantageSource, RewardSource } from "../reward/reward-source";
 import type { TrainingRow } from "../rows/training-row";
 
 /** `train` runs credit assignment; `eval` resolves rewards only (advantages are 0, custom advantage is not called). */
@@ -50,8 +51,12 @@ export interface ExportedContext {
   reward: number | null;
   /** Helper fields of the reward object. */
   rewardDetails: Record<string, number>;
+  /** Where `reward` came from; unset until rewards are resolved (the debug dump then writes `none`). */
+  rewardSource?: RewardSource;
   /** Base credit; `null` when the Group was dropped or filtered before credit was assigned. */
   advantage: number | null;
+  /** How `advantage` was assigned; unset until credit is assigned (the debug dump then writes `none`). */
+  advantageSource?: AdvantageSource;
   /**
    * A compaction segment of an implicit export (0-based index of `count`): earlier segments take the
    * reward and advantage of the session's last segment; only the last counts as the session's context

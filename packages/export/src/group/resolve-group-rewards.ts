@@ -4,6 +4,7 @@ import type { SessionExportPlan } from "../plan/plan-session-export";
 import type { RewardValue } from "../plan/session-output-like";
 import { type ResolvedReward, resolveRewardValue } from "../reward/resolve-reward-value";
 import type { GroupRewardFunction, RewardFunction, RewardFunctionInput } from "../reward/reward-function";
+import type { RewardSource } from "../reward/reward-source";
 import { isLastSegment, lastSegmentOf } from "./group-contexts";
 import { type GroupDrop, messageOf } from "./group-drop";
 import type { ExportedContext, SessionExportInput } from "./group-export-outcome";
@@ -23,6 +24,11 @@ export interface ResolveGroupRewardsOptions {
   rewardKey: string | undefined;
   /** Token decoder, for the reward functions' `promptText` / `responseText`. */
   decode?: ((ids: number[]) => string) | undefined;
+  /**
+   * The reward function's name as each context's `rewardSource` records it (its `module#export` spec).
+   * @default "inline"
+   */
+  rewardFunctionName?: string | undefined;
 }
 
 /**
@@ -34,21 +40,24 @@ export interface ResolveGroupRewardsOptions {
  * 3. earlier compaction segments copy their session's last segment;
  * 4. without a custom advantage function, a context still without reward drops the Group (`missing_reward`).
  *
+ * Each context's `rewardSource` records which step gave its reward ({@link RewardSource}).
+ *
  * @returns the drop, or `undefined` when every reward is resolved.
  * @throws whatever a reward resolution throws that is not a {@link RewardValueError}.
  */
 export async function resolveGroupRewards(
   options: ResolveGroupRewardsOptions,
 ): Promise<GroupDrop | undefined> {
-  const { contexts, plans, functions, rewardKey } = options;
+  const { contexts, plans, functions, rewardKey, rewardFunctionName = "inline" } = options;
   const hasCustomAdvantage = functions.advantage !== undefined;
   const inputOf = (context: ExportedContext) => rewardFunctionInput(context, options);
+  const fn = { rewardKey, inputOf, name: rewardFunctionName };
   const drop =
     applyExportedRewards({ contexts, plans, rewardKey }) ??
     (functions.groupReward
-      ? await applyGroupRewardFunction({ contexts, groupReward: functions.groupReward, rewardKey, inputOf })
+      ? await applyGroupRewardFunction({ contexts, groupReward: functions.groupReward, ...fn })
       : functions.reward && !hasCustomAdvantage
-        ? await applyRewardFunction({ contexts, reward: functions.reward, rewardKey, inputOf })
+        ? await applyRewardFunction({ contexts, reward: functions.reward, ...fn })
         : undefined);
   if (drop) return drop;
   copySegmentRewards(contexts);
@@ -100,14 +109,23 @@ function applyExportedRewards({
   plans: readonly SessionExportPlan[];
   rewardKey: string | undefined;
 }): GroupDrop | undefined {
-  const plannedPaths = plans.flatMap((plan, slot) =>
-    plan.ok ? plan.contexts.map((context) => `sessions[${slot}].${context.rewardPath}`) : [],
+  const planned = plans.flatMap((plan, slot) =>
+    plan.ok ? plan.contexts.map((context) => ({ slot, rewardPath: context.rewardPath })) : [],
   );
   for (const [i, context] of contexts.entries()) {
+    const { slot, rewardPath } = planned[i]!;
+    const value = context.exportedReward;
+    const isObject = typeof value === "object" && value !== null;
+    const source: RewardSource = {
+      kind: "agent_output",
+      path: rewardPath,
+      ...(isObject && rewardKey !== undefined && { key: rewardKey }),
+    };
     const drop = setResolvedReward(
       context,
-      { value: context.exportedReward, rewardKey, path: plannedPaths[i] },
+      { value, rewardKey, path: `sessions[${slot}].${rewardPath}` },
       "invalid_reward",
+      source,
     );
     if (drop) return drop;
   }
@@ -120,11 +138,13 @@ async function applyGroupRewardFunction({
   groupReward,
   rewardKey,
   inputOf,
+  name,
 }: {
   contexts: ExportedContext[];
   groupReward: GroupRewardFunction;
   rewardKey: string | undefined;
   inputOf: (context: ExportedContext) => RewardFunctionInput;
+  name: string;
 }): Promise<GroupDrop | undefined> {
   let values: readonly RewardValue[];
   try {
@@ -149,6 +169,7 @@ async function applyGroupRewardFunction({
       context,
       { value: values[i], rewardKey, path: `groupReward[${i}]` },
       "reward_function_error",
+      { kind: "group_reward_function", function: name },
     );
     if (drop) return drop;
   }
@@ -161,11 +182,13 @@ async function applyRewardFunction({
   reward,
   rewardKey,
   inputOf,
+  name,
 }: {
   contexts: ExportedContext[];
   reward: RewardFunction;
   rewardKey: string | undefined;
   inputOf: (context: ExportedContext) => RewardFunctionInput;
+  name: string;
 }): Promise<GroupDrop | undefined> {
   const pending = contexts.filter((context) => context.reward === null && isLastSegment(context));
   let values: RewardValue[];
@@ -180,20 +203,24 @@ async function applyRewardFunction({
   }
   for (const [i, context] of pending.entries()) {
     const path = `reward(sessions[${context.slot}]${context.name === null ? "" : `.${context.name}`})`;
-    const drop = setResolvedReward(context, { value: values[i], rewardKey, path }, "reward_function_error");
+    const drop = setResolvedReward(context, { value: values[i], rewardKey, path }, "reward_function_error", {
+      kind: "reward_function",
+      function: name,
+    });
     if (drop) return drop;
   }
   return undefined;
 }
 
 /**
- * Sets `context`'s reward from `value` resolved with {@link resolveRewardValue}; a {@link RewardValueError}
- * becomes a drop with `reason`.
+ * Sets `context`'s reward from `value` resolved with {@link resolveRewardValue}, and its `rewardSource`
+ * to `source` (`none` when the value is `null`); a {@link RewardValueError} becomes a drop with `reason`.
  */
 function setResolvedReward(
   context: ExportedContext,
   value: { value: RewardValue; rewardKey: string | undefined; path: string | undefined },
   reason: "invalid_reward" | "reward_function_error",
+  source: RewardSource,
 ): GroupDrop | undefined {
   let resolved: ResolvedReward | null;
   try {
@@ -204,15 +231,20 @@ function setResolvedReward(
   }
   context.reward = resolved?.primary ?? null;
   context.rewardDetails = resolved?.details ?? {};
+  context.rewardSource = resolved === null ? { kind: "none" } : source;
   return undefined;
 }
 
-/** Step 3 of {@link resolveGroupRewards}: earlier compaction segments take their session's last segment's reward. */
+/**
+ * Step 3 of {@link resolveGroupRewards}: earlier compaction segments take their session's last segment's
+ * reward, and its source with `copied_from` naming that segment.
+ */
 export function copySegmentRewards(contexts: readonly ExportedContext[]): void {
   for (const context of contexts) {
     if (isLastSegment(context)) continue;
     const last = lastSegmentOf(contexts, context);
     context.reward = last.reward;
     context.rewardDetails = { ...last.rewardDetails };
+    context.rewardSource = { ...(last.rewardSource ?? { kind: "none" }), copied_from: last.stateHash };
   }
 }

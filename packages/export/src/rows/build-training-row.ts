@@ -1,5 +1,6 @@
 import { decodeDataUri, type MediaItem } from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";
+import type { RewardSource } from "../reward/reward-source";
 import type { TrainingRow } from "./training-row";
 
 /** Options of {@link buildTrainingRow}. */
@@ -18,6 +19,8 @@ export interface BuildTrainingRowOptions {
   reward: number | null;
   /** Helper fields of a reward object. @default {} */
   rewardDetails?: Record<string, number>;
+  /** Where `reward` came from; written as the row's `reward_source` when given. */
+  rewardSource?: RewardSource | undefined;
   /** Scalar base credit; broadcast over the loss mask. */
   advantage: number;
   /** Put `data:` image bytes into `multimodal_train_inputs` as `data` instead of `source`. @default false */
@@ -41,6 +44,7 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     metadata,
     reward,
     rewardDetails = {},
+    rewardSource,
     advantage,
     inlineImageBytes = false,
   } = options;
@@ -84,14 +88,22 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     stop_reason: stopReasonOf({ sample, metadata }),
     metadata,
     request_kinds: requestKindsOf(sample),
-    ...(sample.multimodalTrainInputs !== undefined && sample.multimodalTrainInputs.length > 0
-      ? {
-          multimodal_train_inputs: sample.multimodalTrainInputs.map((item) =>
-            trainInput(item, inlineImageBytes),
-          ),
-        }
-      : {}),
+    ...(rewardSource !== undefined && { reward_source: rewardSource }),
+    ...multimodalTrainInputsOf(sample, inlineImageBytes),
   };
+}
+
+/**
+ * `{ multimodal_train_inputs }` of a sample with images (one entry per image, in token order, as the row
+ * writes them), or `{}` for a text sample. Shared by the rows and the debug dump.
+ */
+export function multimodalTrainInputsOf(
+  sample: Pick<TrainingSample, "multimodalTrainInputs">,
+  inlineImageBytes: boolean,
+): Pick<TrainingRow, "multimodal_train_inputs"> {
+  const items = sample.multimodalTrainInputs;
+  if (items === undefined || items.length === 0) return {};
+  return { multimodal_train_inputs: items.map((item) => trainInput(item, inlineImageBytes)) };
 }
 
 /** The row form of one image: wire spelling, sizes as `{height, width}`, source or inline bytes. */

@@ -17,7 +17,7 @@ import {
 } from "./training-row-jsonl";
 
 /** Fields added after the first row format: optional, so rows from older writers still parse. */
-const OPTIONAL_FIELDS = ["request_kinds", "partition", "steps_lived", "weight_version_lag"];
+const OPTIONAL_FIELDS = ["request_kinds", "partition", "steps_lived", "weight_version_lag", "reward_source"];
 
 const tool = conversation("What is 17 * 23?", "Let me compute.", "tool result: 391", "17 * 23 = 391.");
 tool[2] = { role: "tool", content: "391" };
@@ -211,7 +211,8 @@ describe("training-row JSONL", () => {
     expect(text.split("\n")).toHaveLength(3);
     expect(parseTrainingRowsJsonl(text)).toEqual(rows);
     // Field order on the wire is the schema's; the export writes request_kinds, the controller adds the
-    // other two cross-step fields; multimodal_train_inputs only rows with images carry.
+    // other cross-step fields; reward_source only rows exported through exportGroup carry, and
+    // multimodal_train_inputs only rows with images.
     expect(Object.keys(JSON.parse(text.split("\n")[0]!))).toEqual(
       Object.keys(trainingRowSchema.shape).filter(
         (key) => !OPTIONAL_FIELDS.slice(1).includes(key) && key !== "multimodal_train_inputs",
@@ -328,7 +329,7 @@ describe("training-row JSON Schema", () => {
         (key) => !OPTIONAL_FIELDS.includes(key) && key !== "multimodal_train_inputs",
       ),
     );
-    expect(Object.keys(trainingRowSchema.shape).slice(-5)).toEqual([
+    expect(Object.keys(trainingRowSchema.shape).slice(-6)).toEqual([
       ...OPTIONAL_FIELDS,
       "multimodal_train_inputs",
     ]);

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { rewardSourceSchema } from "../reward/reward-source";
 
 const sizeSchema = z.object({
   height: z.number().int().min(1).describe("Pixels."),
@@ -143,6 +144,14 @@ export const trainingRowSchema = z
       .describe(
         "Off-policy distance: the step that consumes the row minus the oldest train step in which one of " +
           "its tokens was generated (0: fully on-policy). A trainer corrects lag > 0 samples (TIS / OPSM).",
+      ),
+    reward_source: rewardSourceSchema
+      .optional()
+      .describe(
+        "Where `reward` came from: the agent's output field (`agent_output`, with `path` and the `key` of a " +
+          "reward object), a reward function (`reward_function` / `group_reward_function`, by " +
+          "`module#export`), or `none`; `copied_from` on an earlier compaction segment. Absent in rows " +
+          "from older writers.",
       ),
     multimodal_train_inputs: z
       .array(multimodalTrainInputSchema)

@@ -246,6 +246,8 @@ function aboutSession(session: (typeof model.sessions)[number]): string {
   return `<div class="pair about"><div><h2>prompt</h2><div id="session-prompt">${prompt}</div>${log}</div>
     <div><h2>agent output</h2><div id="session-output">${session.output ? messageHtml(session.output) : '<p class="note">not in this input</p>'}</div>
     <h2>reward</h2><dl class="facts" id="session-reward"><div><dt>reward</dt><dd>${num(session.reward)}</dd></div>
+    ${session.rewardSource !== undefined ? `<div><dt>reward source</dt><dd id="reward-source">${esc(session.rewardSource)}</dd></div>` : ""}
+    ${session.advantageSource !== undefined ? `<div><dt>advantage</dt><dd id="advantage-source">${num(session.advantage)} · ${esc(session.advantageSource)}</dd></div>` : ""}
     ${answerKey !== undefined ? `<div><dt>expected answer</dt><dd id="expected-answer">${esc(value(metadata[answerKey]))}</dd></div>` : ""}
     ${details.map(([name, score]) => `<div><dt>${esc(name)}</dt><dd>${num(score)}</dd></div>`).join("")}</dl>
     <h2>metadata</h2>${meta.length > 0 ? `<table id="session-metadata"><tbody>${meta.map(([key, item]) => `<tr><th>${esc(key)}</th><td><code>${esc(value(item))}</code></td></tr>`).join("")}</tbody></table>` : '<p class="note">none</p>'}</div></div>`;
@@ -350,6 +352,8 @@ function contextView(id: string): string {
     <dl class="facts"><div><dt>status</dt><dd>${esc(context.status)}</dd></div><div><dt>tokens</dt><dd id="token-count">${context.tokens.length}</dd></div>
     <div><dt>prompt</dt><dd>${context.promptLength}</dd></div><div><dt>generated</dt><dd>${generated}</dd></div>
     <div><dt>reward</dt><dd>${num(context.reward)}</dd></div><div><dt>advantage</dt><dd>${num(context.advantage)}</dd></div>
+    ${context.rewardSource !== undefined ? `<div><dt>reward source</dt><dd id="context-reward-source">${esc(context.rewardSource)}</dd></div>` : ""}
+    ${context.advantageSource !== undefined ? `<div><dt>credit</dt><dd id="context-advantage-source">${esc(context.advantageSource)}</dd></div>` : ""}
     <div><dt>weight versions</dt><dd>${versions.map((v, i) => `<span class="wv wv${i % 6} legend">${esc(v)}</span>`).join(" ") || "—"}</dd></div></dl>
     <div class="legend-row"><span class="tok prompt">prompt</span> <span class="tok delta">observation delta</span> <span class="tok gen">generated (loss_mask 1)</span>
     <span class="tok turn-start">turn boundary</span> <span class="tok abort">abort</span>

@@ -31,6 +31,9 @@ const image = z.looseObject({
   original_size: z.object({ height: z.number(), width: z.number() }).optional(),
 });
 
+/** `reward_source` / `advantage_source` of a sample: a `kind` and its fields (read by `describe-sources.ts`). */
+const source = z.looseObject({ kind: z.string() });
+
 const sample = z.looseObject({
   session_id: z.string(),
   group_index: z.number().int().min(0),
@@ -52,6 +55,8 @@ const sample = z.looseObject({
   prompt_text: z.string().optional(),
   metadata: z.record(z.string(), z.unknown()).optional(),
   reward_details: z.record(z.string(), z.number()).optional(),
+  reward_source: source.optional(),
+  advantage_source: source.optional(),
   multimodal_train_inputs: z.array(image).optional(),
 });
 

@@ -1,4 +1,5 @@
 import type { ViewDumpSample } from "../input/debug-dump-schema";
+import { describeAdvantageSource, describeRewardSource } from "./describe-sources";
 import type { ContextImage, ContextView, StripTurn, TreeNodeView } from "./view-model";
 
 /**
@@ -63,6 +64,8 @@ export interface BuildContextViewOptions {
   > & {
     turns?: ViewDumpSample["turns"];
     multimodal_train_inputs?: ViewDumpSample["multimodal_train_inputs"];
+    reward_source?: ViewDumpSample["reward_source"];
+    advantage_source?: ViewDumpSample["advantage_source"];
   };
   /** The session's forest nodes by state hash, when the dump carried them (adds request / reply per turn). */
   forestNodes?: ReadonlyMap<string, TreeNodeView>;
@@ -124,5 +127,9 @@ export function buildContextView(options: BuildContextViewOptions): ContextView 
     abortPoints: turns.filter((turn) => turn.finishReason === "abort").map((turn) => turn.generated[1]),
     turns,
     images: placeImages(sample.tokens, sample.multimodal_train_inputs ?? []),
+    ...(sample.reward_source !== undefined && { rewardSource: describeRewardSource(sample.reward_source) }),
+    ...(sample.advantage_source !== undefined && {
+      advantageSource: describeAdvantageSource(sample.advantage_source),
+    }),
   };
 }

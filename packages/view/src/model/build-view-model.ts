@@ -230,6 +230,8 @@ function addSample(
     if (sample.reward_details !== undefined && Object.keys(sample.reward_details).length > 0)
       owner.rewardDetails = sample.reward_details;
     if (sample.prompt_text !== undefined) owner.promptText = sample.prompt_text;
+    if (context.rewardSource !== undefined) owner.rewardSource = context.rewardSource;
+    if (context.advantageSource !== undefined) owner.advantageSource = context.advantageSource;
     const exported = nodes?.get(sample.state_hash);
     if (exported?.kind === "response" && exported.messages[0] !== undefined)
       owner.output = exported.messages[0];
@@ -321,9 +323,13 @@ function addRows(model: ViewModel, step: string, source: string, rows: readonly 
           ...(row.multimodal_train_inputs !== undefined && {
             multimodal_train_inputs: row.multimodal_train_inputs,
           }),
+          ...(row.reward_source !== undefined && { reward_source: row.reward_source }),
         },
       }),
     );
+    const context = model.contexts[model.contexts.length - 1]!;
+    if (owner.contextIds.length === 1 && context.rewardSource !== undefined)
+      owner.rewardSource = context.rewardSource;
   }
   for (const group of groups.values()) {
     group.rewardMean = mean(

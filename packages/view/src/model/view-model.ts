@@ -119,6 +119,13 @@ export interface SessionView {
   metadata?: Record<string, unknown>;
   /** Reward components of the first context (`reward_details`), when there are any. */
   rewardDetails?: Record<string, number>;
+  /**
+   * Where the first context's reward came from, in words (from the dump's `reward_source`, e.g.
+   * `agent output: output.reward`); absent for rows files and older dumps.
+   */
+  rewardSource?: string;
+  /** How the first context's advantage was assigned, in words (the dump's `advantage_source`). */
+  advantageSource?: string;
   /** The agent's final reply: the message of the node its first context was exported from (from the forest). */
   output?: ViewMessage;
   /**
@@ -187,6 +194,10 @@ export interface ContextView {
   status: string;
   reward: number | null;
   advantage: number | null;
+  /** Where the reward came from, in words (see {@link SessionView.rewardSource}); dumps only. */
+  rewardSource?: string;
+  /** How the advantage was assigned, in words; dumps only. */
+  advantageSource?: string;
   /** Token ids of the whole row. */
   tokens: number[];
   promptLength: number;
