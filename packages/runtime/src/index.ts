@@ -103,6 +103,16 @@ export {
   type RuntimeIo,
   type RuntimeStepOptions,
 } from "./runtime/create-rollout-runtime";
+export {
+  applyEvalFunction,
+  type EvalFunction,
+  EvalFunctionError,
+  type EvalFunctionInput,
+  type EvalFunctionResult,
+  evalFunctionResultSchema,
+  type LoadedEvalFunction,
+  loadEvalFunction,
+} from "./runtime/eval-function";
 export { evalDueAfterStep, evalRolloutIds } from "./runtime/eval-schedule";
 export {
   GROUP_JOURNAL_FILE,

@@ -18,6 +18,7 @@ import {
 import type { GroupResult } from "../controller/run-group";
 import { StepDriver, StepOrderError } from "../driver/step-driver";
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
+import { EvalFunctionError } from "../runtime/eval-function";
 import type { RunState } from "./run-dir";
 
 /** How many recent steps and evals `GET /rollout/v1/view` shows. */
@@ -499,8 +500,8 @@ interface RecentStep {
 const NO_GROUPS = { groupsDone: 0, groupsDropped: 0, rows: 0 } as const;
 
 /**
- * A step that stalls (every replacement Group failing) or is interrupted (SIGTERM, close) is not a bug of
- * the service: the trainer gets a code it can act on.
+ * A step that stalls (every replacement Group failing), is interrupted (SIGTERM, close) or whose eval
+ * function fails (`--eval-function-path`) is not a bug of the service: the trainer gets a code it can act on.
  * @throws always: a `ControlError` for those two, else `error` itself
  */
 function toControlError(error: unknown): never {
@@ -509,6 +510,9 @@ function toControlError(error: unknown): never {
   }
   if (RolloutInterruptedError.isInstance(error)) {
     throw new ControlError({ code: "interrupted", message: error.message, cause: error });
+  }
+  if (EvalFunctionError.isInstance(error)) {
+    throw new ControlError({ code: "eval_function_failed", message: error.message, cause: error });
   }
   throw error;
 }
