@@ -119,6 +119,11 @@ export interface EvalRun {
   dataset: string;
   /** The eval step (its `metrics` keys prefixed `eval/<dataset>/`, its rows with advantage 0). */
   step: StepResult;
+  /**
+   * The eval function's metrics (`--eval-function-path`), already merged into `step.metrics`; absent
+   * without an eval function.
+   */
+  functionMetrics?: Record<string, number>;
 }
 
 /**

@@ -112,15 +112,13 @@ export function createEvalRunner(
         ...(onGroup !== undefined ? { onGroup: (result: GroupResult) => onGroup(name, result) } : {}),
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
       });
+      const run: EvalRun = { dataset: name, step };
       if (evalFunction !== undefined) {
         const prompts = evalDatasets.find((item) => item.name === name)!.prompts;
         const input = { rolloutId: options.rolloutId, dataset: name, prompts, rows: step.rows };
-        Object.assign(
-          step.metrics,
-          await applyEvalFunction(evalFunction, { ...input, metrics: step.metrics }),
-        );
+        run.functionMetrics = await applyEvalFunction(evalFunction, { ...input, metrics: step.metrics });
+        Object.assign(step.metrics, run.functionMetrics);
       }
-      const run = { dataset: name, step };
       runs.push(run);
       try {
         options.onDataset?.(run);
