@@ -131,7 +131,23 @@ describe("createEvalRunner with an eval function", () => {
       await loadEvalFunction(`${FIXTURE}#score`, cwd),
     );
     const seen: Array<Record<string, number>> = [];
-    await runEvals({ rolloutId: 2, onDataset: (run) => seen.push({ ...run.step.metrics }) });
+    const runs = await runEvals({ rolloutId: 2, onDataset: (run) => seen.push({ ...run.step.metrics }) });
+    expect(runs.map((run) => run.functionMetrics)).toEqual([
+      {
+        "eval/a_pass": 1,
+        "eval/a_pass-truncated_ratio": 0,
+        "eval/a/rows_seen": 3,
+        "eval/a/prompts_seen": 3,
+        "eval/relax_keys": 1,
+      },
+      {
+        "eval/b_pass": 1,
+        "eval/b_pass-truncated_ratio": 0,
+        "eval/b/rows_seen": 1,
+        "eval/b/prompts_seen": 1,
+        "eval/relax_keys": 1,
+      },
+    ]);
     expect(seen).toEqual([
       {
         "eval/a/rollout/raw_reward": 1,
