@@ -568,6 +568,18 @@ describe("relax serve --eval-function-path", () => {
         "eval/data/graded_turns": 3,
         "eval/data/saw_relax_metrics": 1,
       });
+      // The function's own result rides along for the slime adapter (slime's RolloutFnEvalOutput).
+      const returned = end?.summary.eval_function as {
+        data: { data_graded: { rewards: number[]; truncated: boolean[] } };
+        metrics: Record<string, number>;
+      };
+      expect([...returned.data.data_graded.rewards].sort()).toEqual([0, 1, 1]);
+      expect(returned.data.data_graded.truncated).toEqual([false, false, false]);
+      expect(returned.metrics).toEqual({
+        "eval/data/graded_rows": 3,
+        "eval/data/graded_turns": 3,
+        "eval/data/saw_relax_metrics": 1,
+      });
     } finally {
       await handle.close();
     }

@@ -109,9 +109,11 @@ export {
   EvalFunctionError,
   type EvalFunctionInput,
   type EvalFunctionResult,
+  evalFunctionMetrics,
   evalFunctionResultSchema,
   type LoadedEvalFunction,
   loadEvalFunction,
+  runEvalFunction,
 } from "./runtime/eval-function";
 export { evalDueAfterStep, evalRolloutIds } from "./runtime/eval-schedule";
 export {

@@ -25,7 +25,7 @@ import { SessionRegistry } from "../service/session-registry";
 import { ShardPool } from "../shard/shard-pool";
 import { AsyncDisposableStack } from "./async-disposable-stack";
 import { createAgentBackend } from "./create-agent-backend";
-import { loadEvalFunction } from "./eval-function";
+import { type EvalFunctionResult, loadEvalFunction } from "./eval-function";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
 import { loadTextStack } from "./load-text-stack";
@@ -124,6 +124,8 @@ export interface EvalRun {
    * without an eval function.
    */
   functionMetrics?: Record<string, number>;
+  /** The eval function's validated result (`{data?, metrics?}`); absent without an eval function. */
+  functionResult?: EvalFunctionResult;
 }
 
 /**

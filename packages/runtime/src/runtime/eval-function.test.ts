@@ -167,5 +167,9 @@ describe("createEvalRunner with an eval function", () => {
       },
     ]);
     expect(steps.get("a")!.metrics["eval/a_pass"]).toBe(1);
+    expect(runs[1]!.functionResult).toEqual({
+      data: { b_pass: { rewards: [1], truncated: [false] } },
+      metrics: { "eval/b/rows_seen": 1, "eval/b/prompts_seen": 1, "eval/relax_keys": 1 },
+    });
   });
 });

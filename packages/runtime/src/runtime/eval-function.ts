@@ -101,18 +101,14 @@ export async function loadEvalFunction(spec: string, baseDir: string): Promise<L
 }
 
 /**
- * Calls the eval function and turns its result into metrics the way slime's `log_eval_rollout_data` does:
- * for each `data` key, `eval/<key>` = mean of `rewards` and (with `truncated`) `eval/<key>-truncated_ratio`
- * = share of `true`; `metrics` entries are taken as they are (slime's `extra_metrics`). Pass-rate metrics
- * (`--log-passrate`) of `data` are not computed (Relax's own `eval/<name>/…` pass rates stay).
- *
- * @returns the metrics to merge over `input.metrics` (a key the function sets wins)
+ * Calls the eval function and validates what it returns.
+ * @returns the validated result (slime's `RolloutFnEvalOutput` shape)
  * @throws EvalFunctionError when the function throws or returns an invalid result
  */
-export async function applyEvalFunction(
+export async function runEvalFunction(
   loaded: LoadedEvalFunction,
   input: EvalFunctionInput,
-): Promise<Record<string, number>> {
+): Promise<EvalFunctionResult> {
   const { spec } = loaded;
   const { dataset } = input;
   let returned: unknown;
@@ -132,14 +128,36 @@ export async function applyEvalFunction(
       reason: `returned an invalid result at ${path === "" ? "(root)" : path}: ${issue.message} (expected { data?: { [name]: { rewards: number[], truncated?: boolean[] } }, metrics?: { [key]: number } })`,
     });
   }
+  return parsed.data;
+}
+
+/**
+ * The metrics of an eval function's result, the way slime's `log_eval_rollout_data` computes them: for each
+ * `data` key, `eval/<key>` = mean of `rewards` and (with `truncated`) `eval/<key>-truncated_ratio` = share
+ * of `true`; `metrics` entries are taken as they are (slime's `extra_metrics`; a key set there wins). Pass-rate
+ * metrics (`--log-passrate`) of `data` are not computed (Relax's own `eval/<name>/…` pass rates stay).
+ */
+export function evalFunctionMetrics(result: EvalFunctionResult): Record<string, number> {
   const metrics: Record<string, number> = {};
-  for (const [key, data] of Object.entries(parsed.data.data ?? {})) {
+  for (const [key, data] of Object.entries(result.data ?? {})) {
     metrics[`eval/${key}`] = mean(data.rewards);
     if (data.truncated !== undefined) {
       metrics[`eval/${key}-truncated_ratio`] = mean(data.truncated.map((value) => (value ? 1 : 0)));
     }
   }
-  return { ...metrics, ...parsed.data.metrics };
+  return { ...metrics, ...result.metrics };
+}
+
+/**
+ * {@link runEvalFunction}, then {@link evalFunctionMetrics}.
+ * @returns the metrics to merge over `input.metrics`
+ * @throws EvalFunctionError when the function throws or returns an invalid result
+ */
+export async function applyEvalFunction(
+  loaded: LoadedEvalFunction,
+  input: EvalFunctionInput,
+): Promise<Record<string, number>> {
+  return evalFunctionMetrics(await runEvalFunction(loaded, input));
 }
 
 function mean(values: readonly number[]): number {

@@ -3,7 +3,7 @@ import type { PromptItem } from "../controller/prompt-dataset";
 import type { ControllerStepOptions, StepResult } from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
 import type { EvalDataset, EvalRun, RuntimeEvalOptions, RuntimeStepOptions } from "./create-rollout-runtime";
-import { applyEvalFunction, type LoadedEvalFunction } from "./eval-function";
+import { evalFunctionMetrics, type LoadedEvalFunction, runEvalFunction } from "./eval-function";
 import type { RolloutComponents } from "./plan-rollout-components";
 import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
 
@@ -116,7 +116,8 @@ export function createEvalRunner(
       if (evalFunction !== undefined) {
         const prompts = evalDatasets.find((item) => item.name === name)!.prompts;
         const input = { rolloutId: options.rolloutId, dataset: name, prompts, rows: step.rows };
-        run.functionMetrics = await applyEvalFunction(evalFunction, { ...input, metrics: step.metrics });
+        run.functionResult = await runEvalFunction(evalFunction, { ...input, metrics: step.metrics });
+        run.functionMetrics = evalFunctionMetrics(run.functionResult);
         Object.assign(step.metrics, run.functionMetrics);
       }
       runs.push(run);

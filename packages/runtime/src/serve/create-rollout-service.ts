@@ -420,7 +420,7 @@ class DrivenRolloutService implements ServeService {
           dropped: () => dropped.set(dataset, (dropped.get(dataset) ?? 0) + 1),
         });
       },
-      onDataset: ({ dataset, step }) => {
+      onDataset: ({ dataset, step, functionResult }) => {
         sink({
           type: "eval_end",
           dataset,
@@ -430,6 +430,8 @@ class DrivenRolloutService implements ServeService {
             dropped_groups: dropped.get(dataset) ?? 0,
             wall_s: Number(step.wallSeconds.toFixed(3)),
             metrics: step.metrics,
+            // What --eval-function-path returned, as is: the slime adapter hands it to slime's eval logging.
+            ...(functionResult !== undefined ? { eval_function: functionResult } : {}),
           },
         });
       },
