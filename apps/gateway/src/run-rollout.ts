@@ -152,6 +152,7 @@ function reportRun(run: {
             dataset: item.dataset,
             rolloutId: item.step.rolloutId,
             rows: item.step.rows,
+            ...(item.functionMetrics !== undefined ? { functionMetrics: item.functionMetrics } : {}),
           })),
         }
       : {}),

@@ -170,21 +170,45 @@ describe("relax rollout end to end (real agent processes, stand-in engine)", () 
     expect(forest.turns[2].tolerated_edits).toEqual(turns[2].toleratedEdits);
   }, 120_000);
 
-  it("should run the eval dataset after training with RELAX_ROLLOUT_MODE=eval and keep eval rows out of the training file", async () => {
+  it("should run the eval dataset after training with RELAX_ROLLOUT_MODE=eval, report the --eval-function-path metrics and keep eval rows out of the training file", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-e2e-eval-"));
     const config = echoAgentConfig(dir, {
       promptData: fixture("data.jsonl"),
       evalPromptData: fixture("data.jsonl"),
+      evalFunctionPath: `${fixture("eval-function.mjs")}#grade`,
       nSamplesPerPrompt: 2,
       nSamplesPerEvalPrompt: 1,
       rolloutBatchSize: 1,
     });
-    const run = await runRollout(config, quiet);
+    let printed = "";
+    const stdout = new Writable({
+      write(chunk, _encoding, callback) {
+        printed += String(chunk);
+        callback();
+      },
+    });
+    const run = await runRollout(config, { ...quiet, stdout });
+    // The eval function graded the 3 eval rows (prompts a, b solved; c failed), as slime logs its output.
+    const graded = {
+      "eval/data_graded": 2 / 3,
+      "eval/data_graded-truncated_ratio": 0,
+      "eval/data/graded_rows": 3,
+      "eval/data/graded_turns": 3,
+      "eval/data/saw_relax_metrics": 1,
+    };
+    expect(run.evals[0]!.functionMetrics).toEqual(graded);
+    expect(run.evalSteps[0]!.metrics).toMatchObject(graded);
+    expect(printed).toMatch(/\| eval\/data_graded +\| 0\.667 \(eval function, data, rollout 1\) +\|/);
+    expect(printed).toMatch(/\| eval\/data\/graded_turns +\| 3\.000 \(eval function, data, rollout 1\) +\|/);
     expect(run.steps[0]!.rows.map((row) => row.metadata.rollout_mode)).toEqual(["train", "train"]);
     expect(run.evalSteps).toHaveLength(1);
     // One PATH names the dataset after its file stem; the eval after the last step (0) is rollout 1.
     expect(run.evals.map((item) => [item.dataset, item.step.rolloutId])).toEqual([["data", 1]]);
-    expect(Object.keys(run.evalSteps[0]!.metrics).every((key) => key.startsWith("eval/data/"))).toBe(true);
+    expect(
+      Object.keys(run.evalSteps[0]!.metrics).every(
+        (key) => key.startsWith("eval/data/") || key.startsWith("eval/data_graded"),
+      ),
+    ).toBe(true);
     const evalRows = run.evalSteps[0]!.rows;
     expect(evalRows).toHaveLength(3);
     expect(evalRows.map((row) => row.metadata.rollout_mode)).toEqual(["eval", "eval", "eval"]);

@@ -547,6 +547,76 @@ describe("resolveControlToken", () => {
   });
 });
 
+describe("relax serve --eval-function-path", () => {
+  const evalFunction = (name: string) => `test/fixtures/eval-function.mjs#${name}`;
+
+  it("should report the eval function's metrics in eval_end, and end the stream with eval_function_failed for a bad result", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-evalfn-"));
+    const handle = await serve(dir, {
+      runDir: undefined,
+      gatewayShards: 1,
+      evalFunctionPath: evalFunction("grade"),
+    });
+    try {
+      const evals = await records(await post(handle, "/evals", { rollout_id: 0 }));
+      const end = evals.find((record) => record.type === "eval_end");
+      // Prompts a and b count as solved, c as failed (fixtures/eval-function.mjs), one row each.
+      expect(end?.summary.metrics).toMatchObject({
+        "eval/data_graded": 2 / 3,
+        "eval/data_graded-truncated_ratio": 0,
+        "eval/data/graded_rows": 3,
+        "eval/data/graded_turns": 3,
+        "eval/data/saw_relax_metrics": 1,
+      });
+      // The function's own result rides along for the slime adapter (slime's RolloutFnEvalOutput).
+      const returned = end?.summary.eval_function as {
+        data: { data_graded: { rewards: number[]; truncated: boolean[] } };
+        metrics: Record<string, number>;
+      };
+      expect([...returned.data.data_graded.rewards].sort()).toEqual([0, 1, 1]);
+      expect(returned.data.data_graded.truncated).toEqual([false, false, false]);
+      expect(returned.metrics).toEqual({
+        "eval/data/graded_rows": 3,
+        "eval/data/graded_turns": 3,
+        "eval/data/saw_relax_metrics": 1,
+      });
+    } finally {
+      await handle.close();
+    }
+    const bad = await serve(dir, {
+      runDir: undefined,
+      gatewayShards: 1,
+      evalFunctionPath: evalFunction("badShape"),
+    });
+    try {
+      const evals = await records(await post(bad, "/evals", { rollout_id: 0 }));
+      expect(evals.map((record) => record.type)).toEqual(["eval_row", "eval_row", "eval_row", "error"]);
+      expect(evals.at(-1)).toEqual({
+        type: "error",
+        error: {
+          code: "eval_function_failed",
+          message: `--eval-function-path (evalFunctionPath) "${process.cwd()}/${evalFunction("badShape")}" (eval dataset "data"): returned an invalid result at data.data.rewards.0: Invalid input: expected number, received string (expected { data?: { [name]: { rewards: number[], truncated?: boolean[] } }, metrics?: { [key]: number } })`,
+        },
+      });
+    } finally {
+      await bad.close();
+    }
+  });
+
+  it("should refuse to start when the eval function cannot be loaded, naming the flag", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "relax-serve-evalfn-missing-"));
+    await expect(
+      runRollout(config(dir, { runDir: undefined, evalFunctionPath: evalFunction("nope") }), {
+        logger,
+        launchAgent: createFakeLauncher({ agent }).launch,
+        stdout: { write: () => true } as unknown as NodeJS.WritableStream,
+      }),
+    ).rejects.toThrow(
+      `cannot load function "${process.cwd()}/${evalFunction("nope")}": "${process.cwd()}/test/fixtures/eval-function.mjs" has no export "nope" (function exports: grade, badShape) (--eval-function-path (evalFunctionPath))`,
+    );
+  });
+});
+
 describe("relax serve: a step cut short by a restart", () => {
   it("should stream the journaled Groups first after a restart, run only the Groups still owed, and write each once", async () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-serve-resume-"));

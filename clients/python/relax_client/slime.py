@@ -364,11 +364,19 @@ class RelaxSlimeRollout:
         return self.types.train_output(samples=groups, metrics=metrics)
 
     def evaluate(self, rollout_id: int) -> Any:
-        """Runs the eval datasets and returns slime's eval output (``rewards``, ``truncated``, ``samples``)."""
+        """Runs the eval datasets and returns slime's eval output (``rewards``, ``truncated``, ``samples``).
+
+        With ``relax serve --eval-function-path`` each dataset's ``eval_end`` summary carries what that function
+        returned (``eval_function``: slime's ``RolloutFnEvalOutput`` shape): its ``data`` entries are returned as
+        they are (an entry named like the dataset replaces the row rewards, keeping the samples) and its
+        ``metrics`` become the output's ``metrics``, so slime logs what the eval function decided, as it does
+        for its own ``--eval-function-path``.
+        """
         with self.client.run_evals(rollout_id, datasets=self.eval_datasets) as stream:
             results = stream.collect()
         truncated_status = self.types.sample.Status("truncated")
         data: Dict[str, Dict[str, Any]] = {}
+        metrics: Dict[str, Any] = {}
         for dataset, result in results.items():
             groups = rows_to_groups(result.rows, self.types.sample, nest="never", reward_source="reward")
             samples = [sample for group in groups for sample in group]
@@ -377,9 +385,19 @@ class RelaxSlimeRollout:
                 "truncated": [sample.status == truncated_status for sample in samples],
                 "samples": samples,
             }
+            returned = result.summary.values.get("eval_function") if result.summary is not None else None
+            if isinstance(returned, dict):
+                for key, entry in (returned.get("data") or {}).items():
+                    own = {"rewards": list(entry["rewards"])}
+                    if "truncated" in entry:
+                        own["truncated"] = list(entry["truncated"])
+                    if key == dataset:
+                        own["samples"] = samples
+                    data[key] = own
+                metrics.update(returned.get("metrics") or {})
         if self.types.eval_output is None:
             return data
-        return self.types.eval_output(data=data)
+        return self.types.eval_output(data=data, metrics=metrics or None)
 
 
 _ADAPTERS: Dict[Tuple[Optional[str], Optional[str]], RelaxSlimeRollout] = {}

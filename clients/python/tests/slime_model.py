@@ -1,6 +1,7 @@
 """A model of the parts of slime the adapter's output goes through, written from slime's source
 (``slime/utils/types.py`` ``Sample``, ``slime/ray/rollout.py`` ``_post_process_rewards`` and
-``_convert_samples_to_train_data``, ``slime/rollout/data_source.py`` counters): the same fields, the same
+``_convert_samples_to_train_data``, ``slime/rollout/base_types.py`` outputs,
+``slime/observability/rollout_metrics.py`` ``log_eval_rollout_data``, ``slime/rollout/data_source.py`` counters): the same fields, the same
 checks and the same arithmetic, with lists instead of tensors. It is a test double, not slime.
 """
 
@@ -47,6 +48,35 @@ class Sample:
     def get_reward_value(self, args: Any) -> Any:
         # slime: the reward itself, or reward[args.reward_key] when a key is configured.
         return self.reward if not args.reward_key else self.reward[args.reward_key]
+
+
+@dataclass
+class RolloutFnTrainOutput:
+    """slime's ``RolloutFnTrainOutput`` (``slime/rollout/base_types.py``): Groups of samples, extra metrics."""
+
+    samples: List[Any]
+    metrics: Optional[Dict[str, Any]] = None
+
+
+@dataclass
+class RolloutFnEvalOutput:
+    """slime's ``RolloutFnEvalOutput``: per eval name ``rewards`` (+ ``truncated``, ``samples``), extra metrics."""
+
+    data: Dict[str, Dict[str, Any]]
+    metrics: Optional[Dict[str, Any]] = None
+
+
+def log_eval_rollout_data(data: Dict[str, Dict[str, Any]], extra_metrics: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
+    """``log_eval_rollout_data`` without a custom logger or pass rates: the extra metrics, then per eval name
+    ``eval/<name>`` (mean reward, over an extra metric of that name) and ``eval/<name>-truncated_ratio``."""
+    log = dict(extra_metrics or {})
+    for key, entry in data.items():
+        rewards = entry["rewards"]
+        log["eval/%s" % key] = sum(rewards) / len(rewards)
+        if "truncated" in entry:
+            truncated = entry["truncated"]
+            log["eval/%s-truncated_ratio" % key] = sum(truncated) / len(truncated)
+    return log
 
 
 class DataSource:

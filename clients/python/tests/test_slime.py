@@ -1,65 +1,19 @@
 import argparse
-import itertools
 import os
 import sys
 import unittest
-from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, Dict, List, Optional
 from unittest import mock
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fake_control_server import FakeControlServer, make_row  # noqa: E402
+from slime_model import RolloutFnEvalOutput, RolloutFnTrainOutput, Sample, flatten  # noqa: E402
 
 from relax_client import RelaxApiError, RelaxClient, Row  # noqa: E402
 from relax_client import slime as relax_slime  # noqa: E402
 
-
-@dataclass
-class StandInSample:
-    """The fields of slime's ``Sample`` the adapter sets (slime/utils/types.py), nothing else."""
-
-    group_index: Optional[int] = None
-    index: Optional[int] = None
-    rollout_id: Optional[int] = None
-    prompt: Any = ""
-    tokens: List[int] = field(default_factory=list)
-    response: str = ""
-    response_length: int = 0
-    label: Optional[str] = None
-    reward: Any = None
-    loss_mask: Optional[List[int]] = None
-    weight_versions: List[str] = field(default_factory=list)
-    rollout_log_probs: Optional[List[float]] = None
-    remove_sample: bool = False
-
-    class Status(Enum):
-        PENDING = "pending"
-        COMPLETED = "completed"
-        TRUNCATED = "truncated"
-        ABORTED = "aborted"
-        FAILED = "failed"
-
-    status: Status = Status.PENDING
-    metadata: Dict[str, Any] = field(default_factory=dict)
-    session_id: Optional[str] = None
-
-
-@dataclass
-class StandInTrainOutput:
-    samples: List[Any]
-    metrics: Optional[Dict[str, Any]] = None
-
-
-@dataclass
-class StandInEvalOutput:
-    data: Dict[str, Dict[str, Any]]
-    metrics: Optional[Dict[str, Any]] = None
-
-
-TYPES = relax_slime.SlimeTypes(StandInSample, StandInTrainOutput, StandInEvalOutput)
+TYPES = relax_slime.SlimeTypes(Sample, RolloutFnTrainOutput, RolloutFnEvalOutput)
 SUMMARY = {"groups": 2, "rows": 4, "dropped_groups": 0, "debt": 0, "resident_groups": 0, "wall_s": 1.5,
            "drops_by_reason": {}, "metrics": {"rollout/reward_mean": 0.5}}  # fmt: skip
 
@@ -76,18 +30,11 @@ def rows_record(*rows, rollout_id=0):
     return [{"type": "row", "rollout_id": rollout_id, "row": row} for row in rows]
 
 
-def slime_flatten(data):
-    """How slime flattens the rollout function's output before training (slime/ray/rollout.py)."""
-    while isinstance(data[0], list):
-        data = list(itertools.chain.from_iterable(data))
-    return data
-
-
 def check_sibling_rollout_ids(node, depth=0):
     """slime's rule: a list of samples at depth >= 2 with more than one entry must share one rollout_id."""
-    if isinstance(node, StandInSample):
+    if isinstance(node, Sample):
         return
-    if node and isinstance(node[0], StandInSample):
+    if node and isinstance(node[0], Sample):
         if depth >= 2 and len(node) > 1:
             ids = {sample.rollout_id for sample in node}
             assert None not in ids and len(ids) == 1, ids
@@ -112,7 +59,7 @@ class AdapterTest(unittest.TestCase):
         g0s1 = make_row(session="s-1", group_index=0, prompt_index=4, sample_index=1, status="aborted", reward=None)
         self.fake.step_scripts[0] = [start(), *rows_record(g1s1, g1s0, g0s1, g0s0), end()]
         output = self.adapter.train(0)
-        self.assertIsInstance(output, StandInTrainOutput)
+        self.assertIsInstance(output, RolloutFnTrainOutput)
         self.assertEqual(output.metrics, {"rollout/reward_mean": 0.5, "relax/rows": 4, "relax/dropped_groups": 0})
         groups = output.samples
         self.assertEqual([[sample.session_id for sample in group] for group in groups], [["s-0", "s-1"], ["s-2", "s-3"]])
@@ -122,7 +69,7 @@ class AdapterTest(unittest.TestCase):
         first = groups[0][0]
         self.assertEqual(first.tokens, [151644, 872, 198, 40, 1079])
         self.assertEqual((first.response_length, first.loss_mask, first.rollout_log_probs), (2, [1, 1], [-0.5, -0.5]))
-        self.assertEqual((first.reward, first.status, first.weight_versions), (1.0, StandInSample.Status.TRUNCATED, ["v0", "v1"]))
+        self.assertEqual((first.reward, first.status, first.weight_versions), (1.0, Sample.Status.TRUNCATED, ["v0", "v1"]))
         self.assertEqual(first.metadata, {
             "answer": "18",
             "relax": {"session_id": "s-0", "rollout_id": "r-s-0", "context_name": None, "state_hash": "h-s-0",
@@ -132,9 +79,9 @@ class AdapterTest(unittest.TestCase):
                       "steps_lived": None, "weight_version_lag": None},
         })  # fmt: skip
         aborted = groups[0][1]
-        self.assertEqual((aborted.status, aborted.reward, aborted.metadata["relax"]["reward_filled"]), (StandInSample.Status.ABORTED, 0.0, True))
+        self.assertEqual((aborted.status, aborted.reward, aborted.metadata["relax"]["reward_filled"]), (Sample.Status.ABORTED, 0.0, True))
         self.assertEqual([sample.reward for sample in groups[1]], [1.0, 0.0])
-        self.assertEqual(len(slime_flatten(groups)), 4)
+        self.assertEqual(len(flatten(groups)), 4)
         check_sibling_rollout_ids(groups)
 
     def test_multimodal_rows_carry_their_images_to_the_sample(self):
@@ -164,7 +111,7 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual(seen, [["data:image/png;base64,AQID", "data:image/png;base64,BAUG"]])
         # The processor's output less input_ids / attention_mask, as slime's rollout keeps it.
         self.assertEqual(vision.multimodal_train_inputs, {"pixel_values": "pixels of 2 images", "image_grid_thw": [[1, 4, 8], [1, 6, 4]]})
-        self.assertFalse(hasattr(text, "multimodal_train_inputs"))
+        self.assertIsNone(text.multimodal_train_inputs)
         wrong = relax_slime.RelaxSlimeRollout(
             RelaxClient(self.fake.url, "secret-token"), TYPES,
             process_images=lambda urls: {"pixel_values": "p", "image_grid_thw": [[1, 8, 8], [1, 6, 4]]},
@@ -173,7 +120,7 @@ class AdapterTest(unittest.TestCase):
             wrong.train(2)
         self.assertEqual(vision.multimodal_inputs, {"image": ["data:image/png;base64,AQID", "data:image/png;base64,BAUG"]})
         self.assertEqual(vision.metadata["relax"]["multimodal_train_inputs"], images)
-        self.assertFalse(hasattr(text, "multimodal_inputs"))
+        self.assertIsNone(text.multimodal_inputs)
         self.assertNotIn("multimodal_train_inputs", text.metadata["relax"])
         self.assertEqual(Row.from_wire(rows[0]).to_dict()["multimodal_train_inputs"], images)
         self.assertNotIn("multimodal_train_inputs", Row.from_wire(rows[1]).to_dict())
@@ -196,16 +143,16 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual((sibling.reward, sibling.metadata["relax"]["reward_filled"]), (1.0, True))
         self.assertEqual((sibling.loss_mask, sibling.rollout_log_probs, sibling.response_length), ([1, 0], [-0.5, 0.0], 2))
         check_sibling_rollout_ids(groups)
-        self.assertEqual([sample.metadata["relax"]["context_name"] for sample in slime_flatten(groups)], ["main", "searcher", "main"])
+        self.assertEqual([sample.metadata["relax"]["context_name"] for sample in flatten(groups)], ["main", "searcher", "main"])
 
     def test_nest_never_and_always_and_the_advantage_as_reward(self):
         rows = [Row.from_wire(make_row(session="s-0", advantage=0.75)), Row.from_wire(make_row(session="s-0", context_name="b", reward=None, advantage=0.25))]
-        flat = relax_slime.rows_to_groups(rows, StandInSample, nest="never", reward_source="advantage")
+        flat = relax_slime.rows_to_groups(rows, Sample, nest="never", reward_source="advantage")
         self.assertEqual([[sample.reward for sample in group] for group in flat], [[0.75, 0.25]])
-        single = relax_slime.rows_to_groups(rows[:1], StandInSample, nest="always")
+        single = relax_slime.rows_to_groups(rows[:1], Sample, nest="always")
         self.assertEqual([[[sample.reward for sample in session] for session in group] for group in single], [[[1.0]]])
         with self.assertRaises(ValueError):
-            relax_slime.rows_to_groups(rows, StandInSample, nest="deep")
+            relax_slime.rows_to_groups(rows, Sample, nest="deep")
 
     def test_eval_returns_rewards_truncated_and_samples_per_dataset(self):
         self.fake.eval_script = [
@@ -215,7 +162,7 @@ class AdapterTest(unittest.TestCase):
             {"type": "evals_end", "rollout_id": 4},
         ]  # fmt: skip
         output = self.adapter.evaluate(4)
-        self.assertIsInstance(output, StandInEvalOutput)
+        self.assertIsInstance(output, RolloutFnEvalOutput)
         self.assertEqual(list(output.data), ["gsm8k"])
         entry = output.data["gsm8k"]
         self.assertEqual((entry["rewards"], entry["truncated"]), ([1.0, 0.0], [False, True]))
@@ -234,7 +181,7 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual((caught.exception.status, caught.exception.code), (409, "step_out_of_order"))
 
     def test_legacy_output_without_the_output_classes(self):
-        adapter = relax_slime.RelaxSlimeRollout(RelaxClient(self.fake.url, "secret-token"), relax_slime.SlimeTypes(StandInSample))
+        adapter = relax_slime.RelaxSlimeRollout(RelaxClient(self.fake.url, "secret-token"), relax_slime.SlimeTypes(Sample))
         self.fake.step_scripts[0] = [start(), *rows_record(make_row()), end()]
         groups = adapter.train(0)
         self.assertEqual([[sample.session_id for sample in group] for group in groups], [["s-0"]])

@@ -103,6 +103,18 @@ export {
   type RuntimeIo,
   type RuntimeStepOptions,
 } from "./runtime/create-rollout-runtime";
+export {
+  applyEvalFunction,
+  type EvalFunction,
+  EvalFunctionError,
+  type EvalFunctionInput,
+  type EvalFunctionResult,
+  evalFunctionMetrics,
+  evalFunctionResultSchema,
+  type LoadedEvalFunction,
+  loadEvalFunction,
+  runEvalFunction,
+} from "./runtime/eval-function";
 export { evalDueAfterStep, evalRolloutIds } from "./runtime/eval-schedule";
 export {
   GROUP_JOURNAL_FILE,

@@ -124,7 +124,7 @@ describe("relax rollout flags", () => {
     expect(() => parseFlags(["--eval-interval", "x"])).toThrow('--eval-interval expects an integer, got "x"');
   });
 
-  it("should take --eval-interval, --skip-eval-before-train, --eval-input-key and the --eval-* sampling flags", () => {
+  it("should take --eval-interval, --skip-eval-before-train, --eval-input-key, --eval-function-path and the --eval-* sampling flags", () => {
     const config = resolveConfig(
       {},
       parseFlags([
@@ -146,6 +146,8 @@ describe("relax rollout flags", () => {
         "3",
         "--eval-max-response-len",
         "99",
+        "--eval-function-path",
+        "./eval.mjs#score",
       ]),
     );
     expect(config).toMatchObject({
@@ -156,6 +158,7 @@ describe("relax rollout flags", () => {
       evalTopP: 0.5,
       evalTopK: 3,
       evalMaxResponseLen: 99,
+      evalFunctionPath: "./eval.mjs#score",
     });
   });
 

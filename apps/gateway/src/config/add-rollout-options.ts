@@ -118,6 +118,10 @@ export function addEvalOptions(command: Command): Command {
       int("--eval-max-response-len"),
     )
     .option(
+      "--eval-function-path <module#export>",
+      "eval function called per eval dataset with its rows; returns {data?: {name: {rewards, truncated?}}, metrics?} (slime's RolloutFnEvalOutput) whose metrics the eval reports",
+    )
+    .option(
       "--agentic-eval-concurrency <n>",
       "resident eval Groups at most (default: ceil(agentic concurrency × n-samples-per-prompt / n-samples-per-eval-prompt))",
       int("--agentic-eval-concurrency"),

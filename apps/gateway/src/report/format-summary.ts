@@ -50,6 +50,8 @@ export interface EvalDatasetSummary {
   rows: number;
   /** Mean numeric reward of its latest run's rows (`null` when none has a numeric reward). */
   rewardMean: number | null;
+  /** The eval function's metrics of its latest run (`--eval-function-path`); absent without one. */
+  functionMetrics?: Record<string, number>;
 }
 
 function meanReward(rows: readonly TrainingRow[]): number | null {
@@ -77,12 +79,17 @@ export function percentile(values: readonly number[], p: number): number {
 /**
  * Aggregates the rows and counters of a run into a {@link RunSummary}: `rows` are the train rows;
  * `evalRows` (when eval steps ran) only feed {@link RunSummary.eval}, `evalRuns` (each eval dataset run,
- * in order) its per-dataset figures.
+ * in order) its per-dataset figures (the eval function's metrics included, one table row each).
  */
 export function summarizeRun(options: {
   rows: readonly TrainingRow[];
   evalRows?: readonly TrainingRow[];
-  evalRuns?: ReadonlyArray<{ dataset: string; rolloutId: number; rows: readonly TrainingRow[] }>;
+  evalRuns?: ReadonlyArray<{
+    dataset: string;
+    rolloutId: number;
+    rows: readonly TrainingRow[];
+    functionMetrics?: Record<string, number>;
+  }>;
   counters: RunCounters;
   steps: number;
   wallSeconds: number;
@@ -96,6 +103,7 @@ export function summarizeRun(options: {
       rolloutId: run.rolloutId,
       rows: run.rows.length,
       rewardMean: meanReward(run.rows),
+      ...(run.functionMetrics !== undefined ? { functionMetrics: run.functionMetrics } : {}),
     });
   }
   const rewards = rows.flatMap((row) => (typeof row.reward === "number" ? [row.reward] : []));
@@ -217,6 +225,12 @@ export function formatSummary(summary: RunSummary, extra: Array<[string, string]
             `eval ${dataset.name} reward mean`,
             `${dataset.rewardMean === null ? "n/a" : fixed(dataset.rewardMean)} (rollout ${dataset.rolloutId}, ${dataset.rows} rows${dataset.runs > 1 ? `, latest of ${dataset.runs} runs` : ""})`,
           ]),
+          ...summary.eval.datasets.flatMap((dataset) =>
+            Object.entries(dataset.functionMetrics ?? {}).map(([key, value]): [string, string] => [
+              key,
+              `${fixed(value)} (eval function, ${dataset.name}, rollout ${dataset.rolloutId})`,
+            ]),
+          ),
         ] satisfies Array<[string, string]>)),
     ...extra,
   ];

@@ -199,6 +199,13 @@ export const STATUS_TABLE = {
       when: "the step stopped: every replacement Group kept failing (usually the last record of a stream)",
     },
   },
+  eval_function_failed: {
+    status: 500,
+    retryable: false,
+    control: {
+      when: "the `--eval-function-path` function threw or returned an invalid result (the last record of an eval stream)",
+    },
+  },
   unsupported_endpoint: {
     status: 501,
     retryable: false,

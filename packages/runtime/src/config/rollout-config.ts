@@ -169,6 +169,11 @@ export const rolloutConfigSchema = z
     evalTopK: z.number().int().optional(),
     /** Eval sessions' max new tokens per turn (`--eval-max-response-len`). @default rolloutMaxResponseLen */
     evalMaxResponseLen: z.number().int().positive().optional(),
+    /**
+     * Eval function `module#export` (`--eval-function-path`, as slime's): called per eval dataset with its
+     * rows, returns slime's `RolloutFnEvalOutput` shape (`{data?, metrics?}`) whose metrics the eval reports.
+     */
+    evalFunctionPath: z.string().optional(),
     rolloutTemperature: z.number().min(0).default(1),
     rolloutTopP: z.number().gt(0).max(1).default(1),
     rolloutTopK: z.number().int().default(-1),

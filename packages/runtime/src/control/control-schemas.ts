@@ -25,6 +25,7 @@ export const controlErrorCodeSchema = z.enum([
   "backend_error",
   "backend_unavailable",
   "rollout_stalled",
+  "eval_function_failed",
   "interrupted",
   "internal_error",
 ]);

@@ -25,6 +25,7 @@ import { SessionRegistry } from "../service/session-registry";
 import { ShardPool } from "../shard/shard-pool";
 import { AsyncDisposableStack } from "./async-disposable-stack";
 import { createAgentBackend } from "./create-agent-backend";
+import { type EvalFunctionResult, loadEvalFunction } from "./eval-function";
 import { evalDueAfterStep } from "./eval-schedule";
 import { listenGateway } from "./listen-gateway";
 import { loadTextStack } from "./load-text-stack";
@@ -118,6 +119,13 @@ export interface EvalRun {
   dataset: string;
   /** The eval step (its `metrics` keys prefixed `eval/<dataset>/`, its rows with advantage 0). */
   step: StepResult;
+  /**
+   * The eval function's metrics (`--eval-function-path`), already merged into `step.metrics`; absent
+   * without an eval function.
+   */
+  functionMetrics?: Record<string, number>;
+  /** The eval function's validated result (`{data?, metrics?}`); absent without an eval function. */
+  functionResult?: EvalFunctionResult;
 }
 
 /**
@@ -243,6 +251,8 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   logExportWarnings(exporter, logger);
+  const evalFunction =
+    components.evalFunction !== undefined ? await loadEvalFunction(components.evalFunction, cwd) : undefined;
   const { prompts, evalDatasets } = await readRolloutDatasets(config, components);
 
   const backend = stack.adopt(
@@ -311,7 +321,7 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
       )
       .then(() => owned.disposeAsync()));
   const runStep = createStepRunner({ controller, components, prompts, evalDatasets });
-  const runEvals = createEvalRunner(runStep, evalDatasets, logger);
+  const runEvals = createEvalRunner(runStep, evalDatasets, logger, evalFunction);
   const evalDue = (rolloutId: number) =>
     evalDatasets.length > 0 && evalDueAfterStep(components.steps.evalSchedule, rolloutId);
   return {

@@ -194,9 +194,15 @@ describe("planRolloutComponents", () => {
         rolloutTopP: 0.95,
         evalTemperature: 0,
         evalMaxResponseLen: 512,
+        evalFunctionPath: "test/fixtures/fixed-policy.mjs#score",
       },
     );
     const plan = planRolloutComponents(config, { cwd: "/srv/run" });
+    // No such file under /srv/run: the spec stays as given (a file there would be made absolute).
+    expect(plan.evalFunction).toBe("test/fixtures/fixed-policy.mjs#score");
+    expect(planRolloutComponents(config, { cwd: process.cwd() }).evalFunction).toBe(
+      `${process.cwd()}/test/fixtures/fixed-policy.mjs#score`,
+    );
     expect([plan.datasets.train.inputKey, plan.datasets.eval.map((item) => item.inputKey)]).toEqual([
       "question",
       ["problem"],

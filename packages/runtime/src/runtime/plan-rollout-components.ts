@@ -126,6 +126,8 @@ export interface RolloutComponents {
   capacity: AgentCapacityPlan;
   /** Training rows JSONL path (absolute; `{rollout_id}` kept for the caller to replace). */
   output: string;
+  /** `--eval-function-path` (`module#export`, made absolute like the reward function's). */
+  evalFunction?: string;
   saveDebugRolloutData?: string;
   logPassrate: boolean;
   logLevel: RolloutConfig["logLevel"];
@@ -211,6 +213,10 @@ export function planRolloutComponents(config: RolloutConfig, options: { cwd: str
     },
     capacity,
     output: resolve(cwd, config.output),
+    ...optional(
+      "evalFunction",
+      config.evalFunctionPath !== undefined ? resolveModuleSpec(config.evalFunctionPath, cwd) : undefined,
+    ),
     ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
     logPassrate: config.logPassrate,
     logLevel: config.logLevel,

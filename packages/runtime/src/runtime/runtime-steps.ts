@@ -3,6 +3,7 @@ import type { PromptItem } from "../controller/prompt-dataset";
 import type { ControllerStepOptions, StepResult } from "../controller/rollout-controller";
 import type { GroupResult } from "../controller/run-group";
 import type { EvalDataset, EvalRun, RuntimeEvalOptions, RuntimeStepOptions } from "./create-rollout-runtime";
+import { evalFunctionMetrics, type LoadedEvalFunction, runEvalFunction } from "./eval-function";
 import type { RolloutComponents } from "./plan-rollout-components";
 import { UnknownEvalDatasetError } from "./unknown-eval-dataset-error";
 
@@ -81,15 +82,18 @@ export function createStepRunner(deps: StepRunnerDeps): (options: RuntimeStepOpt
 /**
  * The runtime's `runEvals`: checks the names first (every one known, none twice), then runs one eval step
  * per dataset in order through `runStep`, calling `onDataset` after each (a throwing `onDataset` is
- * logged at WARN and the remaining datasets still run).
+ * logged at WARN and the remaining datasets still run). With an eval function (`--eval-function-path`) its
+ * metrics are merged into each dataset's step metrics before `onDataset` sees them.
  *
  * @returns a function that throws UnknownEvalDatasetError before any step starts for an unknown or
- *   repeated name, and whatever `runStep` throws.
+ *   repeated name, EvalFunctionError when the eval function fails (the datasets after it do not run), and
+ *   whatever `runStep` throws.
  */
 export function createEvalRunner(
   runStep: (options: RuntimeStepOptions) => Promise<StepResult>,
   evalDatasets: readonly EvalDataset[],
   logger: Pick<Logger, "warn">,
+  evalFunction?: LoadedEvalFunction,
 ): (options: RuntimeEvalOptions) => Promise<EvalRun[]> {
   return async (options) => {
     const known = evalDatasets.map((item) => item.name);
@@ -108,7 +112,14 @@ export function createEvalRunner(
         ...(onGroup !== undefined ? { onGroup: (result: GroupResult) => onGroup(name, result) } : {}),
         ...(options.signal !== undefined ? { signal: options.signal } : {}),
       });
-      const run = { dataset: name, step };
+      const run: EvalRun = { dataset: name, step };
+      if (evalFunction !== undefined) {
+        const prompts = evalDatasets.find((item) => item.name === name)!.prompts;
+        const input = { rolloutId: options.rolloutId, dataset: name, prompts, rows: step.rows };
+        run.functionResult = await runEvalFunction(evalFunction, { ...input, metrics: step.metrics });
+        run.functionMetrics = evalFunctionMetrics(run.functionResult);
+        Object.assign(step.metrics, run.functionMetrics);
+      }
       runs.push(run);
       try {
         options.onDataset?.(run);

@@ -18,6 +18,7 @@ import {
 import type { GroupResult } from "../controller/run-group";
 import { StepDriver, StepOrderError } from "../driver/step-driver";
 import type { RolloutRuntime } from "../runtime/create-rollout-runtime";
+import { EvalFunctionError } from "../runtime/eval-function";
 import type { RunState } from "./run-dir";
 
 /** How many recent steps and evals `GET /rollout/v1/view` shows. */
@@ -419,7 +420,7 @@ class DrivenRolloutService implements ServeService {
           dropped: () => dropped.set(dataset, (dropped.get(dataset) ?? 0) + 1),
         });
       },
-      onDataset: ({ dataset, step }) => {
+      onDataset: ({ dataset, step, functionResult }) => {
         sink({
           type: "eval_end",
           dataset,
@@ -429,6 +430,8 @@ class DrivenRolloutService implements ServeService {
             dropped_groups: dropped.get(dataset) ?? 0,
             wall_s: Number(step.wallSeconds.toFixed(3)),
             metrics: step.metrics,
+            // What --eval-function-path returned, as is: the slime adapter hands it to slime's eval logging.
+            ...(functionResult !== undefined ? { eval_function: functionResult } : {}),
           },
         });
       },
@@ -499,8 +502,8 @@ interface RecentStep {
 const NO_GROUPS = { groupsDone: 0, groupsDropped: 0, rows: 0 } as const;
 
 /**
- * A step that stalls (every replacement Group failing) or is interrupted (SIGTERM, close) is not a bug of
- * the service: the trainer gets a code it can act on.
+ * A step that stalls (every replacement Group failing), is interrupted (SIGTERM, close) or whose eval
+ * function fails (`--eval-function-path`) is not a bug of the service: the trainer gets a code it can act on.
  * @throws always: a `ControlError` for those two, else `error` itself
  */
 function toControlError(error: unknown): never {
@@ -509,6 +512,9 @@ function toControlError(error: unknown): never {
   }
   if (RolloutInterruptedError.isInstance(error)) {
     throw new ControlError({ code: "interrupted", message: error.message, cause: error });
+  }
+  if (EvalFunctionError.isInstance(error)) {
+    throw new ControlError({ code: "eval_function_failed", message: error.message, cause: error });
   }
   throw error;
 }
