@@ -41,6 +41,10 @@ interface Findings {
   engineReached: string[];
   listeningPorts: number[];
   healthAnswered: string[];
+  signalled: number[];
+  ptraceOpened: number[];
+  controlAnswered: string[];
+  hostFilesRead: string[];
   reward: number;
 }
 
@@ -149,6 +153,10 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
       // The engine (its URL given, as if found) and every other listening service: unreachable.
       expect(found.engineReached).toEqual([]);
       expect(found.healthAnswered).toEqual([]);
+      // No process outside its own tree takes a signal or opens for tracing; the control API answers nothing.
+      expect(found.signalled).toEqual([]);
+      expect(found.ptraceOpened).toEqual([]);
+      expect(found.controlAnswered).toEqual([]);
       // The pool uid resolves to a user (os.userInfo() works), whose home is its session folder.
       expect(found.userName).toBe(`relax${found.uid}`);
       expect(found.home).toMatch(new RegExp(`/${found.label.replaceAll(".", "\\.")}-[A-Za-z0-9]{6}$`));
@@ -210,5 +218,8 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     expect(findings.some((found) => found.runFilesRead.length > 0)).toBe(true);
     // On the host network it reaches the engine's control endpoints.
     expect(findings.some((found) => found.engineReached.length > 0)).toBe(true);
+    // As root without a pool, it may signal and trace every process (the gateway's included).
+    expect(findings.some((found) => found.signalled.includes(process.pid))).toBe(true);
+    expect(findings.some((found) => found.ptraceOpened.includes(process.pid))).toBe(true);
   }, 120_000);
 });
