@@ -12,7 +12,16 @@
  * unprivileged here (user namespaces off) or `setpriv`/`unshare` are missing.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -188,7 +197,8 @@ describe("a hostile agent under a non-root gateway on bubblewrap (two runs of on
   afterAll(async () => {
     for (const run of runs) if (run.child.exitCode === null) run.child.kill("SIGKILL");
     await engine?.close();
-    if (mount !== undefined) rmSync(mount, { recursive: true, force: true });
+    // rmdir, never a recursive remove: were the bind ever visible here, the checkout stays untouched.
+    if (mount !== undefined) rmdirSync(mount);
     for (const run of runs) rmSync(run.top, { recursive: true, force: true });
   });
 
