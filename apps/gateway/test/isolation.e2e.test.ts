@@ -41,6 +41,10 @@ interface Findings {
   engineReached: string[];
   listeningPorts: number[];
   healthAnswered: string[];
+  signalled: number[];
+  ptraceOpened: number[];
+  controlAnswered: string[];
+  hostFilesRead: string[];
   reward: number;
 }
 
@@ -128,7 +132,10 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     return { result, rows, findings, logDir };
   };
 
-  const expectNothingFound = async ({ result, rows, findings, logDir }: Awaited<ReturnType<typeof run>>) => {
+  const expectNothingFound = async (
+    { result, rows, findings, logDir }: Awaited<ReturnType<typeof run>>,
+    { otherRun = [] as Findings[] } = {},
+  ) => {
     expect(result?.summary.groupsExported).toBe(2);
     expect(result?.summary.groupsDropped).toBe(0);
     expect(findings).toHaveLength(6);
@@ -136,6 +143,9 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     // shared machine (other runs' leftovers) must be dead: refused with 404.
     const credentials = new Set(findings.map((found) => found.own));
     expect(credentials.size).toBe(6);
+    // Another run's credentials (a second gateway on this host at the same time) are as hidden.
+    for (const found of otherRun) credentials.add(found.own);
+    expect(credentials.size).toBe(6 + otherRun.length);
     for (const found of findings) {
       expect(found.credentialsFound.filter((item) => credentials.has(item.token))).toEqual([]);
       expect(found.secretsFound).toEqual([]);
@@ -149,6 +159,10 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
       // The engine (its URL given, as if found) and every other listening service: unreachable.
       expect(found.engineReached).toEqual([]);
       expect(found.healthAnswered).toEqual([]);
+      // No process outside its own tree takes a signal or opens for tracing; the control API answers nothing.
+      expect(found.signalled).toEqual([]);
+      expect(found.ptraceOpened).toEqual([]);
+      expect(found.controlAnswered).toEqual([]);
       // The pool uid resolves to a user (os.userInfo() works), whose home is its session folder.
       expect(found.userName).toBe(`relax${found.uid}`);
       expect(found.home).toMatch(new RegExp(`/${found.label.replaceAll(".", "\\.")}-[A-Za-z0-9]{6}$`));
@@ -181,8 +195,13 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     );
   };
 
-  it("on the local backend with the default uid pool", async () => {
-    await expectNothingFound(await run({}));
+  it("on the local backend with the default uid pool, two runs at once", async () => {
+    const [first, second] = await Promise.all([run({}), run({})]);
+    await expectNothingFound(first, { otherRun: second.findings });
+    await expectNothingFound(second, { otherRun: first.findings });
+    // The two runs' pools leased disjoint uids.
+    const uids = [...first.findings, ...second.findings].map((found) => found.uid);
+    expect(new Set(uids).size).toBe(12);
   }, 120_000);
 
   it("from a clone inside a 0700 folder (mktemp -d, /root/…) on the default backend", async () => {
@@ -210,5 +229,8 @@ describe("a hostile agent finds nothing and changes nothing (uid pool, bubblewra
     expect(findings.some((found) => found.runFilesRead.length > 0)).toBe(true);
     // On the host network it reaches the engine's control endpoints.
     expect(findings.some((found) => found.engineReached.length > 0)).toBe(true);
+    // As root without a pool, it may signal and trace every process (the gateway's included).
+    expect(findings.some((found) => found.signalled.includes(process.pid))).toBe(true);
+    expect(findings.some((found) => found.ptraceOpened.includes(process.pid))).toBe(true);
   }, 120_000);
 });

@@ -62,6 +62,40 @@ describe("host-wide uid leases", () => {
     expect(killed.length).toBeGreaterThan(0);
   }, 90_000);
 
+  it("should not reclaim a lease whose run still lives (only its lease helper died), nor kill its agent", async () => {
+    const leaseDir = join(await tempDir("leases"), "uid-leases");
+    mkdirSync(leaseDir, { mode: 0o700 });
+    // Another run (a live process standing in for its gateway) tagged 62210; its agent still runs there,
+    // but the lock is gone (its `relax-reaper --lease-holder` died).
+    const otherGateway = spawn("/bin/sleep", ["300"], { detached: true, stdio: "ignore" });
+    const agent = spawn("/bin/sleep", ["300"], { uid: 62210, gid: 62210, detached: true, stdio: "ignore" });
+    await waitFor(() => otherGateway.pid !== undefined && agent.pid !== undefined);
+    writeFileSync(join(leaseDir, "62210.lock"), `pid${otherGateway.pid}`, { mode: 0o600 });
+    const stale: unknown[] = [];
+    const pool = new UidPool({
+      start: 62210,
+      end: 62211,
+      leaseDir,
+      inUse: new Set(),
+      onStaleLease: (event) => stale.push(event),
+    });
+    try {
+      expect(await pool.acquire()).toEqual({ uid: 62211, gid: 62211 });
+      await expect(pool.acquire()).rejects.toThrow(
+        "agentUidRange: all ids of 62210-62211 are in use (1 leased by other runs on this host)",
+      );
+      expect(stale).toEqual([]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(agent.exitCode).toBeNull();
+      expect(agent.signalCode).toBeNull(); // never touched
+      expect(readFileSync(join(leaseDir, "62210.lock"), "utf8")).toBe(`pid${otherGateway.pid}`);
+    } finally {
+      agent.kill("SIGKILL");
+      otherGateway.kill("SIGKILL");
+      await pool.close();
+    }
+  });
+
   it("should reclaim a stale lease (holder dead) and kill what still runs under its uid, and skip a foreign uid", async () => {
     const leaseDir = join(await tempDir("leases"), "uid-leases");
     mkdirSync(leaseDir, { mode: 0o700 });

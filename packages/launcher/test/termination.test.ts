@@ -128,7 +128,9 @@ describe("termination and reaping", () => {
     expect(outcome.status).toBe("failed");
     if (outcome.status !== "failed") return;
     expect(outcome.error).toMatchObject({ kind: "signal", signal: "SIGKILL", exitCode: null });
-    expect(outcome.error.message).toBe("Agent session sess-oom was killed by SIGKILL.");
+    expect(outcome.error.message).toBe(
+      "Agent session sess-oom was killed by SIGKILL, which this gateway did not send (the kernel's OOM killer sends it: see `dmesg`; docs/security.md).",
+    );
   });
 
   it("should terminate the session when its abort signal fires", async () => {

@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { readdir, stat } from "node:fs/promises";
 import { listProcesses, readProcessEntry, readProcessEnviron } from "./list-processes";
 
@@ -81,6 +82,14 @@ function signal(pid: number, name: NodeJS.Signals): void {
   }
 }
 
+function ownerOf(pid: number): number | null {
+  try {
+    return statSync(`/proc/${pid}`).uid;
+  } catch {
+    return null; // gone
+  }
+}
+
 function delay(milliseconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }
@@ -121,6 +130,9 @@ export async function killProcessesOfUid(uid: number): Promise<number> {
     const live = await liveProcessesOfUid(uid);
     if (live.length === 0) break;
     for (const pid of live) {
+      // The scan takes a while under load: a pid that ended since may already belong to another
+      // session's process (pid_max is often 32768). Its owner is checked again right before the kill.
+      if (ownerOf(pid) !== uid) continue;
       signal(pid, "SIGKILL");
       signalled.add(pid);
     }

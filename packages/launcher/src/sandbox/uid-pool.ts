@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
 import { AgentConfigError } from "../errors/agent-config-error";
 import { hasProcessOfUid, killProcessesOfUid } from "../process/sweep-session-processes";
 import { DEFAULT_UID_LEASE_DIR, UidLeaseHolder, type UidLockResult } from "./uid-lease-holder";
@@ -61,7 +62,8 @@ export interface UidPoolOptions extends UidRange {
  *
  * With leases (the default as root), every uid handed out is also leased host-wide for as long as it is
  * held ({@link UidLeaseHolder}): an id another run holds is skipped; an id whose lease was left by a dead
- * holder is reclaimed after every process still running under it is killed; an id never leased (or
+ * holder is reclaimed after every process still running under it is killed (not while the run named in
+ * the lease still runs: only its lease helper died); an id never leased (or
  * cleanly released) that still owns a live process belongs to something else on the host and is skipped.
  */
 export class UidPool {
@@ -109,6 +111,13 @@ export class UidPool {
       if (leases === null) {
         this.#taken.add(id);
         return { uid: id, gid: id };
+      }
+      if (holderIsAlive(leases.directory, id)) {
+        // Tagged by another run that still runs: held, or its lease helper died while its agent may
+        // live. Never reclaimed (read before locking: a lock would overwrite the tag).
+        busy++;
+        this.#free.push(id);
+        continue;
       }
       let lease: UidLockResult;
       try {
@@ -162,6 +171,28 @@ export class UidPool {
       throw error;
     });
     return this.#leases;
+  }
+}
+
+/**
+ * Whether the lease file of `uid` names (`pid<N>`, {@link UidPool.acquire}) a gateway other than this
+ * process that still runs: its lease helper may have died before it, leaving its live agents' uids
+ * unlocked. A pid reused since only makes the uid skipped, never reclaimed.
+ */
+function holderIsAlive(leaseDir: string, uid: number): boolean {
+  let tag = "";
+  try {
+    tag = readFileSync(join(leaseDir, `${uid}.lock`), "utf8");
+  } catch {
+    return false; // never leased
+  }
+  const pid = Number(/^pid(\d+)$/.exec(tag.trim())?.[1]);
+  if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

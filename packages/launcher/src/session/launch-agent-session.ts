@@ -469,6 +469,13 @@ async function outcomeOf(ending: {
       `ended unobserved: its supervisor relax-reaper ended (${signal ?? `code ${code}`}) before reporting how the agent ended; its processes were swept`,
     );
   }
+  if (exit.signal === "SIGKILL") {
+    // Not this launcher's (its terminations are reported as such): usually the kernel's OOM killer.
+    return failed(
+      "signal",
+      "was killed by SIGKILL, which this gateway did not send (the kernel's OOM killer sends it: see `dmesg`; docs/security.md)",
+    );
+  }
   if (exit.exitCode === null) return failed("signal", `was killed by ${exit.signal ?? "a signal"}`);
   if (exit.exitCode !== 0) return failed("exit", `exited with code ${exit.exitCode}`);
   let parsed: ParsedSessionOutput;
