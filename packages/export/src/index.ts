@@ -34,6 +34,11 @@ export {
   type NormalizeRewardsByGroupOptions,
   normalizeRewardsByGroup,
 } from "./credit/normalize-rewards-by-group";
+export type {
+  SideCreditFunction,
+  SideCreditInput,
+  SideCreditResult,
+} from "./credit/side-credit-function";
 // Debug dump
 export {
   type BuildDebugDumpOptions,
@@ -76,6 +81,7 @@ export type {
   SessionDrop,
   SessionExportInput,
 } from "./group/group-export-outcome";
+export type { SideContextInput, SideForestLike } from "./group/side-contexts";
 // Metrics
 export {
   type ComputeRolloutMetricsOptions,
@@ -93,6 +99,7 @@ export {
   buildTrainingRow,
 } from "./rows/build-training-row";
 export { createTrainingRowJsonSchema, type TrainingRow, trainingRowSchema } from "./rows/training-row";
+export { type TurnRewardsValue, turnRewardsSchema } from "./rows/turn-rewards";
 export {
   formatTrainingRowsJsonl,
   type ParseTrainingRowsOptions,

@@ -50,6 +50,8 @@ export interface PlannedContext {
    * advantage of the last segment.
    */
   segment?: { index: number; count: number };
+  /** Per-turn rewards as the agent wrote them (`turn_rewards`) and where, when given. */
+  turnRewards?: { value: unknown; path: string };
 }
 
 /** The export plan of one session: the contexts to train, or why the session cannot be finalised. */
@@ -128,6 +130,9 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
         rewardPath: "output.reward",
         sample: forest.buildSample(stateHash),
         ...(stateHashes.length > 1 ? { segment: { index, count: stateHashes.length } } : {}),
+        ...(output.turn_rewards !== undefined
+          ? { turnRewards: { value: output.turn_rewards, path: "output.turn_rewards" } }
+          : {}),
       })),
     };
   }
@@ -194,6 +199,9 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
       reward: record.reward,
       rewardPath: `records[${i}].reward`,
       sample: forest.buildSample(stateHash),
+      ...(record.turn_rewards !== undefined
+        ? { turnRewards: { value: record.turn_rewards, path: `records[${i}].turn_rewards` } }
+        : {}),
     });
   }
   return { ok: true, sessionId, kind: "explicit", contexts };
