@@ -99,7 +99,6 @@ export {
   buildTrainingRow,
 } from "./rows/build-training-row";
 export { createTrainingRowJsonSchema, type TrainingRow, trainingRowSchema } from "./rows/training-row";
-export { type TurnRewardsValue, turnRewardsSchema } from "./rows/turn-rewards";
 export {
   formatTrainingRowsJsonl,
   type ParseTrainingRowsOptions,
@@ -110,3 +109,4 @@ export {
   type TornRowLine,
   writeTrainingRowsFile,
 } from "./rows/training-row-jsonl";
+export { type TurnRewardsValue, turnRewardsSchema } from "./rows/turn-rewards";

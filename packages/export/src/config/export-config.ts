@@ -5,10 +5,9 @@ import type { GroupRewardFunction, RewardFunction } from "../reward/reward-funct
 
 const functionOrSpec = z.custom<
   string | RewardFunction | GroupRewardFunction | AdvantageFunction | SideCreditFunction
->(
-  (value) => (typeof value === "string" && value.trim() !== "") || typeof value === "function",
-  { message: 'must be a "module#export" string or a function' },
-);
+>((value) => (typeof value === "string" && value.trim() !== "") || typeof value === "function", {
+  message: 'must be a "module#export" string or a function',
+});
 
 /**
  * The export configuration, as the `relax` CLI assembles it from its flags (each field names its flag).

@@ -60,7 +60,9 @@ export function validateSideCreditResult(result: unknown): { advantage: number; 
         ? (issue.errors[1]?.[0] ?? issue)
         : issue;
     const reason =
-      inner === issue ? "must be a finite number or {advantage: number, reward?: number | null}" : inner.message;
+      inner === issue
+        ? "must be a finite number or {advantage: number, reward?: number | null}"
+        : inner.message;
     throw new TypeError(`${formatFieldPath(inner.path, "result")}: ${reason}`);
   }
   return typeof parsed.data === "number" ? { advantage: parsed.data } : parsed.data;

@@ -33,14 +33,22 @@ function commit(
  * A session with a two-turn main loop and, when asked, side forests: one compaction request (after
  * main turn 1) and two sub-agent trajectories (the first of two turns), each linked to its parent turn.
  */
-function session(id: string, reward: number | null, side: { compaction?: boolean; subagents?: boolean } = {}) {
+function session(
+  id: string,
+  reward: number | null,
+  side: { compaction?: boolean; subagents?: boolean } = {},
+) {
   const forest = new SessionForest({ sessionId: id, renderer });
   const task = user(`task ${id}`);
   const t0 = commit(forest, [sys, task], say("a"));
   const t1 = commit(forest, [sys, task, say("a"), user("r")], say("b"));
   const sideContexts: NonNullable<SessionExportInput["sideContexts"]> = [];
   if (side.compaction) {
-    const compaction = new SessionForest({ sessionId: id, renderer, metadata: { requestClass: "compaction" } });
+    const compaction = new SessionForest({
+      sessionId: id,
+      renderer,
+      metadata: { requestClass: "compaction" },
+    });
     commit(compaction, [sys, task, say("a"), user("Summarize.")], say("sum"), {
       requestClass: "compaction",
       parentStateHash: t0.node.stateHash,
@@ -70,11 +78,20 @@ describe("side contexts (trained request classes)", () => {
   it("should export a compaction context after its session's row with the main reward and advantage, tokens exact", async () => {
     const s0 = session("s0", 1, { compaction: true });
     const s1 = session("s1", 0);
-    const outcome = await exportGroup({ group: { groupIndex: 0, sessions: [s0.input, s1.input] }, config: config(2) });
+    const outcome = await exportGroup({
+      group: { groupIndex: 0, sessions: [s0.input, s1.input] },
+      config: config(2),
+    });
     if (outcome.kind !== "exported") throw new Error(outcome.message);
     const a = 0.5 / (Math.sqrt(0.5) + 1e-6);
     expect(
-      outcome.rows.map((row) => [row.session_id, row.context_name, row.request_class, row.reward, row.advantage]),
+      outcome.rows.map((row) => [
+        row.session_id,
+        row.context_name,
+        row.request_class,
+        row.reward,
+        row.advantage,
+      ]),
     ).toEqual([
       ["s0", null, undefined, 1, a],
       ["s0", "compaction:0", "compaction", 1, a],
@@ -104,10 +121,12 @@ describe("side contexts (trained request classes)", () => {
     });
     if (outcome.kind !== "exported") throw new Error(outcome.message);
     const sub = outcome.rows.filter((row) => row.request_class === "subagent");
-    expect(sub.map((row) => [row.context_name, row.num_turns, row.parent_state_hash, row.advantage])).toEqual([
-      ["subagent:0", 2, s0.turns[1], 0],
-      ["subagent:1", 1, s0.turns[1], 0],
-    ]);
+    expect(sub.map((row) => [row.context_name, row.num_turns, row.parent_state_hash, row.advantage])).toEqual(
+      [
+        ["subagent:0", 2, s0.turns[1], 0],
+        ["subagent:1", 1, s0.turns[1], 0],
+      ],
+    );
     expect(renderer.decode(sub[0]!.tokens.slice(sub[0]!.prompt_length))).toBe(
       "x?<|im_end|>\n<|im_start|>user\nx=1<|im_end|>\n<|im_start|>assistant\n1<|im_end|>",
     );
@@ -123,7 +142,13 @@ describe("side contexts (trained request classes)", () => {
       config: config(2),
       functions: {
         sideCredit: (input) => {
-          seen.push([input.name, input.requestClass, input.main.reward, input.numTurns, input.generatedTokens]);
+          seen.push([
+            input.name,
+            input.requestClass,
+            input.main.reward,
+            input.numTurns,
+            input.generatedTokens,
+          ]);
           return input.requestClass === "compaction" ? 0.25 : { advantage: -1, reward: null };
         },
       },
@@ -143,7 +168,10 @@ describe("side contexts (trained request classes)", () => {
 
   it("should drop the Group when the side-credit function returns a malformed value, naming the field", async () => {
     const outcome = await exportGroup({
-      group: { groupIndex: 0, sessions: [session("s0", 1, { compaction: true }).input, session("s1", 0).input] },
+      group: {
+        groupIndex: 0,
+        sessions: [session("s0", 1, { compaction: true }).input, session("s1", 0).input],
+      },
       config: config(2),
       functions: { sideCredit: () => ({ advantage: Number.NaN }) },
     });
@@ -172,7 +200,10 @@ describe("per-turn rewards", () => {
 
   it("should align an array and an index-keyed object to the row's turns with each turn's last generated position", async () => {
     for (const [value, expected] of [
-      [[0.5, 1], [0.5, 1]],
+      [
+        [0.5, 1],
+        [0.5, 1],
+      ],
       [{ 1: 0.75 }, [null, 0.75]],
     ] as const) {
       const outcome = await exportGroup({

@@ -203,7 +203,10 @@ export const trainingRowSchema = z
     }
     if (row.turn_rewards !== undefined) {
       if (row.turn_rewards.length !== row.num_turns)
-        issue(["turn_rewards"], `has ${row.turn_rewards.length} entries, expected num_turns = ${row.num_turns}`);
+        issue(
+          ["turn_rewards"],
+          `has ${row.turn_rewards.length} entries, expected num_turns = ${row.num_turns}`,
+        );
       if (row.turn_reward_positions?.length !== row.turn_rewards.length)
         issue(["turn_reward_positions"], "must have one entry per turn_rewards entry");
       row.turn_reward_positions?.forEach((position, i) => {
