@@ -311,6 +311,11 @@ class Row:
         wire: Dict[str, Any] = {name: getattr(self, name) for name in _ROW_KNOWN if name != "weight_version_spans"}
         if self.multimodal_train_inputs is None:
             del wire["multimodal_train_inputs"]
+        if self.request_class == "main":
+            del wire["request_class"]  # a main context's rows do not carry it
+        for name in ("parent_state_hash", "turn_rewards", "turn_reward_positions"):
+            if wire[name] is None:
+                del wire[name]
         wire["weight_version_spans"] = [
             {"version": span.version, "start": span.start, "end": span.end} for span in self.weight_version_spans
         ]

@@ -35,6 +35,9 @@ class SideContextRowsTest(unittest.TestCase):
         self.assertEqual([row.request_class for row in (main, side, other)], ["main", "compaction", "main"])
         self.assertEqual((side.parent_state_hash, main.parent_state_hash), ("ab" * 32, None))
         self.assertNotIn("request_class", side.extra)
+        # Back to the wire: the side row keeps its fields, a main row carries none of them.
+        self.assertEqual(side.to_dict(), session_rows()[1])
+        self.assertEqual(other.to_dict(), session_rows()[2])
 
     def test_per_turn_rewards_are_checked_and_placed_on_the_response(self):
         main = Row.from_wire(session_rows()[0])
