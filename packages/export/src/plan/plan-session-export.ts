@@ -5,6 +5,7 @@ import {
   formatFieldPath,
 } from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";
+import type { z } from "zod";
 import { IMPLICIT_CONTEXT_KEY } from "./context-name";
 import { type ExportableForest, isExportMatchError } from "./exportable-forest";
 import { type RewardValue, type SessionOutputLike, sessionOutputLikeSchema } from "./session-output-like";
@@ -102,40 +103,7 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
   }
   const output = parsed.data;
 
-  if (output.kind === "implicit") {
-    let stateHashes: string[];
-    try {
-      stateHashes =
-        forest.implicitExportSegments !== undefined
-          ? forest.implicitExportSegments().map((leaf) => leaf.stateHash)
-          : [forest.implicitExportLeaf().stateHash];
-    } catch (error) {
-      if (!isExportMatchError(error)) throw error;
-      return fail(
-        "ambiguous_implicit_export",
-        `implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction segment (${error.message}); ` +
-          "export the intended contexts explicitly",
-        error,
-      );
-    }
-    return {
-      ok: true,
-      sessionId,
-      kind: "implicit",
-      contexts: stateHashes.map((stateHash, index) => ({
-        name: null,
-        stateHash,
-        metadata: structuredClone(output.metadata ?? {}),
-        reward: output.reward,
-        rewardPath: "output.reward",
-        sample: forest.buildSample(stateHash),
-        ...(stateHashes.length > 1 ? { segment: { index, count: stateHashes.length } } : {}),
-        ...(output.turn_rewards !== undefined
-          ? { turnRewards: { value: output.turn_rewards, path: "output.turn_rewards" } }
-          : {}),
-      })),
-    };
-  }
+  if (output.kind === "implicit") return planImplicitExport(sessionId, output, forest, fail);
 
   const records = output.records;
   if (records.length === 0) return fail("empty_export", "the output holds no export records");
@@ -205,4 +173,45 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
     });
   }
   return { ok: true, sessionId, kind: "explicit", contexts };
+}
+
+/** The implicit branch of {@link planSessionExport}: the single leaf, or one per compaction segment. */
+function planImplicitExport(
+  sessionId: string,
+  output: Extract<z.output<typeof sessionOutputLikeSchema>, { kind: "implicit" }>,
+  forest: ExportableForest,
+  fail: (reason: NonFinalizableReason, message: string, cause?: unknown) => SessionExportPlan,
+): SessionExportPlan {
+  let stateHashes: string[];
+  try {
+    stateHashes =
+      forest.implicitExportSegments !== undefined
+        ? forest.implicitExportSegments().map((leaf) => leaf.stateHash)
+        : [forest.implicitExportLeaf().stateHash];
+  } catch (error) {
+    if (!isExportMatchError(error)) throw error;
+    return fail(
+      "ambiguous_implicit_export",
+      `implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction segment (${error.message}); ` +
+        "export the intended contexts explicitly",
+      error,
+    );
+  }
+  return {
+    ok: true,
+    sessionId,
+    kind: "implicit",
+    contexts: stateHashes.map((stateHash, index) => ({
+      name: null,
+      stateHash,
+      metadata: structuredClone(output.metadata ?? {}),
+      reward: output.reward,
+      rewardPath: "output.reward",
+      sample: forest.buildSample(stateHash),
+      ...(stateHashes.length > 1 ? { segment: { index, count: stateHashes.length } } : {}),
+      ...(output.turn_rewards !== undefined
+        ? { turnRewards: { value: output.turn_rewards, path: "output.turn_rewards" } }
+        : {}),
+    })),
+  };
 }
