@@ -3,6 +3,7 @@ import { SessionForest } from "@relax/forest";
 import { createCharRenderer } from "@relax/forest/testing";
 import { describe, expect, it } from "vitest";
 import { assertExportConfig } from "../config/validate-export-config";
+import { buildDebugDump } from "../debug/build-debug-dump";
 import { trainingRowSchema } from "../rows/training-row";
 import { exportGroup } from "./export-group";
 import type { SessionExportInput } from "./group-export-outcome";
@@ -111,6 +112,28 @@ describe("side contexts (trained request classes)", () => {
     expect(side.parent_state_hash).toBe(s0.turns[0]);
     expect(side.sample_index).toBe(0);
     for (const row of outcome.rows) expect(trainingRowSchema.safeParse(row).success).toBe(true);
+
+    // The debug dump marks the side forest's leaf as exported under its side-context name.
+    const compaction = s0.input.sideContexts![0]!.forest as SessionForest;
+    const dump = buildDebugDump({
+      rolloutStep: 0,
+      outcomes: [outcome],
+      decode: (ids) => renderer.decode(ids),
+      sessions: new Map([
+        [
+          0,
+          [
+            {
+              sessionId: "s0",
+              forest: s0.input.forest as SessionForest,
+              sideForests: new Map([["compaction", compaction]]),
+            },
+          ],
+        ],
+      ]),
+    });
+    const sideDump = dump.groups[0]!.sessions![0]!.side_forests!.compaction!;
+    expect(sideDump.nodes.map((node) => node.exported_as)).toEqual([[], ["compaction:0"]]);
   });
 
   it("should export each sub-agent trajectory as its own context linked to the parent turn", async () => {
