@@ -290,10 +290,11 @@ describe("request classes with the train policy (stand-in engine, scripted agent
       [1, null, undefined, 0, 2],
       [1, "subagent:0", "subagent", 0, 2],
     ]);
-    for (const [main, child] of [
+    const pairs: Array<[TrainingRow, TrainingRow]> = [
       [rows[0]!, rows[1]!],
       [rows[2]!, rows[3]!],
-    ]) {
+    ];
+    for (const [main, child] of pairs) {
       // The parent turn is the main loop's first response (the one that started the Task).
       const firstMainTurn = result.export.contexts.find((c) => c.stateHash === main.state_hash)!.sample
         .turns[0]!;
