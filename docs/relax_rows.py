@@ -20,6 +20,13 @@ order (``digest``, ``source`` URL or inline base64 ``data``, ``format``, ``origi
 image expanded to ``num_tokens`` image-pad tokens; ``image_bytes(entry)`` returns an entry's bytes for
 the trainer's processor and ``image_grid_thw(row)`` the ``[t, h, w]`` rows it must reproduce.
 
+Rows of trained side requests (``--request-class-policy compaction=train``, sub-agents) carry
+``request_class`` (``compaction``, ``subagent``, …; absent means the session's own, ``main``) and
+``parent_state_hash`` (the main-loop turn the side request came after); ``request_class(row)`` reads it.
+Rows with per-turn rewards carry ``turn_rewards`` (one per response turn, ``None`` for a turn without
+one) and ``turn_reward_positions`` (each turn's last generated token, relative to ``prompt_length``);
+``turn_reward_tokens(row)`` places them on the response (``response_length`` floats).
+
 Usage from a shell (prints a JSON summary; exit status 1 on a bad row)::
 
     python3 relax_rows.py rows.jsonl [--numpy]
@@ -88,6 +95,10 @@ OPTIONAL_ROW_FIELDS = {
     "weight_version_lag": int,
     "reward_source": dict,
     "multimodal_train_inputs": list,
+    "request_class": str,
+    "parent_state_hash": str,
+    "turn_rewards": list,
+    "turn_reward_positions": list,
 }
 REQUEST_KINDS = ("fresh", "resumed", "protected")
 REWARD_SOURCE_KINDS = ("agent_output", "reward_function", "group_reward_function", "none")
@@ -164,6 +175,39 @@ def _is_number(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _validate_turn_rewards(row, line):
+    rewards, positions = row.get("turn_rewards"), row.get("turn_reward_positions")
+    if rewards is None and positions is None:
+        return
+    if rewards is None or positions is None:
+        raise RowFormatError(line, "turn_rewards", "turn_rewards and turn_reward_positions come together")
+    if len(rewards) != row["num_turns"]:
+        raise RowFormatError(line, "turn_rewards", "has %d entries, expected num_turns %d" % (len(rewards), row["num_turns"]))
+    if len(positions) != len(rewards):
+        raise RowFormatError(line, "turn_reward_positions", "must have one entry per turn reward")
+    for i, reward in enumerate(rewards):
+        if reward is not None and (not _is_number(reward) or not math.isfinite(reward)):
+            raise RowFormatError(line, "turn_rewards[%d]" % i, "must be a finite number or null")
+    for i, position in enumerate(positions):
+        if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < max(1, row["response_length"]):
+            raise RowFormatError(line, "turn_reward_positions[%d]" % i, "must be a response position")
+
+
+def request_class(row):
+    """The row's request class: ``"main"`` for the session's own contexts, else the side request's class."""
+    return row.get("request_class", "main")
+
+
+def turn_reward_tokens(row):
+    """Per-turn rewards placed on the response: ``response_length`` floats, each turn's reward at its last
+    generated token, 0.0 elsewhere (all zeros for a row without per-turn rewards)."""
+    dense = [0.0] * row["response_length"]
+    for reward, position in zip(row.get("turn_rewards") or [], row.get("turn_reward_positions") or []):
+        if reward is not None:
+            dense[position] = float(reward)
+    return dense
+
+
 def validate_row(row, line=0):
     """Check one decoded row: field types and the cross-field invariants. Returns the row."""
     if not isinstance(row, dict):
@@ -191,6 +235,7 @@ def validate_row(row, line=0):
             raise RowFormatError(line, "multimodal_train_inputs", "must be a list")
         for i, entry in enumerate(images):
             _validate_image(entry, line, "multimodal_train_inputs[%d]" % i)
+    _validate_turn_rewards(row, line)
     if row["status"] not in STATUSES:
         raise RowFormatError(line, "status", "must be one of %s" % ", ".join(STATUSES))
     prompt, response = row["prompt_length"], row["response_length"]

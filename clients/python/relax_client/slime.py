@@ -30,6 +30,13 @@ What slime's own rollout would give, from slime's ``args``:
   size, so use ``--custom-reward-post-process-path relax_client.slime.reward_post_process`` (Relax's
   per-row advantages) or ``--disable-rewards-normalization`` with ``relax_reward_source: advantage``;
   otherwise such a step is refused with that advice;
+* trained side requests (``--request-class-policy compaction=train``, sub-agents) are sibling rows of their
+  session like multi-agent rows (same ``Sample.rollout_id``, so the same post-process advice applies), with
+  ``metadata["relax"]["request_class"]`` / ``["parent_state_hash"]`` saying which side request they are;
+* per-turn rewards: slime trains one scalar per ``Sample`` (``Sample.reward``, normalised per group, or the
+  advantage through ``reward_post_process``), so the mapping is: the row's scalar credit stays that scalar,
+  and ``metadata["relax"]["turn_rewards"]`` / ``["turn_reward_positions"]`` carry the per-turn values for a
+  custom reward post-process or loss; :func:`turn_reward_tokens` places them on the response tokens;
 * vision rows get ``multimodal_train_inputs`` from the model's image processor (``args.hf_checkpoint``, or
   ``process_images=``), its ``image_grid_thw`` checked against the row's; without a processor they are refused;
 * ``--rollout-top-p`` below 1 is refused up front: slime's conversion then needs top-p replay token ids that
@@ -49,6 +56,7 @@ from .types import Row
 __all__ = [
     "SlimeTypes", "load_slime_types", "row_to_sample", "rows_to_groups", "RelaxSlimeRollout", "generate_rollout",
     "reward_post_process",
+    "turn_reward_tokens",
 ]  # fmt: skip
 
 
@@ -138,6 +146,10 @@ def row_to_sample(
         "session_id": row.session_id,
         "rollout_id": row.rollout_id,
         "context_name": row.context_name,
+        "request_class": row.request_class,
+        "parent_state_hash": row.parent_state_hash,
+        "turn_rewards": row.turn_rewards,
+        "turn_reward_positions": row.turn_reward_positions,
         "state_hash": row.state_hash,
         "prompt_index": row.prompt_index,
         "sample_index": row.sample_index,
@@ -488,6 +500,19 @@ def reward_post_process(args: Any, samples: List[Any]) -> Tuple[List[Any], List[
     reward_key = getattr(args, "reward_key", None)
     raw = [sample.reward[reward_key] if reward_key else sample.reward for sample in samples]
     return raw, [float(sample.metadata["relax"]["advantage"]) for sample in samples]
+
+
+def turn_reward_tokens(sample: Any) -> List[float]:
+    """A ``Sample``'s per-turn rewards placed on its response: ``response_length`` values, each turn's reward
+    at its last generated token (``metadata["relax"]["turn_reward_positions"]``), 0.0 elsewhere and for a
+    turn without one; all zeros for a row without per-turn rewards. For a custom slime loss or reward
+    post-process (slime itself reads only the scalar ``Sample.reward``)."""
+    relax = sample.metadata["relax"]
+    dense = [0.0] * int(sample.response_length)
+    for reward, position in zip(relax.get("turn_rewards") or [], relax.get("turn_reward_positions") or []):
+        if reward is not None:
+            dense[position] = float(reward)
+    return dense
 
 
 def generate_rollout(args: Any, rollout_id: int, data_source: Any = None, evaluation: bool = False) -> Any:

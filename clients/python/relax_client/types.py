@@ -111,8 +111,25 @@ _ROW_KNOWN = (
     "tokens", "loss_mask", "rollout_log_probs", "advantage", "advantages", "reward", "reward_details",
     "response_length", "prompt_length", "status", "weight_versions", "weight_version_spans", "abort_count",
     "prompt_index", "sample_index", "rollout_id", "group_index", "session_id", "context_name", "state_hash",
-    "num_turns", "stop_reason", "metadata", "multimodal_train_inputs",
+    "num_turns", "stop_reason", "metadata", "multimodal_train_inputs", "request_class", "parent_state_hash",
+    "turn_rewards", "turn_reward_positions",
 )  # fmt: skip
+
+
+def _turn_rewards(obj: Dict[str, Any], path: str) -> Tuple[Optional[List[Optional[float]]], Optional[List[int]]]:
+    """``turn_rewards`` (finite numbers or ``None``) and ``turn_reward_positions`` (ints), both or neither."""
+    rewards = _get(obj, "turn_rewards", list, path, None)
+    positions = _get(obj, "turn_reward_positions", list, path, None)
+    if rewards is None and positions is None:
+        return None, None
+    if rewards is None or positions is None:
+        raise RelaxProtocolError("comes without turn_rewards / turn_reward_positions", path + ".turn_rewards")
+    for index, value in enumerate(rewards):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise RelaxProtocolError("must be a finite number or null", "%s.turn_rewards[%d]" % (path, index))
+    return rewards, _int_list(positions, path + ".turn_reward_positions")
 
 
 def _images(value: Optional[List[Any]], path: str) -> Optional[List[Dict[str, Any]]]:
@@ -143,7 +160,12 @@ class Row:
     ``0`` when the server does not send them. ``dataset`` names the eval dataset of an eval row (``None`` for
     a train row). ``multimodal_train_inputs`` lists the images of a multimodal row in prompt order (dicts
     with ``digest``, ``source`` or base64 ``data``, ``format``, ``original_size``, ``resized_size``,
-    ``image_grid_thw``, ``num_tokens``); ``None`` for a text row. Unknown row fields are kept in ``extra``.
+    ``image_grid_thw``, ``num_tokens``); ``None`` for a text row. ``request_class`` is ``"main"`` for the
+    session's own contexts and the class (``"compaction"``, ``"subagent"``, …) of a trained side request,
+    whose ``parent_state_hash`` names the main-loop turn it came after. ``turn_rewards`` (one per response
+    turn, ``None`` for a turn without one) and ``turn_reward_positions`` (each turn's last generated token,
+    response-relative) are ``None`` when no per-turn rewards were given. Unknown row fields are kept in
+    ``extra``.
     """
 
     tokens: List[int]
@@ -171,6 +193,10 @@ class Row:
     sample_index: Optional[int] = None
     dataset: Optional[str] = None
     multimodal_train_inputs: Optional[List[Dict[str, Any]]] = None
+    request_class: str = "main"
+    parent_state_hash: Optional[str] = None
+    turn_rewards: Optional[List[Optional[float]]] = None
+    turn_reward_positions: Optional[List[int]] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -182,6 +208,7 @@ class Row:
         obj = _obj(obj, path)
         number = (int, float)
         spans_wire = _get(obj, "weight_version_spans", list, path, [])
+        turn_rewards, turn_reward_positions = _turn_rewards(obj, path)
         row = cls(
             tokens=_int_list(_get(obj, "tokens", list, path), path + ".tokens"),
             loss_mask=_int_list(_get(obj, "loss_mask", list, path), path + ".loss_mask"),
@@ -211,6 +238,10 @@ class Row:
             sample_index=_get(obj, "sample_index", int, path, None),
             dataset=dataset,
             multimodal_train_inputs=_images(_get(obj, "multimodal_train_inputs", list, path, None), path),
+            request_class=_get(obj, "request_class", str, path, "main"),
+            parent_state_hash=_get(obj, "parent_state_hash", str, path, None),
+            turn_rewards=turn_rewards,
+            turn_reward_positions=turn_reward_positions,
             extra=_extra(obj, _ROW_KNOWN),
         )
         row._check(path)
@@ -235,6 +266,30 @@ class Row:
             if span.end > self.response_length:
                 message = "end %d is past response_length %d" % (span.end, self.response_length)
                 raise RelaxProtocolError(message, "%s.weight_version_spans[%d]" % (path, index))
+        self._check_turn_rewards(path)
+
+    def _check_turn_rewards(self, path: str) -> None:
+        if self.turn_rewards is None or self.turn_reward_positions is None:
+            return
+        if len(self.turn_rewards) != self.num_turns:
+            message = "has %d entries, expected num_turns %d" % (len(self.turn_rewards), self.num_turns)
+            raise RelaxProtocolError(message, path + ".turn_rewards")
+        if len(self.turn_reward_positions) != len(self.turn_rewards):
+            raise RelaxProtocolError("must have one entry per turn reward", path + ".turn_reward_positions")
+        for index, position in enumerate(self.turn_reward_positions):
+            if not 0 <= position < max(1, self.response_length):
+                message = "%d is outside the response (length %d)" % (position, self.response_length)
+                raise RelaxProtocolError(message, "%s.turn_reward_positions[%d]" % (path, index))
+
+    def turn_reward_tokens(self) -> List[float]:
+        """Per-turn rewards placed on the response: ``response_length`` values, each turn's reward at its
+        last generated token (``turn_reward_positions``), 0.0 elsewhere and for a turn without one. All
+        zeros when the row has no per-turn rewards."""
+        dense = [0.0] * self.response_length
+        for reward, position in zip(self.turn_rewards or [], self.turn_reward_positions or []):
+            if reward is not None:
+                dense[position] = float(reward)
+        return dense
 
     @property
     def response_tokens(self) -> List[int]:
@@ -256,6 +311,11 @@ class Row:
         wire: Dict[str, Any] = {name: getattr(self, name) for name in _ROW_KNOWN if name != "weight_version_spans"}
         if self.multimodal_train_inputs is None:
             del wire["multimodal_train_inputs"]
+        if self.request_class == "main":
+            del wire["request_class"]  # a main context's rows do not carry it
+        for name in ("parent_state_hash", "turn_rewards", "turn_reward_positions"):
+            if wire[name] is None:
+                del wire[name]
         wire["weight_version_spans"] = [
             {"version": span.version, "start": span.start, "end": span.end} for span in self.weight_version_spans
         ]

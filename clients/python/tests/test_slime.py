@@ -72,7 +72,8 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual((first.reward, first.status, first.weight_versions), (1.0, Sample.Status.TRUNCATED, ["v0", "v1"]))
         self.assertEqual(first.metadata, {
             "answer": "18",
-            "relax": {"session_id": "s-0", "rollout_id": "r-s-0", "context_name": None, "state_hash": "h-s-0",
+            "relax": {"session_id": "s-0", "rollout_id": "r-s-0", "context_name": None, "request_class": "main",
+                      "parent_state_hash": None, "turn_rewards": None, "turn_reward_positions": None, "state_hash": "h-s-0",
                       "prompt_index": 4, "sample_index": 0, "weight_version_spans": [["v0", 0, 1], ["v1", 1, 2]],
                       "abort_count": 0, "num_turns": 1, "stop_reason": "stop", "reward_details": {"format": 1.0},
                       "advantage": 0.5, "reward_filled": False, "group_index": 0, "partition": None,

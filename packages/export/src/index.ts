@@ -34,6 +34,11 @@ export {
   type NormalizeRewardsByGroupOptions,
   normalizeRewardsByGroup,
 } from "./credit/normalize-rewards-by-group";
+export type {
+  SideCreditFunction,
+  SideCreditInput,
+  SideCreditResult,
+} from "./credit/side-credit-function";
 // Debug dump
 export {
   type BuildDebugDumpOptions,
@@ -76,6 +81,7 @@ export type {
   SessionDrop,
   SessionExportInput,
 } from "./group/group-export-outcome";
+export type { SideContextInput, SideForestLike } from "./group/side-contexts";
 // Metrics
 export {
   type ComputeRolloutMetricsOptions,
@@ -104,3 +110,4 @@ export {
   type TornRowLine,
   writeTrainingRowsFile,
 } from "./rows/training-row-jsonl";
+export { type TurnRewardsValue, turnRewardsSchema } from "./rows/turn-rewards";

@@ -62,6 +62,7 @@ export type {
   Reward,
   SessionOutput,
   SessionOutputWarning,
+  TurnRewards,
 } from "./output/session-output";
 export type { AgentMounts, ProcessExit } from "./process/agent-process";
 export { DEFAULT_AGENT_LOG_MAX_BYTES } from "./process/capped-log";

@@ -433,6 +433,29 @@ describe("buildViewModel: what a session was asked and did, and its side forests
     ).toEqual([[hash("c"), [], "recorded as compaction, never trained (policy record)"]]);
     expect(side.forest.turns.map((turn) => [turn.status, turn.failure])).toEqual([["failed", "aborted"]]);
   });
+
+  it("should show a trained side forest (policy train) with its leaf linked to its side context", () => {
+    const dump = JSON.parse(readFileSync(fixture("demo-debug-0.json"), "utf8"));
+    const target = dump.groups[0].sessions[0];
+    const { forest } = target;
+    target.side_forests = {
+      compaction: {
+        root_state_hash: forest.root_state_hash,
+        nodes: [{ ...forest.nodes[0], state_hash: hash("c"), exported_as: ["compaction:0"] }],
+        turns: [{ ...forest.turns[0], observation_state_hash: hash("c") }],
+      },
+    };
+    const own = dump.groups[0].samples.find(
+      (sample: { session_id: string }) => sample.session_id === target.session_id,
+    );
+    dump.groups[0].samples.push({ ...own, state_hash: hash("c"), context_name: "compaction:0" });
+    const model = buildViewModel({ sources: [parseViewSource("trained.json", JSON.stringify(dump))] });
+    const side = model.sessions[0]!.sideForests[0]!;
+    expect([side.requestClass, side.policy]).toEqual(["compaction", "train"]);
+    const [leaf] = side.forest.nodes;
+    expect([leaf!.exportedAs.length, leaf!.notExportedReason]).toEqual([1, undefined]);
+    expect(model.contexts.some((context) => leaf!.exportedAs.includes(context.id))).toBe(true);
+  });
 });
 
 describe("buildViewModel: images of a row on their pad tokens", () => {

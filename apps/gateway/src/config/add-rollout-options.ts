@@ -232,6 +232,15 @@ export function addTurnOptions(command: Command): Command {
       collect,
     )
     .option(
+      "--request-class-policy <class=policy>",
+      "what to do with a request class (repeatable): train, record or passthrough; e.g. compaction=train exports compaction requests as side contexts credited from the main context",
+      collect,
+    )
+    .option(
+      "--request-class-credit-path <module#export>",
+      "credit function for trained side contexts (default: the main context's reward and advantage)",
+    )
+    .option(
       "--honor-response-format",
       "pass a request's JSON schema (response_format, text.format) to SGLang as json_schema (constrained decoding changes the logprobs)",
     )

@@ -33,9 +33,12 @@ describe("shapeIssues", () => {
 
 describe("functionSpecIssues", () => {
   it("should check string specs of customRm then customAdvantage, and let functions pass", () => {
-    expect(codes(functionSpecIssues(config({ customRm: "a#b#c", customAdvantage: "#f" })))).toEqual([
+    expect(
+      codes(functionSpecIssues(config({ customRm: "a#b#c", customAdvantage: "#f", sideCredit: "x#y#z" }))),
+    ).toEqual([
       "error:invalid_function_spec@customRm",
       "error:invalid_function_spec@customAdvantage",
+      "error:invalid_function_spec@sideCredit",
     ]);
     expect(functionSpecIssues(config({ customRm: "./rm.mjs#reward", customAdvantage: () => null }))).toEqual(
       [],

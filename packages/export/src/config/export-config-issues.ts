@@ -50,12 +50,12 @@ export function shapeIssues(issues: readonly z.core.$ZodIssue[]): ExportConfigIs
 }
 
 /**
- * The `invalid_function_spec` errors of `customRm` and `customAdvantage` (in that order): a string
+ * The `invalid_function_spec` errors of `customRm`, `customAdvantage` and `sideCredit` (in that order): a string
  * value must parse as `module#export` (syntax only; nothing is imported). Function values pass.
  */
 export function functionSpecIssues(config: ExportConfig): ExportConfigIssue[] {
   const issues: ExportConfigIssue[] = [];
-  for (const field of ["customRm", "customAdvantage"] as const) {
+  for (const field of ["customRm", "customAdvantage", "sideCredit"] as const) {
     const value = config[field];
     if (typeof value !== "string") continue;
     try {

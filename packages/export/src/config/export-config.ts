@@ -1,11 +1,13 @@
 import { z } from "zod";
 import type { AdvantageFunction } from "../credit/advantage-function";
+import type { SideCreditFunction } from "../credit/side-credit-function";
 import type { GroupRewardFunction, RewardFunction } from "../reward/reward-function";
 
-const functionOrSpec = z.custom<string | RewardFunction | GroupRewardFunction | AdvantageFunction>(
-  (value) => (typeof value === "string" && value.trim() !== "") || typeof value === "function",
-  { message: 'must be a "module#export" string or a function' },
-);
+const functionOrSpec = z.custom<
+  string | RewardFunction | GroupRewardFunction | AdvantageFunction | SideCreditFunction
+>((value) => (typeof value === "string" && value.trim() !== "") || typeof value === "function", {
+  message: 'must be a "module#export" string or a function',
+});
 
 /**
  * The export configuration, as the `relax` CLI assembles it from its flags (each field names its flag).
@@ -41,6 +43,11 @@ export const exportConfigSchema = z.strictObject({
   groupRm: z.boolean().default(false),
   /** `--agentic-custom-advantage-path`: a `module#export` string or the function itself. */
   customAdvantage: functionOrSpec.optional(),
+  /**
+   * `--request-class-credit-path`: credits side contexts (trained request classes) instead of the default
+   * rule (the main context's reward and advantage); a `module#export` string or the function itself.
+   */
+  sideCredit: functionOrSpec.optional(),
   /** The recipe may export more than one context per session (multi-agent, explicit branches). @default false */
   multiContext: z.boolean().default(false),
   /** `--use-dynamic-batch-size`; required for multi-context training. @default false */

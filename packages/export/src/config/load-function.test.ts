@@ -56,4 +56,30 @@ describe("resolveExportFunctions", () => {
     });
     expect(grouped).toEqual({ groupReward: inline });
   });
+
+  it("should load the side-credit function (--request-class-credit-path)", async () => {
+    const functions = await resolveExportFunctions(
+      {
+        groupRm: false,
+        customRm: undefined,
+        customAdvantage: undefined,
+        sideCredit: "./side-credit.mjs#sideCredit",
+      },
+      { baseDir: fixtures },
+    );
+    expect(Object.keys(functions)).toEqual(["sideCredit"]);
+    const credit = functions.sideCredit!;
+    const main = { name: null, reward: 1, advantage: 0.5, metadata: {} };
+    const input = {
+      name: "compaction:0",
+      sessionId: "s",
+      slot: 0,
+      groupIndex: 0,
+      stateHash: "h",
+      numTurns: 1,
+    };
+    const base = { ...input, generatedTokens: 4, main, group: [] };
+    expect(await credit({ ...base, requestClass: "compaction" })).toBe(0.25);
+    expect(await credit({ ...base, requestClass: "subagent" })).toBe(0.5);
+  });
 });

@@ -1,4 +1,5 @@
 import type { AdvantageFunction } from "../credit/advantage-function";
+import type { SideCreditFunction } from "../credit/side-credit-function";
 import type { GroupRewardFunction, RewardFunction } from "../reward/reward-function";
 import type { ExportConfig } from "./export-config";
 import { loadFunction } from "./load-function";
@@ -11,6 +12,8 @@ export interface ExportFunctions {
   groupReward?: GroupRewardFunction;
   /** Custom advantage function (`customAdvantage`). */
   advantage?: AdvantageFunction;
+  /** Side-context credit function (`sideCredit`, docs/contract.md#side-contexts). */
+  sideCredit?: SideCreditFunction;
 }
 
 /**
@@ -19,7 +22,8 @@ export interface ExportFunctions {
  * @throws FunctionLoadError when a module or export cannot be loaded.
  */
 export async function resolveExportFunctions(
-  config: Pick<ExportConfig, "customRm" | "groupRm" | "customAdvantage">,
+  config: Pick<ExportConfig, "customRm" | "groupRm" | "customAdvantage"> &
+    Partial<Pick<ExportConfig, "sideCredit">>,
   { baseDir }: { baseDir?: string } = {},
 ): Promise<ExportFunctions> {
   const load = async <F extends (...args: never[]) => unknown>(value: unknown): Promise<F | undefined> => {
@@ -35,5 +39,7 @@ export async function resolveExportFunctions(
   }
   const advantage = await load<AdvantageFunction>(config.customAdvantage);
   if (advantage !== undefined) functions.advantage = advantage;
+  const sideCredit = await load<SideCreditFunction>(config.sideCredit);
+  if (sideCredit !== undefined) functions.sideCredit = sideCredit;
   return functions;
 }

@@ -172,12 +172,27 @@ function dumpGroupSessions(
       dumped.side_forests = Object.fromEntries(
         [...session.sideForests].map(([requestClass, forest]) => [
           requestClass,
-          dumpSessionForest(forest, new Map()),
+          // A trained class's leaves are side contexts (docs/contract.md#side-contexts).
+          dumpSessionForest(forest, sideExportedAs(contexts, session.sessionId, requestClass)),
         ]),
       );
     }
     return dumped;
   });
+}
+
+/** State hash → side-context names of one request class of one session. */
+function sideExportedAs(
+  contexts: readonly ExportedContext[],
+  sessionId: string,
+  requestClass: string,
+): Map<string, (string | null)[]> {
+  const out = new Map<string, (string | null)[]>();
+  for (const context of contexts) {
+    if (context.sessionId !== sessionId || context.requestClass !== requestClass) continue;
+    out.set(context.stateHash, [...(out.get(context.stateHash) ?? []), context.name]);
+  }
+  return out;
 }
 
 function dumpSample(context: ExportedContext, decode: (ids: number[]) => string): DebugDumpSample {

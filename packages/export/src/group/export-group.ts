@@ -1,16 +1,19 @@
 import type { ExportConfig } from "../config/export-config";
 import type { ExportFunctions } from "../config/resolve-export-functions";
 import type { AdvantageFunction } from "../credit/advantage-function";
+import type { SideCreditFunction } from "../credit/side-credit-function";
 import { GroupSizeError } from "../errors/group-size-error";
 import { planSessionExport, type SessionExportPlan } from "../plan/plan-session-export";
 import type { GroupRewardFunction, RewardFunction } from "../reward/reward-function";
 import { type AdvantageSource, functionSpecName } from "../reward/reward-source";
 import { buildTrainingRow } from "../rows/build-training-row";
+import { applyTurnRewards } from "./apply-turn-rewards";
 import { applyCustomAdvantage, applyNormalizedAdvantages } from "./assign-group-credit";
 import { collectContexts, multipleContextsDrop, nonFinalizableDrop } from "./group-contexts";
 import { droppedOutcome, type GroupDrop } from "./group-drop";
 import type { ExportMode, GroupExportInput, GroupExportOutcome } from "./group-export-outcome";
 import { resolveGroupRewards } from "./resolve-group-rewards";
+import { applySideCredit, collectSideContexts } from "./side-contexts";
 
 /** Options of {@link exportGroup}. */
 export interface ExportGroupOptions {
@@ -36,8 +39,11 @@ export interface ExportGroupOptions {
  * 3. resolves rewards: the exported value (primary via `rewardKey`); then a group reward function
  *    replaces all, or a per-sample reward function fills the missing ones (skipped when a custom
  *    advantage function is configured);
- * 4. train only: custom advantage (no normalisation) or standard normalisation per `advantageEstimator`;
- * 5. builds one row per context.
+ * 4. aligns per-turn rewards to their contexts' turns (`invalid_turn_rewards` when one does not fit);
+ * 5. train only: custom advantage (no normalisation) or standard normalisation per `advantageEstimator`;
+ * 6. train only: the sessions' trained side forests become side contexts, credited from their main
+ *    context or by the side-credit function (docs/contract.md#side-contexts);
+ * 7. builds one row per context, each session's rows together.
  *
  * Agent- and user-function failures drop the Group with a reason; nothing is partially exported.
  *
@@ -86,6 +92,9 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
   if (rewardDrop) return dropped(rewardDrop);
 
   const advantageSource = advantageSourceOf({ config, mode, custom: functions.advantage !== undefined });
+  const turnDrop = applyTurnRewards(contexts);
+  if (turnDrop) return dropped(turnDrop);
+
   if (mode === "eval") {
     for (const context of contexts) context.advantage = 0;
   } else if (functions.advantage) {
@@ -106,7 +115,13 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
   }
   for (const context of contexts) context.advantageSource = advantageSource;
 
-  const rows = contexts.map((context) =>
+  // Trained side requests (docs/contract.md#side-contexts): train only, credited from the main context.
+  const side = mode === "train" ? collectSideContexts(sessions, plans, groupIndex) : [];
+  const sideDrop = await applySideCredit({ contexts, side, sideCredit: functions.sideCredit });
+  if (sideDrop) return dropped(sideDrop);
+  const all = [...contexts, ...side].sort((a, b) => a.slot - b.slot);
+
+  const rows = all.map((context) =>
     buildTrainingRow({
       sample: context.sample,
       groupIndex,
@@ -119,9 +134,12 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
       rewardSource: context.rewardSource,
       advantage: context.advantage!,
       inlineImageBytes: config.inlineImageBytes,
+      ...(context.requestClass !== undefined ? { requestClass: context.requestClass } : {}),
+      ...(context.parentStateHash !== undefined ? { parentStateHash: context.parentStateHash } : {}),
+      ...(context.turnRewards !== undefined ? { turnRewards: context.turnRewards } : {}),
     }),
   );
-  return { kind: "exported", groupIndex, mode, rows, contexts };
+  return { kind: "exported", groupIndex, mode, rows, contexts: all };
 }
 
 /** How {@link exportGroup} assigns the advantage of a Group's contexts in `mode` (see {@link AdvantageSource}). */
@@ -153,6 +171,7 @@ function inlineFunctions(config: ExportConfig): ExportFunctions {
   }
   if (typeof config.customAdvantage === "function")
     functions.advantage = config.customAdvantage as AdvantageFunction;
+  if (typeof config.sideCredit === "function") functions.sideCredit = config.sideCredit as SideCreditFunction;
   return functions;
 }
 

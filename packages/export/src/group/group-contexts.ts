@@ -27,6 +27,7 @@ export function collectContexts(plans: readonly SessionExportPlan[], groupIndex:
         rewardDetails: {},
         advantage: null,
         ...(context.segment !== undefined ? { segment: context.segment } : {}),
+        ...(context.turnRewards !== undefined ? { turnRewardsSource: context.turnRewards } : {}),
       });
     }
   }

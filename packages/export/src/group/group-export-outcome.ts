@@ -4,6 +4,8 @@ import type { NonFinalizableReason } from "../plan/plan-session-export";
 import type { RewardValue, SessionOutputLike } from "../plan/session-output-like";
 import type { AdvantageSource, RewardSource } from "../reward/reward-source";
 import type { TrainingRow } from "../rows/training-row";
+import type { AlignedTurnRewards } from "../rows/turn-rewards";
+import type { SideContextInput } from "./side-contexts";
 
 /** `train` runs credit assignment; `eval` resolves rewards only (advantages are 0, custom advantage is not called). */
 export type ExportMode = "train" | "eval";
@@ -17,6 +19,12 @@ export interface SessionExportInput {
   forest: ExportableForest;
   /** The dataset sample the session was created from, passed to reward functions. */
   datasetSample?: unknown;
+  /**
+   * The session's side forests whose request class has the policy `train` (see
+   * docs/contract.md#side-contexts): every exportable leaf becomes a side context of the session.
+   * @default []
+   */
+  sideContexts?: SideContextInput[];
 }
 
 /** One sampled Group: `n_samples_per_prompt` sessions of the same prompt, in sampled order. */
@@ -63,6 +71,14 @@ export interface ExportedContext {
    * for Group statistics.
    */
   segment?: { index: number; count: number };
+  /** A side context's request class (`compaction`, `subagent`, …); absent for the session's own contexts. */
+  requestClass?: string;
+  /** A side context's parent turn: the main-forest response the side request came after. */
+  parentStateHash?: string;
+  /** Per-turn rewards as written (agent output or reward object), before alignment. */
+  turnRewardsSource?: { value: unknown; path: string };
+  /** Per-turn rewards aligned to this context's turns (rows' `turn_rewards`, `turn_reward_positions`). */
+  turnRewards?: AlignedTurnRewards;
 }
 
 /**
@@ -72,7 +88,9 @@ export interface ExportedContext {
  * - `invalid_reward`: an exported reward has no usable primary value;
  * - `missing_reward`: standard normalisation needs a reward for every context, and one has none;
  * - `reward_function_error`: a reward function threw or returned an unusable value;
- * - `advantage_function_error`: the custom advantage function threw or returned a malformed value.
+ * - `advantage_function_error`: the custom advantage function threw or returned a malformed value;
+ * - `invalid_turn_rewards`: per-turn rewards do not fit their context (wrong length, unknown turn);
+ * - `side_credit_function_error`: the side-credit function threw or returned a malformed value.
  */
 export type GroupDropReason =
   | NonFinalizableReason
@@ -80,7 +98,9 @@ export type GroupDropReason =
   | "invalid_reward"
   | "missing_reward"
   | "reward_function_error"
-  | "advantage_function_error";
+  | "advantage_function_error"
+  | "invalid_turn_rewards"
+  | "side_credit_function_error";
 
 /** Why a Group was filtered: the custom advantage function returned `null` (its documented way to skip a Group). */
 export type GroupFilterReason = "advantage_function_returned_null";

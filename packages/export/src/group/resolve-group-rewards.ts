@@ -232,6 +232,11 @@ function setResolvedReward(
   context.reward = resolved?.primary ?? null;
   context.rewardDetails = resolved?.details ?? {};
   context.rewardSource = resolved === null ? { kind: "none" } : source;
+  const raw = value.value;
+  // A reward object may carry per-turn rewards (docs/contract.md#per-turn-rewards); aligned later.
+  if (typeof raw === "object" && raw !== null && !Array.isArray(raw) && raw.turn_rewards !== undefined) {
+    context.turnRewardsSource = { value: raw.turn_rewards, path: `${value.path ?? "reward"}.turn_rewards` };
+  }
   return undefined;
 }
 

@@ -5,6 +5,7 @@ import {
   formatFieldPath,
 } from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";
+import type { z } from "zod";
 import { IMPLICIT_CONTEXT_KEY } from "./context-name";
 import { type ExportableForest, isExportMatchError } from "./exportable-forest";
 import { type RewardValue, type SessionOutputLike, sessionOutputLikeSchema } from "./session-output-like";
@@ -50,6 +51,8 @@ export interface PlannedContext {
    * advantage of the last segment.
    */
   segment?: { index: number; count: number };
+  /** Per-turn rewards as the agent wrote them (`turn_rewards`) and where, when given. */
+  turnRewards?: { value: unknown; path: string };
 }
 
 /** The export plan of one session: the contexts to train, or why the session cannot be finalised. */
@@ -100,37 +103,7 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
   }
   const output = parsed.data;
 
-  if (output.kind === "implicit") {
-    let stateHashes: string[];
-    try {
-      stateHashes =
-        forest.implicitExportSegments !== undefined
-          ? forest.implicitExportSegments().map((leaf) => leaf.stateHash)
-          : [forest.implicitExportLeaf().stateHash];
-    } catch (error) {
-      if (!isExportMatchError(error)) throw error;
-      return fail(
-        "ambiguous_implicit_export",
-        `implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction segment (${error.message}); ` +
-          "export the intended contexts explicitly",
-        error,
-      );
-    }
-    return {
-      ok: true,
-      sessionId,
-      kind: "implicit",
-      contexts: stateHashes.map((stateHash, index) => ({
-        name: null,
-        stateHash,
-        metadata: structuredClone(output.metadata ?? {}),
-        reward: output.reward,
-        rewardPath: "output.reward",
-        sample: forest.buildSample(stateHash),
-        ...(stateHashes.length > 1 ? { segment: { index, count: stateHashes.length } } : {}),
-      })),
-    };
-  }
+  if (output.kind === "implicit") return planImplicitExport(sessionId, output, forest, fail);
 
   const records = output.records;
   if (records.length === 0) return fail("empty_export", "the output holds no export records");
@@ -194,7 +167,51 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
       reward: record.reward,
       rewardPath: `records[${i}].reward`,
       sample: forest.buildSample(stateHash),
+      ...(record.turn_rewards !== undefined
+        ? { turnRewards: { value: record.turn_rewards, path: `records[${i}].turn_rewards` } }
+        : {}),
     });
   }
   return { ok: true, sessionId, kind: "explicit", contexts };
+}
+
+/** The implicit branch of {@link planSessionExport}: the single leaf, or one per compaction segment. */
+function planImplicitExport(
+  sessionId: string,
+  output: Extract<z.output<typeof sessionOutputLikeSchema>, { kind: "implicit" }>,
+  forest: ExportableForest,
+  fail: (reason: NonFinalizableReason, message: string, cause?: unknown) => SessionExportPlan,
+): SessionExportPlan {
+  let stateHashes: string[];
+  try {
+    stateHashes =
+      forest.implicitExportSegments !== undefined
+        ? forest.implicitExportSegments().map((leaf) => leaf.stateHash)
+        : [forest.implicitExportLeaf().stateHash];
+  } catch (error) {
+    if (!isExportMatchError(error)) throw error;
+    return fail(
+      "ambiguous_implicit_export",
+      `implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction segment (${error.message}); ` +
+        "export the intended contexts explicitly",
+      error,
+    );
+  }
+  return {
+    ok: true,
+    sessionId,
+    kind: "implicit",
+    contexts: stateHashes.map((stateHash, index) => ({
+      name: null,
+      stateHash,
+      metadata: structuredClone(output.metadata ?? {}),
+      reward: output.reward,
+      rewardPath: "output.reward",
+      sample: forest.buildSample(stateHash),
+      ...(stateHashes.length > 1 ? { segment: { index, count: stateHashes.length } } : {}),
+      ...(output.turn_rewards !== undefined
+        ? { turnRewards: { value: output.turn_rewards, path: "output.turn_rewards" } }
+        : {}),
+    })),
+  };
 }

@@ -25,6 +25,8 @@ export interface ExportRecordLike {
   metadata?: Record<string, unknown>;
   /** Per-context task outcome. */
   reward?: RewardValue;
+  /** Per-turn rewards of this context (docs/contract.md#per-turn-rewards); checked at export. */
+  turn_rewards?: unknown;
 }
 
 /**
@@ -38,7 +40,7 @@ export interface ExportRecordLike {
  * @see docs/contract.md#session-input-output, docs/contract.md#export-records
  */
 export type SessionOutputLike =
-  | { kind: "implicit"; metadata?: Record<string, unknown>; reward?: RewardValue }
+  | { kind: "implicit"; metadata?: Record<string, unknown>; reward?: RewardValue; turn_rewards?: unknown }
   | { kind: "records"; records: ExportRecordLike[] };
 
 const metadataSchema = z.record(z.string(), z.unknown());
@@ -52,10 +54,16 @@ export const exportRecordLikeSchema = z.object({
   chat_template_kwargs: metadataSchema.nullish(),
   metadata: metadataSchema.nullish(),
   reward: rewardSchema,
+  turn_rewards: z.unknown().optional(),
 });
 
 /** zod schema of {@link SessionOutputLike}, used to validate what the launcher hands over. */
 export const sessionOutputLikeSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("implicit"), metadata: metadataSchema.nullish(), reward: rewardSchema }),
+  z.object({
+    kind: z.literal("implicit"),
+    metadata: metadataSchema.nullish(),
+    reward: rewardSchema,
+    turn_rewards: z.unknown().optional(),
+  }),
   z.object({ kind: z.literal("records"), records: z.array(exportRecordLikeSchema) }),
 ]);

@@ -2,6 +2,7 @@ import { decodeDataUri, type MediaItem } from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";
 import type { RewardSource } from "../reward/reward-source";
 import type { TrainingRow } from "./training-row";
+import type { AlignedTurnRewards } from "./turn-rewards";
 
 /** Options of {@link buildTrainingRow}. */
 export interface BuildTrainingRowOptions {
@@ -25,6 +26,12 @@ export interface BuildTrainingRowOptions {
   advantage: number;
   /** Put `data:` image bytes into `multimodal_train_inputs` as `data` instead of `source`. @default false */
   inlineImageBytes?: boolean;
+  /** A side context's request class (row `request_class`); absent for a main context. */
+  requestClass?: string;
+  /** A side context's parent turn (row `parent_state_hash`). */
+  parentStateHash?: string;
+  /** Per-turn rewards aligned to the sample's turns (rows' `turn_rewards`, `turn_reward_positions`). */
+  turnRewards?: AlignedTurnRewards;
 }
 
 /**
@@ -47,6 +54,9 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     rewardSource,
     advantage,
     inlineImageBytes = false,
+    requestClass,
+    parentStateHash,
+    turnRewards,
   } = options;
   const { tokens, lossMask, rolloutLogProbs, promptLength, responseLength } = sample;
   if (!Number.isFinite(advantage)) throw new RangeError(`advantage must be finite, got ${advantage}`);
@@ -88,6 +98,11 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     stop_reason: stopReasonOf({ sample, metadata }),
     metadata,
     request_kinds: requestKindsOf(sample),
+    ...(requestClass !== undefined ? { request_class: requestClass } : {}),
+    ...(parentStateHash !== undefined ? { parent_state_hash: parentStateHash } : {}),
+    ...(turnRewards !== undefined
+      ? { turn_rewards: turnRewards.values, turn_reward_positions: turnRewards.positions }
+      : {}),
     ...(rewardSource !== undefined && { reward_source: rewardSource }),
     ...multimodalTrainInputsOf(sample, inlineImageBytes),
   };

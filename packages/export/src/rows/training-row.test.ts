@@ -17,7 +17,17 @@ import {
 } from "./training-row-jsonl";
 
 /** Fields added after the first row format: optional, so rows from older writers still parse. */
-const OPTIONAL_FIELDS = ["request_kinds", "partition", "steps_lived", "weight_version_lag", "reward_source"];
+const OPTIONAL_FIELDS = [
+  "request_kinds",
+  "request_class",
+  "parent_state_hash",
+  "turn_rewards",
+  "turn_reward_positions",
+  "partition",
+  "steps_lived",
+  "weight_version_lag",
+  "reward_source",
+];
 
 const tool = conversation("What is 17 * 23?", "Let me compute.", "tool result: 391", "17 * 23 = 391.");
 tool[2] = { role: "tool", content: "391" };
@@ -211,8 +221,8 @@ describe("training-row JSONL", () => {
     expect(text.split("\n")).toHaveLength(3);
     expect(parseTrainingRowsJsonl(text)).toEqual(rows);
     // Field order on the wire is the schema's; the export writes request_kinds, the controller adds the
-    // other cross-step fields; reward_source only rows exported through exportGroup carry, and
-    // multimodal_train_inputs only rows with images.
+    // cross-step fields; side contexts, per-turn rewards, reward_source (rows exported through exportGroup)
+    // and images are carried only by rows that have them.
     expect(Object.keys(JSON.parse(text.split("\n")[0]!))).toEqual(
       Object.keys(trainingRowSchema.shape).filter(
         (key) => !OPTIONAL_FIELDS.slice(1).includes(key) && key !== "multimodal_train_inputs",
@@ -329,10 +339,35 @@ describe("training-row JSON Schema", () => {
         (key) => !OPTIONAL_FIELDS.includes(key) && key !== "multimodal_train_inputs",
       ),
     );
-    expect(Object.keys(trainingRowSchema.shape).slice(-6)).toEqual([
+    expect(Object.keys(trainingRowSchema.shape).slice(-OPTIONAL_FIELDS.length - 1)).toEqual([
       ...OPTIONAL_FIELDS,
       "multimodal_train_inputs",
     ]);
     expect(schema.additionalProperties).toBeUndefined();
+  });
+});
+
+describe("training-row per-turn rewards and side contexts", () => {
+  it("should accept aligned turn_rewards and refuse misaligned ones, naming the field", () => {
+    const row = { ...sampleRow(), turn_rewards: [0.5, null], turn_reward_positions: [0, 1] };
+    expect(row.num_turns).toBe(2);
+    expect(
+      trainingRowSchema.safeParse({ ...row, request_class: "compaction", parent_state_hash: "ab" }).success,
+    ).toBe(true);
+    const issues = (value: Record<string, unknown>) => {
+      const parsed = trainingRowSchema.safeParse(value);
+      return parsed.success
+        ? []
+        : parsed.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`);
+    };
+    expect(issues({ ...row, turn_rewards: [1], turn_reward_positions: [0] })).toEqual([
+      "turn_rewards: has 1 entries, expected num_turns = 2",
+    ]);
+    expect(issues({ ...row, turn_reward_positions: [0] })).toEqual([
+      "turn_reward_positions: must have one entry per turn_rewards entry",
+    ]);
+    expect(issues({ ...row, turn_reward_positions: [0, row.response_length] })).toEqual([
+      `turn_reward_positions.1: must be < response_length = ${row.response_length}`,
+    ]);
   });
 });

@@ -119,6 +119,34 @@ export const trainingRowSchema = z
           "continued from its partial output), `protected` (its session had reached " +
           "`--partial-rollout-max-aborted-count`, so it bypassed pauses). Absent in rows from older writers.",
       ),
+    request_class: z
+      .string()
+      .optional()
+      .describe(
+        "The request class of a side context (`compaction`, `subagent`, `title`, `summary`) whose policy is " +
+          "`train`; absent for the session's own (main) contexts. Side rows share the session's `rollout_id`.",
+      ),
+    parent_state_hash: z
+      .string()
+      .optional()
+      .describe(
+        "A side context's parent turn: state hash of the main-forest response the side request came after " +
+          "(for a sub-agent, the turn whose tool call started it). Absent when the side request came first.",
+      ),
+    turn_rewards: z
+      .array(z.number().nullable())
+      .optional()
+      .describe(
+        "Per-turn (process) rewards, one per response turn of the row in order (`num_turns` entries; `null`: " +
+          "none for that turn). Present only when the agent or a reward function gave them.",
+      ),
+    turn_reward_positions: z
+      .array(z.number().int().min(0))
+      .optional()
+      .describe(
+        "With `turn_rewards`: response position (relative to `prompt_length`) of each turn's last generated " +
+          "token, where a trainer places that turn's reward.",
+      ),
     partition: z
       .number()
       .int()
@@ -181,6 +209,19 @@ export const trainingRowSchema = z
       if (row.loss_mask[i] !== 0) continue;
       if (row.advantages[i] !== 0) issue(["advantages", i], "must be 0 where loss_mask is 0");
       if (row.rollout_log_probs[i] !== 0) issue(["rollout_log_probs", i], "must be 0 where loss_mask is 0");
+    }
+    if (row.turn_rewards !== undefined) {
+      if (row.turn_rewards.length !== row.num_turns)
+        issue(
+          ["turn_rewards"],
+          `has ${row.turn_rewards.length} entries, expected num_turns = ${row.num_turns}`,
+        );
+      if (row.turn_reward_positions?.length !== row.turn_rewards.length)
+        issue(["turn_reward_positions"], "must have one entry per turn_rewards entry");
+      row.turn_reward_positions?.forEach((position, i) => {
+        if (position >= Math.max(1, row.response_length))
+          issue(["turn_reward_positions", i], `must be < response_length = ${row.response_length}`);
+      });
     }
     let previousEnd = 0;
     row.weight_version_spans.forEach((span, i) => {

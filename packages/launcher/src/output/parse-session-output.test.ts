@@ -187,3 +187,34 @@ describe("parseSessionOutput", () => {
     );
   });
 });
+
+describe("parseSessionOutput: per-turn rewards", () => {
+  it("should keep turn_rewards of an implicit output and of a record", () => {
+    expect(parseSessionOutput('{"reward": 1, "turn_rewards": [0.5, null, 1]}').output).toEqual({
+      kind: "implicit",
+      reward: 1,
+      turn_rewards: [0.5, null, 1],
+    });
+    const record = { name: "main", messages: [user, assistant], turn_rewards: { "0": 1 } };
+    expect(parseSessionOutput(JSON.stringify(record)).output).toEqual({
+      kind: "records",
+      records: [{ name: "main", messages: [user, assistant], turn_rewards: { "0": 1 }, line: 1 }],
+    });
+    expect(parseSessionOutput('{"turn_rewards": [1]}').warnings).toEqual([]);
+  });
+
+  it("should name the field path of malformed turn_rewards", () => {
+    const text = (value: unknown) => JSON.stringify({ reward: 1, turn_rewards: value });
+    for (const [value, expected] of [
+      [
+        "1,2",
+        /turn_rewards.*expected an array of numbers or nulls \(one per turn\) or an object keyed by turn index, got a string/,
+      ],
+      [true, /turn_rewards.*got a boolean/],
+    ] as const) {
+      const error = parseError(text(value));
+      expect(error.path).toBe("turn_rewards");
+      expect(error.message).toMatch(expected);
+    }
+  });
+});

@@ -60,6 +60,7 @@ export function parseSessionOutput(text: string): ParsedSessionOutput {
       kind: "implicit",
       ...(parsed.metadata != null && { metadata: parsed.metadata }),
       ...(parsed.reward !== undefined && { reward: parsed.reward }),
+      ...(parsed.turn_rewards !== undefined && { turn_rewards: parsed.turn_rewards }),
     },
     warnings,
   };
@@ -118,6 +119,7 @@ function parseRecord(
     ...(parsed.chat_template_kwargs != null && { chat_template_kwargs: parsed.chat_template_kwargs }),
     ...(parsed.metadata != null && { metadata: parsed.metadata }),
     ...(parsed.reward !== undefined && { reward: parsed.reward }),
+    ...(parsed.turn_rewards !== undefined && { turn_rewards: parsed.turn_rewards }),
     line,
   };
 }
@@ -162,6 +164,9 @@ function describeIssue(issue: z.core.$ZodIssue | undefined, actual: unknown): st
   }
   if (issue.code === "invalid_union" && issue.path.at(-1) === "reward") {
     return `expected a number, an object or null, got ${got}`;
+  }
+  if (issue.code === "invalid_union" && issue.path.at(-1) === "turn_rewards") {
+    return `expected an array of numbers or nulls (one per turn) or an object keyed by turn index, got ${got}`;
   }
   return issue.message;
 }

@@ -13,6 +13,23 @@ const jsonObjectSchema = z.record(z.string(), z.unknown());
 export const rewardSchema = z.union([z.number(), jsonObjectSchema, z.null()]);
 
 /**
+ * Per-turn (process) rewards as the agent reports them: an array with one entry per response turn of the
+ * context (`null`: none for that turn), or an object keyed by 0-based turn index. Their fit to the
+ * context's turns is checked at export.
+ * @see docs/contract.md#per-turn-rewards
+ */
+export type TurnRewards = Array<number | null> | Record<string, number | null>;
+
+/** @internal zod schema of {@link TurnRewards}. */
+export const turnRewardsSchema = z.union([
+  z.array(z.number().finite().nullable()),
+  z.record(
+    z.string().regex(/^(0|[1-9]\d*)$/, "keys must be 0-based turn indices"),
+    z.number().finite().nullable(),
+  ),
+]);
+
+/**
  * One explicit export record: a training context the agent selected, matched later against a committed
  * SessionForest state by `(messages, tools, chat_template_kwargs)`. Field names keep the file's spelling;
  * `messages` and `tools` stay raw JSON (canonicalisation belongs to `@relax/chat`).
@@ -31,6 +48,8 @@ export interface ExportRecord {
   metadata?: Record<string, unknown>;
   /** Per-context task outcome. */
   reward?: Reward;
+  /** Per-turn rewards of this context. */
+  turn_rewards?: TurnRewards;
   /** 1-based line of the record in the output file (1 for a single JSON object). */
   line: number;
 }
@@ -43,12 +62,14 @@ export const exportRecordSchema = z.object({
   chat_template_kwargs: jsonObjectSchema.nullish(),
   metadata: jsonObjectSchema.nullish(),
   reward: rewardSchema.optional(),
+  turn_rewards: turnRewardsSchema.optional(),
 });
 
 /** @internal zod schema of the implicit-export object (`{metadata?, reward?}`). */
 export const implicitOutputSchema = z.object({
   metadata: jsonObjectSchema.nullish(),
   reward: rewardSchema.optional(),
+  turn_rewards: turnRewardsSchema.optional(),
 });
 
 /**
@@ -59,7 +80,7 @@ export const implicitOutputSchema = z.object({
  * @see docs/contract.md#session-input-output, docs/contract.md#export-records
  */
 export type SessionOutput =
-  | { kind: "implicit"; metadata?: Record<string, unknown>; reward?: Reward }
+  | { kind: "implicit"; metadata?: Record<string, unknown>; reward?: Reward; turn_rewards?: TurnRewards }
   | { kind: "records"; records: ExportRecord[] };
 
 /** A non-fatal remark about the output file, e.g. an unknown key that was ignored. */

@@ -4,6 +4,7 @@ import { extname } from "node:path";
 import { ERROR_EXIT, hasMarker, RelaxError, reasoningParserNames, toolCallParserNames } from "@relax/chat";
 import { parse as parseYaml } from "yaml";
 import { createRequestClassifier } from "../service/request-class/classify-request";
+import { applyRequestClassPolicyFlag } from "./request-class-policy-flag";
 import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
 
 const configErrorSymbol = Symbol.for("relax.error.ConfigError");
@@ -66,6 +67,11 @@ export function resolveConfig(
   for (const [key, value] of Object.entries(flagValues)) if (value !== undefined) merged[key] = value;
   if (merged.requestClasses !== undefined)
     merged.requestClasses = camelCaseRequestClasses(merged.requestClasses);
+  try {
+    applyRequestClassPolicyFlag(merged);
+  } catch (error) {
+    throw new ConfigError({ message: (error as Error).message, cause: error });
+  }
   const result = rolloutConfigSchema.safeParse(merged);
   if (!result.success) {
     throw new ConfigError({

@@ -65,3 +65,30 @@ describe("request-classes in the config file", () => {
     );
   });
 });
+
+describe("--request-class-policy and --request-class-credit-path", () => {
+  it("should fold the flag over the config file's policies, and keep the credit path", () => {
+    const file = { requestClasses: { policies: { title: "passthrough", compaction: "record" } } };
+    const config = resolveConfig(file, {
+      ...minimal,
+      requestClassPolicy: ["compaction=train", "subagent=train"],
+      requestClassCreditPath: "./credit.mjs#credit",
+    });
+    expect(config.requestClasses.policies).toEqual({
+      title: "passthrough",
+      compaction: "train",
+      subagent: "train",
+    });
+    expect(config.requestClassCreditPath).toBe("./credit.mjs#credit");
+    // The config-file spelling of the flag: a list under `request-class-policy`.
+    expect(resolveConfig({ requestClassPolicy: ["title=train"] }, minimal).requestClasses.policies).toEqual({
+      title: "train",
+    });
+  });
+
+  it("should refuse a malformed entry naming the flag", () => {
+    expect(() => resolveConfig({}, { ...minimal, requestClassPolicy: ["compaction:train"] })).toThrow(
+      /^--request-class-policy: "compaction:train" is not CLASS=POLICY/,
+    );
+  });
+});

@@ -203,6 +203,16 @@ export const rolloutConfigSchema = z
      */
     requestClasses: requestClassConfigSchema.default({ policies: {}, rules: [], builtinRules: true }),
     /**
+     * `--request-class-policy CLASS=POLICY` (repeatable), folded into `requestClasses.policies` over the
+     * config file's; e.g. `compaction=train` exports compaction requests as side contexts. @default []
+     */
+    requestClassPolicy: z.array(z.string()).default([]),
+    /**
+     * `--request-class-credit-path module#export`: the side-credit function of trained side contexts
+     * (default rule: the main context's reward and advantage; docs/contract.md#side-contexts).
+     */
+    requestClassCreditPath: z.string().optional(),
+    /**
      * The agent writes `reward` into its output. Declaring it (or a reward function) lets a missing reward
      * source be caught before any agent runs. @default false
      */

@@ -462,6 +462,7 @@ async function exportGroupResult(
           forest: session.forest,
           output: outcome.status === "succeeded" ? outcome.output : null,
           datasetSample: prompt.metadata,
+          sideContexts: trainedSideForests(session),
         };
       }),
     },
@@ -480,6 +481,16 @@ async function exportGroupResult(
     };
   }
   return { kind: "exported", groupId, prompt, export: exported, sessions, outcomes };
+}
+
+/**
+ * The session's side forests whose request class has the policy `train` (marked `metadata.policy` when the
+ * turn runner created them), for export as side contexts (docs/contract.md#side-contexts).
+ */
+function trainedSideForests(session: GatewaySession): Array<{ requestClass: string; forest: SessionForest }> {
+  return [...session.sideForests]
+    .filter(([, forest]) => forest.metadata?.policy === "train")
+    .map(([requestClass, forest]) => ({ requestClass, forest }));
 }
 
 /** `request refused: 400 <message> (POST path)` for the session's last non-2xx answer, if any. */

@@ -296,6 +296,12 @@ export function planExport(config: RolloutConfig, cwd: string): RolloutComponent
         ? resolveModuleSpec(config.agenticCustomAdvantagePath, cwd)
         : undefined,
     ),
+    ...optional(
+      "sideCredit",
+      config.requestClassCreditPath !== undefined
+        ? resolveModuleSpec(config.requestClassCreditPath, cwd)
+        : undefined,
+    ),
     ...optional("saveDebugRolloutData", config.saveDebugRolloutData),
   };
 }

@@ -26,6 +26,7 @@ import {
 import { resolveRequestImages } from "./resolve-request-images";
 import type { SessionRegistry } from "./session-registry";
 import {
+  lastMainResponse,
   planTurnPrompt,
   selectTurnForest,
   type TurnPrompt,
@@ -202,6 +203,8 @@ interface TurnInFlight {
   classification: RequestClassification;
   /** The forest the turn is recorded in; `undefined` for a passthrough request. */
   forest: SessionForest | undefined;
+  /** A side-forest turn's parent turn (the main forest's last committed response when it arrived). */
+  parentStateHash?: string | undefined;
   /** The request's signal: the client's, also aborted when the session closes. */
   signal: AbortSignal;
   started: number;
@@ -238,6 +241,9 @@ async function runTurn(runner: TurnRunnerState, context: GenerateContext): Promi
     session,
     classification,
     forest,
+    ...(forest !== undefined && forest !== session.forest
+      ? { parentStateHash: lastMainResponse(session) }
+      : {}),
     signal: controller.signal,
     started: performance.now(),
     heldMs: 0,
@@ -270,7 +276,7 @@ function noticeMissingToolParser(runner: TurnRunnerState, toolCount: number): vo
 
 /**
  * Classifies the request and books it on the session: the per-class count, the compaction flag, and
- * the main system prompt (the first train request that declares tools names it).
+ * the main system prompt (the first `main` request that declares tools names it).
  */
 function classifyTurn(
   runner: TurnRunnerState,
@@ -286,6 +292,7 @@ function classifyTurn(
   session.requestClasses.set(requestClass, (session.requestClasses.get(requestClass) ?? 0) + 1);
   if (requestClass === "compaction") session.compactedSinceTrain = true;
   if (
+    requestClass === "main" &&
     runner.classifier.policyOf(requestClass) === "train" &&
     session.mainSystemPrompt === undefined &&
     canonicalRequest.tools.length > 0
@@ -356,6 +363,7 @@ async function generateTurn(
       rolloutStep: generated.rolloutStep,
       sessionAbortCount: session.abortCount,
       issues: parsed.issues,
+      parentStateHash: turn.parentStateHash,
     }),
   });
   reportCommittedTurn(runner, turn, generated);

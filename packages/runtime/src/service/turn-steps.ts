@@ -16,10 +16,11 @@ import type { ContinuedGeneration } from "./generate-with-continuation";
 import type { RequestClass, RequestClassPolicy } from "./request-class/classify-request";
 
 /**
- * The forest a request of `requestClass` is recorded in, by its class policy: `train` → the session's
- * forest; `record` → the session's side forest of that class (created on first use with the main forest's
- * renderer policy, rollout id and context limit, `metadata.requestClass` set); `passthrough` → none
- * (`undefined`: generated, not recorded).
+ * The forest a request of `requestClass` is recorded in, by its class policy: `main` with `train` → the
+ * session's forest; another class with `train` or `record` → the session's side forest of that class
+ * (created on first use with the main forest's renderer policy, rollout id and context limit,
+ * `metadata.requestClass` and `metadata.policy` set; a `train` side forest is exported as side contexts,
+ * docs/contract.md#side-contexts); `passthrough` → none (`undefined`: generated, not recorded).
  */
 export function selectTurnForest(
   session: GatewaySession,
@@ -27,8 +28,8 @@ export function selectTurnForest(
   policy: RequestClassPolicy,
   renderer: ChatRenderer,
 ): SessionForest | undefined {
-  if (policy === "train") return session.forest;
-  if (policy !== "record") return undefined;
+  if (policy === "train" && requestClass === "main") return session.forest;
+  if (policy === "passthrough") return undefined;
   let forest = session.sideForests.get(requestClass);
   if (forest === undefined) {
     forest = new SessionForest({
@@ -39,11 +40,24 @@ export function selectTurnForest(
       ...(session.forest.maxContextTokens !== undefined
         ? { maxContextTokens: session.forest.maxContextTokens }
         : {}),
-      metadata: { requestClass },
+      metadata: { requestClass, policy },
     });
     session.sideForests.set(requestClass, forest);
   }
   return forest;
+}
+
+/**
+ * The parent turn of a side request: the state hash of the main forest's last committed response
+ * (for a sub-agent, the turn whose tool call started it); `undefined` when the main loop has none yet.
+ */
+export function lastMainResponse(session: Pick<GatewaySession, "forest">): string | undefined {
+  const turns = session.forest.turns();
+  for (let i = turns.length - 1; i >= 0; i--) {
+    const hash = turns[i]!.responseStateHash;
+    if (turns[i]!.status === "committed" && hash !== undefined) return hash;
+  }
+  return undefined;
 }
 
 /** A turn's prompt as sent to the engine: see {@link planTurnPrompt}. */
@@ -172,12 +186,14 @@ export interface TurnCommitMetadataInput {
   /** The session's cumulative pause aborts when the turn committed. */
   sessionAbortCount: number;
   issues: readonly ParseIssue[];
+  /** A side-forest turn's parent turn: the main forest's last committed response when it began. */
+  parentStateHash?: string | undefined;
 }
 
 /**
  * The metadata recorded with a committed turn: the first rid, the request kind (fresh / resumed /
  * protected, docs/contract.md#cross-step-scheduling), `rolloutStep` and the session's pause aborts when
- * known and non-zero, the request class, the parse issues if any, and — for a turn a pause continued —
+ * known and non-zero, the request class, a side turn's `parentStateHash`, the parse issues if any, and — for a turn a pause continued —
  * its abort count and the rid of every engine call.
  */
 export function turnCommitMetadata(input: TurnCommitMetadataInput): Record<string, unknown> {
@@ -188,6 +204,7 @@ export function turnCommitMetadata(input: TurnCommitMetadataInput): Record<strin
     ...(rolloutStep !== undefined ? { rolloutStep } : {}),
     ...(sessionAbortCount > 0 ? { sessionAbortCount } : {}),
     requestClass: input.requestClass,
+    ...(input.parentStateHash !== undefined ? { parentStateHash: input.parentStateHash } : {}),
     ...(issues.length > 0 ? { parseIssues: issues } : {}),
     ...(generation.abortCount > 0 ? { abortCount: generation.abortCount, requestIds: generation.rids } : {}),
     // Engine failures the turn was held through (docs/contract.md#engine-failures).

@@ -64,7 +64,7 @@ export interface TestGatewayOptions {
   tokenLatencyMs?: number;
   /** Put a {@link GenerationGate} in front of the engine (pause / resume, partial output). @default false */
   gate?: boolean;
-  /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`, cross-step options). */
+  /** Turn-runner settings (parsers, `honorResponseFormat`, `parametersAlias`, cross-step options, request classifier). */
   turns?: Partial<
     Pick<
       TurnRunnerOptions,
@@ -76,6 +76,7 @@ export interface TestGatewayOptions {
       | "currentStep"
       | "bypassGate"
       | "evalSampling"
+      | "classifier"
     >
   >;
   /** Max new tokens per turn. @default 64 */

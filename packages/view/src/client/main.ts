@@ -318,7 +318,7 @@ function sessionView(id: string): string {
     .map(
       (
         side,
-      ) => `<section class="side-forest" data-class="${esc(side.requestClass)}"><h2>side requests: ${esc(side.requestClass)} <small>policy ${esc(side.policy)} (recorded, never trained) · ${side.forest.observationCount} observation · ${side.forest.responseCount} response nodes</small></h2>
+      ) => `<section class="side-forest" data-class="${esc(side.requestClass)}"><h2>side requests: ${esc(side.requestClass)} <small>policy ${esc(side.policy)} (${side.policy === "train" ? "trained as side contexts" : "recorded, never trained"}) · ${side.forest.observationCount} observation · ${side.forest.responseCount} response nodes</small></h2>
     <ul role="tree" class="tree" aria-label="${esc(side.requestClass)} forest">${side.forest.nodes.map((node) => nodeHtml(node)).join("")}</ul>
     ${turnsTable(`turns-${side.requestClass}`, side.forest.turns)}</section>`,
     )

@@ -165,7 +165,8 @@ function newSessionView(step: string, groupIndex: number, sessionId: string, slo
 
 /**
  * Sets a session's forest tree (its contexts linked by state hash, leaves marked with the Group's drop
- * reason when it was not exported), its side forests (`record` request classes, never trained), its
+ * reason when it was not exported), its side forests (`record` classes, never trained; `train` classes,
+ * their leaves linked to their side contexts), its
  * prompt, turn count and transition classes from the dumped session.
  */
 function addSessionForests(
@@ -185,15 +186,18 @@ function addSessionForests(
   owner.forest = forest;
   owner.requestClasses.push("main");
   for (const [requestClass, sideForest] of Object.entries(dumped.side_forests ?? {})) {
+    // A class with the `train` policy exports its leaves as side contexts (their samples are in the dump).
     const side = buildForestView({
       session: { ...dumped, forest: sideForest },
       step,
-      contextIdsByHash: new Map(),
+      contextIdsByHash,
     });
+    const trained = side.nodes.some((node) => node.exportedAs.length > 0);
     for (const node of side.nodes) {
-      if (node.leaf) node.notExportedReason = `recorded as ${requestClass}, never trained (policy record)`;
+      if (node.leaf && !trained)
+        node.notExportedReason = `recorded as ${requestClass}, never trained (policy record)`;
     }
-    owner.sideForests.push({ requestClass, policy: "record", forest: side });
+    owner.sideForests.push({ requestClass, policy: trained ? "train" : "record", forest: side });
     owner.requestClasses.push(requestClass);
   }
   const firstRequest = forest.nodes.find((node) => node.kind === "observation" && node.parent === null);

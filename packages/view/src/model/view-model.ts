@@ -130,21 +130,24 @@ export interface SessionView {
   output?: ViewMessage;
   /**
    * Request classes the session's requests fell into (apps/gateway/README.md#request-classes): `main`
-   * (policy `train`, the forest above) and the class of every side forest (policy `record`). A
+   * (policy `train`, the forest above) and the class of every side forest (policy `record` or `train`). A
    * `passthrough` request is not recorded, so it is not listed.
    */
   requestClasses: string[];
-  /** Recorded, untrained requests (title, compaction, sub-agent …) by request class, in dump order. */
+  /** Side requests (title, compaction, sub-agent …) by request class, in dump order: recorded or trained. */
   sideForests: SideForestView[];
   /** The last lines of the agent's log (stdout and stderr), when the viewer was given the session logs. */
   logTail?: string;
 }
 
-/** One side forest of a session: requests of one non-`main` request class, recorded and never exported. */
+/**
+ * One side forest of a session: requests of one non-`main` request class, recorded (`record`) or trained
+ * as side contexts (`train`: some leaf was exported; docs/contract.md#side-contexts).
+ */
 export interface SideForestView {
   requestClass: string;
-  /** How the gateway handled the class: side forests hold `record`ed requests. */
-  policy: "record";
+  /** How the gateway handled the class, as the dump shows it. */
+  policy: "record" | "train";
   forest: ForestView;
 }
 

@@ -4,6 +4,7 @@ import {
   type ClassifiableRequest,
   createRequestClassifier,
   DEFAULT_CLASS_POLICIES,
+  parseRequestClassPolicies,
 } from "./classify-request";
 
 const tool = { type: "function" as const, function: { name: "Write", parameters: { type: "object" } } };
@@ -159,6 +160,48 @@ const table: Array<[string, ClassifiableRequest, string, string]> = [
     "unknown",
     "main",
   ],
+  // Claude Code 2.1.x Task/Agent sub-agent: `x-claude-code-agent-id` on every request of the sub-agent
+  // (examples/claude-code pins 2.1.332), and the general-purpose sub-agent's own system prompt.
+  [
+    "Claude Code Task sub-agent (agent-id header)",
+    req(
+      "/agentic_api/v1/messages",
+      { ...claude, "x-claude-code-agent-id": "a3f9c2", "x-claude-code-parent-agent-id": "a0" },
+      [sys("You are a code reviewer."), user("review the diff")],
+      { tools: [tool] },
+    ),
+    "claude-code",
+    "subagent",
+  ],
+  [
+    "Claude Code Task sub-agent (prompt, no header)",
+    req(
+      "/agentic_api/v1/messages",
+      claude,
+      [
+        sys(
+          "You are an agent for Claude Code, Anthropic's official CLI for Claude. Given the user's message, you should use the tools available to complete the task.",
+        ),
+        user("Find the config file."),
+      ],
+      { tools: [tool] },
+    ),
+    "claude-code",
+    "subagent",
+  ],
+  [
+    "a sub-agent prompt from another harness stays main",
+    req(
+      "/v1/chat/completions",
+      codex,
+      [sys("You are an agent for Claude Code, Anthropic's official CLI"), user("x")],
+      {
+        tools: [tool],
+      },
+    ),
+    "codex",
+    "main",
+  ],
 ];
 
 describe("createRequestClassifier — built-in rules", () => {
@@ -248,6 +291,33 @@ describe("createRequestClassifier — user rules", () => {
   it("should name the rule field of an invalid regular expression", () => {
     expect(() => createRequestClassifier({ rules: [{ class: "title", system: "(" }] })).toThrow(
       /^request-classes\.rules\[0\]\.system: invalid regular expression: /,
+    );
+  });
+});
+
+describe("parseRequestClassPolicies (--request-class-policy)", () => {
+  it("should read CLASS=POLICY entries, later ones winning", () => {
+    expect(parseRequestClassPolicies(["compaction=train", "title=passthrough", "compaction=record"])).toEqual(
+      {
+        compaction: "record",
+        title: "passthrough",
+      },
+    );
+    expect(parseRequestClassPolicies([])).toEqual({});
+  });
+
+  it("should name the entry that is malformed, with the valid values", () => {
+    expect(() => parseRequestClassPolicies(["compaction"])).toThrow(
+      '"compaction" is not CLASS=POLICY (e.g. compaction=train)',
+    );
+    expect(() => parseRequestClassPolicies(["chitchat=train"])).toThrow(
+      '"chitchat=train": unknown class "chitchat"; valid: main, subagent, compaction, title, summary, probe',
+    );
+    expect(() => parseRequestClassPolicies(["title=keep"])).toThrow(
+      '"title=keep": unknown policy "keep"; valid: train, record, passthrough',
+    );
+    expect(() => parseRequestClassPolicies(["main=record"])).toThrow(
+      '"main=record": the main loop is always trained',
     );
   });
 });

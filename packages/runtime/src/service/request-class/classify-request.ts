@@ -4,7 +4,8 @@ import { z } from "zod";
 /**
  * What a model request is for (the design article's "request scene classification"):
  * - `main`: the agent's own loop — the trajectory that is trained;
- * - `subagent`: a helper agent's loop (Codex `x-openai-subagent`);
+ * - `subagent`: a helper agent's loop (Codex `x-openai-subagent`; Claude Code's `Task`/`Agent` tool
+ *   sub-agents, marked by `x-claude-code-agent-id` or their "You are an agent for Claude Code" prompt);
  * - `compaction`: a request that summarises the history so that the loop can restart from the summary
  *   (Codex "CONTEXT CHECKPOINT COMPACTION", `/responses/compact`, Qwen Code chat compression);
  * - `title`: a session title (Claude Code, opencode);
@@ -17,7 +18,10 @@ export type RequestClass = (typeof REQUEST_CLASSES)[number];
 
 /**
  * What the gateway does with a class:
- * - `train`: the request goes into the session's forest and is exported (the default for `main`);
+ * - `train`: for `main`, the request goes into the session's forest and is exported (the default); for
+ *   any other class, it is kept in the class's side forest of the session and every leaf of that forest
+ *   is exported as a side context of the same Group, credited from the session's main context or by a
+ *   side-credit function (docs/contract.md#side-contexts);
  * - `record`: generated and kept in a per-class side forest of the session, written to the debug dump,
  *   never exported;
  * - `passthrough`: generated from the rendered prompt and answered; nothing is recorded.
@@ -27,6 +31,35 @@ export type RequestClassPolicy = (typeof REQUEST_CLASS_POLICIES)[number];
 
 /** The harnesses with built-in rules; `unknown` when no harness signature matched. */
 export type KnownHarness = "claude-code" | "codex" | "qwen-code" | "opencode" | "unknown";
+
+/**
+ * Parses `--request-class-policy CLASS=POLICY` entries (repeatable) into a policy map; later entries win.
+ * @throws TypeError naming the entry for an unknown class or policy, or an entry that is not `CLASS=POLICY`.
+ */
+export function parseRequestClassPolicies(
+  entries: readonly string[],
+): Partial<Record<RequestClass, RequestClassPolicy>> {
+  const out: Partial<Record<RequestClass, RequestClassPolicy>> = {};
+  for (const entry of entries) {
+    const [name, policy, ...rest] = entry.split("=");
+    if (policy === undefined || rest.length > 0) {
+      throw new TypeError(`"${entry}" is not CLASS=POLICY (e.g. compaction=train)`);
+    }
+    if (!(REQUEST_CLASSES as readonly string[]).includes(name!)) {
+      throw new TypeError(`"${entry}": unknown class "${name}"; valid: ${REQUEST_CLASSES.join(", ")}`);
+    }
+    if (!(REQUEST_CLASS_POLICIES as readonly string[]).includes(policy)) {
+      throw new TypeError(
+        `"${entry}": unknown policy "${policy}"; valid: ${REQUEST_CLASS_POLICIES.join(", ")}`,
+      );
+    }
+    if (name === "main" && policy !== "train") {
+      throw new TypeError(`"${entry}": the main loop is always trained`);
+    }
+    out[name as RequestClass] = policy as RequestClassPolicy;
+  }
+  return out;
+}
 
 /** Default policy of every class: only the main loop trains. */
 export const DEFAULT_CLASS_POLICIES: Readonly<Record<RequestClass, RequestClassPolicy>> = {
@@ -203,6 +236,23 @@ const BUILTIN_RULES: readonly BuiltinRule[] = [
     name: "codex-subagent-header",
     requestClass: "subagent",
     test: (f) => f.headers["x-openai-subagent"] !== undefined,
+  },
+  {
+    // Claude Code 2.1.x sends its sub-agent's id with every request of a `Task`/`Agent` tool sub-agent
+    // (`x-claude-code-parent-agent-id` too when nested); the main thread sends neither.
+    name: "claude-code-subagent-header",
+    requestClass: "subagent",
+    harness: "claude-code",
+    test: (f) => f.headers["x-claude-code-agent-id"] !== undefined,
+  },
+  {
+    // Without the header (older builds, a proxy that drops it): the built-in general-purpose sub-agent's
+    // system prompt, which the main loop never uses.
+    name: "claude-code-subagent-prompt",
+    requestClass: "subagent",
+    harness: "claude-code",
+    test: (f) =>
+      !f.noTools && f.system.includes("You are an agent for Claude Code, Anthropic's official CLI"),
   },
   {
     name: "codex-memgen-header",

@@ -84,7 +84,7 @@ describe("request classes route requests by policy (stand-in engine, a script â€
     expect([...session.sideForests.keys()]).toEqual(["title"]);
     const titleForest = session.sideForests.get("title")!;
     expect(titleForest.turns()).toHaveLength(1);
-    expect(titleForest.metadata).toEqual({ requestClass: "title" });
+    expect(titleForest.metadata).toEqual({ requestClass: "title", policy: "record" });
     expect(titleForest.rolloutId).toBe(session.forest.rolloutId);
     expect(Object.fromEntries(session.requestClasses)).toEqual({ title: 1, main: 1, probe: 1 });
     const [leaf] = session.forest.exportableLeaves();
