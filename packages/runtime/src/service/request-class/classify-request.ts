@@ -186,7 +186,10 @@ export function detectHarness(evidence: HarnessEvidence): KnownHarness {
 }
 
 function harnessByHeader(headers: Readonly<Record<string, string>>): KnownHarness | undefined {
-  if (headers["x-claude-code-session-id"] !== undefined || /\bclaude-code-\d/.test(headers["anthropic-beta"] ?? ""))
+  if (
+    headers["x-claude-code-session-id"] !== undefined ||
+    /\bclaude-code-\d/.test(headers["anthropic-beta"] ?? "")
+  )
     return "claude-code";
   if (
     (headers.originator ?? "").startsWith("codex") ||
@@ -200,7 +203,8 @@ function harnessByHeader(headers: Readonly<Record<string, string>>): KnownHarnes
 /** Qwen Code's fixed texts (0.15 and 0.24.4 prompts). */
 const QWEN_CODE_OPENING = "This is the Qwen Code. We are setting up the context for our chat.";
 const QWEN_CODE_SNAPSHOT_DIRECTIVE = /\b(produce|generate) the <state_snapshot>/;
-const QWEN_CODE_COMPRESSION_SYSTEM = /^\s*You are the component that summarizes (internal chat history|a conversation)/;
+const QWEN_CODE_COMPRESSION_SYSTEM =
+  /^\s*You are the component that summarizes (internal chat history|a conversation)/;
 
 function harnessByContent(evidence: HarnessEvidence): KnownHarness | undefined {
   const system = evidence.system ?? "";
@@ -281,7 +285,8 @@ const BUILTIN_RULES: readonly BuiltinRule[] = [
     // The dedicated summariser (no tools, its own system prompt), or Qwen Code 0.24's cache-sharing variant:
     // the main system prompt and tools kept, the compression prompt and directive as the last user message.
     test: (f) =>
-      QWEN_CODE_SNAPSHOT_DIRECTIVE.test(f.lastUser) || (f.noTools && QWEN_CODE_COMPRESSION_SYSTEM.test(f.system)),
+      QWEN_CODE_SNAPSHOT_DIRECTIVE.test(f.lastUser) ||
+      (f.noTools && QWEN_CODE_COMPRESSION_SYSTEM.test(f.system)),
   },
   {
     name: "opencode-title-prompt",
