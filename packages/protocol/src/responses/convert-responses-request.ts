@@ -25,6 +25,7 @@ import {
   responsesReasoningItemSchema,
   responsesRequestSchema,
 } from "./responses-api";
+import { decodeCompactionContent, RESPONSES_COMPACTION_SUMMARY_PREFIX } from "./responses-compaction-content";
 
 /** Responses fields that are accepted and ignored, with the reason (documented in the README). */
 export const RESPONSES_IGNORED_FIELDS: Readonly<Record<string, string>> = {
@@ -269,6 +270,14 @@ function projectItems(
           tool_call_id: output.call_id,
         });
         origins.push({ path, contentPath: `${path}.output` });
+        return;
+      }
+      case "compaction": {
+        // A compacted window from /responses/compact: the summary this gateway wrote, as a user message.
+        const summary = decodeCompactionContent(item.encrypted_content, `${path}.encrypted_content`);
+        flush();
+        messages.push({ role: "user", content: `${RESPONSES_COMPACTION_SUMMARY_PREFIX}\n${summary}` });
+        origins.push({ path, contentPath: `${path}.encrypted_content` });
         return;
       }
       case undefined:

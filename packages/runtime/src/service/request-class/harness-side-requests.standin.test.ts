@@ -358,4 +358,78 @@ describe("harness × protocol request classes (wire requests of the pinned CLIs)
     expect(segments).toHaveLength(2);
     expect(session.forest.buildSample(segments[1]!.stateHash).resetFrom).toBe(segments[0]!.stateHash);
   });
+
+  it("should generate Codex's remote compaction (/responses/compact), record it, and restart the main loop from its summary", async () => {
+    const session = open();
+    const post = (path: string, body: Record<string, unknown>) =>
+      gateway.fetch(
+        new Request(`http://gateway.test/agentic_api${path}`, {
+          method: "POST",
+          headers: {
+            authorization: `Bearer ${session.id}`,
+            "content-type": "application/json",
+            ...CODEX_HEADERS,
+          },
+          body: JSON.stringify({ model: "m", instructions: "You are Codex.", ...body }),
+        }),
+      );
+    const task = { role: "user", content: "create hello.txt" };
+    const first = await post("/v1/responses", { input: [task], tools: [responsesTool] });
+    const answer = ((await first.json()) as { output: Array<{ type: string }> }).output;
+    const from = gateway.turns.length;
+    const compact = await post("/v1/responses/compact", {
+      input: [task, ...answer],
+      tools: [responsesTool],
+      parallel_tool_calls: false,
+    });
+    expect(compact.status).toBe(200);
+    const compacted = (await compact.json()) as {
+      object: string;
+      output: Array<{ type: string; encrypted_content?: string; content?: unknown }>;
+    };
+    expect(compacted.object).toBe("response.compaction");
+    expect(compacted.output.map((item) => item.type)).toEqual(["message", "compaction"]);
+    const [compactionTurn] = gateway.turns.slice(from);
+    expect(compactionTurn!.classification).toEqual({
+      requestClass: "compaction",
+      harness: "codex",
+      rule: "builtin:compact-path",
+    });
+    // The engine saw the history, no tools, and the gateway's instruction last; its text is the summary.
+    const generate = gateway.standin.calls.filter((call) => call.path === "/generate").at(-1)!;
+    const prompt = gateway.tokenizer.decode((generate.body as { input_ids: number[] }).input_ids, {
+      skipSpecialTokens: false,
+    });
+    expect(prompt).toContain("Context compaction: write a summary of the conversation so far");
+    expect(prompt).not.toContain("<tools>");
+    const summary = "Answer 2.";
+    expect(compacted.output[1]!.encrypted_content).toBe(
+      `relax-compaction-v1:${Buffer.from(summary).toString("base64")}`,
+    );
+    expect(session.sideForests.get("compaction")!.turns()).toHaveLength(1);
+    // Codex replaces its history by the compacted window and goes on.
+    const restart = await post("/v1/responses", {
+      input: [...compacted.output, { role: "user", content: "go on" }],
+      tools: [responsesTool],
+    });
+    expect(restart.status).toBe(200);
+    // The compacted window keeps the user's task, so the restart branches after it (a new segment).
+    expect(session.forest.turns().map((turn) => [turn.transition, turn.segment])).toEqual([
+      ["append", undefined],
+      ["branch", "compaction"],
+    ]);
+    const segments = session.forest.implicitExportSegments();
+    expect(segments).toHaveLength(2);
+    const restartPrompt = gateway.tokenizer.decode(
+      (
+        gateway.standin.calls.filter((call) => call.path === "/generate").at(-1)!.body as {
+          input_ids: number[];
+        }
+      ).input_ids,
+      { skipSpecialTokens: false },
+    );
+    expect(restartPrompt).toContain(
+      "<|im_start|>user\nSummary of the conversation so far (context compaction):\nAnswer 2.<|im_end|>",
+    );
+  });
 });
