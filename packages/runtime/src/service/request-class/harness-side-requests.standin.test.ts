@@ -316,8 +316,8 @@ describe("harness × protocol request classes (wire requests of the pinned CLIs)
     expect(await send(session, c)).toBe(200);
     const [turn] = gateway.turns.slice(from);
     expect({
-      harness: turn!.classification.harness,
-      requestClass: turn!.classification.requestClass,
+      harness: turn?.classification?.harness,
+      requestClass: turn?.classification?.requestClass,
     }).toEqual({
       harness: c.harness,
       requestClass: c.requestClass,
