@@ -112,7 +112,7 @@ export function decideCreateFileStep(
 
 /**
  * The answer as a JSON object for a structured-output request (SGLang's `json_schema` sampling parameter,
- * sent with `--honor-response-format`): every string property of the schema holds the answer.
+ * sent by default): every string property of the schema holds the answer.
  */
 export function jsonAnswer(jsonSchema: string, answer: string): string {
   const schema = JSON.parse(jsonSchema) as { properties?: Record<string, { type?: unknown }> };

@@ -16,9 +16,8 @@ describe("SDK frameworks under relax rollout (stand-in engine with a scripted po
         const run = await runHarness({
           agentCommand: `${JSON.stringify(process.execPath)} ${JSON.stringify(agent)}`,
           flags: {
+            // Default flags for every case: structured output (outputType) is honoured by default.
             agentEnv: [`SDK_CASE=${sdkCase}`],
-            // Structured output is a contract the reply must keep: pass the schema to the engine.
-            ...(sdkCase.includes("output-type") ? { honorResponseFormat: true } : {}),
           },
         });
         if (run.groupsDropped !== 0 || run.sessions.some((s) => !s.fileWritten)) {
@@ -35,7 +34,7 @@ describe("SDK frameworks under relax rollout (stand-in engine with a scripted po
         expect(row.num_turns).toBe(2);
         expect(run.generates).toHaveLength(2);
         if (sdkCase.includes("output-type")) {
-          // Every turn carried the agent's output schema to the engine (--honor-response-format).
+          // Every turn carried the agent's output schema to the engine, with default flags.
           for (const call of run.generates) {
             expect(JSON.parse(String(call.request.sampling_params.json_schema))).toMatchObject({
               type: "object",

@@ -49,6 +49,19 @@ export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES } from "./handler/rea
 // Responses
 export { convertResponsesRequest } from "./responses/convert-responses-request";
 export { type ResponsesResponse, responsesRequestSchema } from "./responses/responses-api";
+export {
+  buildResponsesCompactionResponse,
+  convertResponsesCompactRequest,
+  RESPONSES_COMPACTION_PROMPT,
+  type ResponsesCompactedMessageItem,
+  type ResponsesCompactionItem,
+  type ResponsesCompactionResponse,
+} from "./responses/responses-compaction";
+export {
+  decodeCompactionContent,
+  encodeCompactionContent,
+  RESPONSES_COMPACTION_SUMMARY_PREFIX,
+} from "./responses/responses-compaction-content";
 // Server-side state and harness normalisers
 export {
   type ConversationHistory,

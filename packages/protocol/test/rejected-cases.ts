@@ -288,7 +288,7 @@ export const REJECTED_CASES: RejectedCase[] = [
     }),
     status: 400,
     message:
-      'input[1].type: unsupported item type "web_search_call"; expected one of "message", "reasoning", "function_call", "function_call_output", "item_reference"',
+      'input[1].type: unsupported item type "web_search_call"; expected one of "message", "reasoning", "function_call", "function_call_output", "item_reference", "compaction"',
     param: "input",
   },
   {
@@ -306,7 +306,7 @@ export const REJECTED_CASES: RejectedCase[] = [
     body: resp({ input: [{ content: "hi" }] }),
     status: 400,
     message:
-      'input[0].type: is required (one of "message", "reasoning", "function_call", "function_call_output", "item_reference")',
+      'input[0].type: is required (one of "message", "reasoning", "function_call", "function_call_output", "item_reference", "compaction")',
     param: "input",
   },
   {

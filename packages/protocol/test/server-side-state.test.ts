@@ -3,6 +3,7 @@ import {
   type ConversationHistory,
   createConversationHistory,
   createProtocolHandler,
+  RESPONSES_COMPACTION_PROMPT,
   type RequestEndEvent,
 } from "../src/index";
 import { counterIds, scriptedGenerate, TEXT_TURN, TOOL_TURN } from "./support/scripted-generate";
@@ -317,25 +318,114 @@ describe("count_tokens, the base URL and /responses/compact", () => {
     expect(await response.text()).toBe(text);
   });
 
-  it("should answer /v1/responses/compact with 501 and a clear message", async () => {
-    const { handler } = setup();
-    const response = await handler(post("/v1/responses/compact", { input: "x" }));
-    expect(response.status).toBe(501);
-    expect(await response.json()).toEqual({
-      error: {
-        message:
-          "/responses/compact is not supported: Relax trains on the conversation the agent sends, so it cannot replace history by an opaque compacted item; let the agent compact locally (a summarising /responses request)",
-        type: "invalid_request_error",
-        param: null,
-        code: "unsupported_endpoint",
+  it("should answer /v1/responses/compact with a compaction turn in OpenAI's response.compaction shape", async () => {
+    const { handler, calls, ends } = setup([TEXT_TURN]);
+    const response = await handler(
+      post("/v1/responses/compact", {
+        model: "gpt-5-codex",
+        instructions: "You are Codex.",
+        input: [
+          { type: "message", role: "user", content: [{ type: "input_text", text: "Weather in Paris?" }] },
+          { type: "function_call", call_id: "call_1", name: "get_weather", arguments: '{"city":"Paris"}' },
+          { type: "function_call_output", call_id: "call_1", output: "18 C, sunny" },
+        ],
+        tools: TOOLS,
+        parallel_tool_calls: false,
+      }),
+    );
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe(
+      JSON.stringify({
+        id: "resp_0001",
+        object: "response.compaction",
+        created_at: 1_700_000_000,
+        output: [
+          {
+            id: "msg_0002",
+            type: "message",
+            role: "user",
+            status: "completed",
+            content: [{ type: "input_text", text: "Weather in Paris?" }],
+          },
+          {
+            id: "cmp_0003",
+            type: "compaction",
+            encrypted_content: `relax-compaction-v1:${Buffer.from("It is 18 °C and sunny in Paris.").toString("base64")}`,
+          },
+        ],
+        usage: {
+          input_tokens: 170,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 12,
+          total_tokens: 182,
+        },
+      }),
+    );
+    // The compaction turn: the same history, no tools, unary, the gateway's prompt last.
+    expect(calls[0]!.request.tools).toEqual([]);
+    expect(calls[0]!.request.stream).toBe(false);
+    expect(calls[0]!.request.messages.at(-1)).toEqual({ role: "user", content: RESPONSES_COMPACTION_PROMPT });
+    expect(calls[0]!.request.messages.slice(0, 2)).toEqual([
+      { role: "system", content: "You are Codex." },
+      { role: "user", content: "Weather in Paris?" },
+    ]);
+    expect(calls[0]!.http?.path).toBe("/v1/responses/compact");
+    expect(ends).toEqual([
+      { protocol: "responses", sessionId: "s-1", stream: false, status: 200, path: "/v1/responses/compact" },
+    ]);
+  });
+
+  it("should read a compaction item back as the summary when the compacted window is replayed", async () => {
+    const { handler, calls } = setup([TEXT_TURN, TEXT_TURN]);
+    const compacted = (await (
+      await handler(post("/v1/responses/compact", { model: "m", input: "Weather in Paris?" }))
+    ).json()) as { output: unknown[] };
+    const next = await handler(
+      post("/v1/responses", {
+        instructions: "You are Codex.",
+        input: [...compacted.output, { type: "message", role: "user", content: "Go on." }],
+      }),
+    );
+    expect(next.status).toBe(200);
+    expect(calls[1]!.request.messages).toEqual([
+      { role: "system", content: "You are Codex." },
+      { role: "user", content: "Weather in Paris?" },
+      {
+        role: "user",
+        content: "Summary of the conversation so far (context compaction):\nIt is 18 °C and sunny in Paris.",
       },
-    });
+      { role: "user", content: "Go on." },
+    ]);
+  });
+
+  it.each([
+    [
+      "a compaction item made elsewhere",
+      "/v1/responses",
+      {
+        input: [
+          { role: "user", content: "Weather in Paris?" },
+          { type: "compaction", encrypted_content: "gAAAAABo-opaque" },
+        ],
+      },
+      "input[1].encrypted_content",
+    ],
+    ["a streamed compaction", "/v1/responses/compact", { input: "x", stream: true }, "stream"],
+  ])("should refuse %s with a 400 naming the field", async (_name, path, body, param) => {
+    const { handler, calls } = setup();
+    const response = await handler(post(path, body));
+    expect(response.status).toBe(400);
+    const error = ((await response.json()) as { error: { param: string; message: string } }).error;
+    // `param` is the top-level parameter; the message starts with the full field path.
+    expect(error.param).toBe(param.split(/[.[]/, 1)[0]);
+    expect(error.message.startsWith(`${param}: `)).toBe(true);
+    expect(calls).toEqual([]);
   });
 
   it("should report route-level refusals to onRequestEnd, with the session when a credential is sent", async () => {
     const { handler, ends } = setup();
     await handler(post("/v1/embeddings", { input: "x" }));
-    await handler(new Request("http://relax.test/v1/responses/compact", { method: "POST" }));
+    await handler(new Request("http://relax.test/v1/responses/compact", { method: "GET" }));
     expect(ends).toEqual([
       {
         protocol: "chat-completions",
@@ -345,7 +435,7 @@ describe("count_tokens, the base URL and /responses/compact", () => {
         path: "/v1/embeddings",
         message: "no route for POST /v1/embeddings",
       },
-      expect.objectContaining({ protocol: "responses", status: 501, path: "/v1/responses/compact" }),
+      expect.objectContaining({ protocol: "responses", status: 405, path: "/v1/responses/compact" }),
     ]);
     expect(ends[1]).not.toHaveProperty("sessionId");
   });

@@ -53,6 +53,17 @@ describe("relax rollout flags", () => {
     ).toBe("extra");
   });
 
+  it("should honour structured output by default, off with --no-honor-response-format", () => {
+    const honour = (argv: string[], file: Record<string, unknown> = {}) =>
+      resolveConfig(file, parseFlags([...required, "--engine-policy", "p.js", ...argv])).honorResponseFormat;
+    expect(parseFlags([])).toEqual({});
+    expect(honour([])).toBe(true);
+    expect(parseFlags(["--no-honor-response-format"])).toEqual({ honorResponseFormat: false });
+    expect(honour(["--no-honor-response-format"])).toBe(false);
+    expect(honour([], { honorResponseFormat: false })).toBe(false);
+    expect(honour(["--honor-response-format"], { honorResponseFormat: false })).toBe(true);
+  });
+
   it("should pass negated flags only when negated, and parse numbers and JSON", () => {
     expect(
       parseFlags(["--no-progress", "--rollout-top-k", "20", "--apply-chat-template-kwargs", '{"a":1}']),

@@ -242,7 +242,11 @@ export function addTurnOptions(command: Command): Command {
     )
     .option(
       "--honor-response-format",
-      "pass a request's JSON schema (response_format, text.format) to SGLang as json_schema (constrained decoding changes the logprobs)",
+      "pass a request's JSON schema (response_format, text.format, output_config.format) to SGLang as json_schema (the default; constrained decoding changes the logprobs)",
+    )
+    .option(
+      "--no-honor-response-format",
+      "ignore structured-output formats: the reply is not constrained (a WARN once per run)",
     )
     .addOption(
       new Option("--agentic-matching-policy <policy>", "how edits of committed history are treated").choices([

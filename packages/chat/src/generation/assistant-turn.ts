@@ -46,4 +46,10 @@ export interface AssistantTurn {
   usage: TurnUsage;
   logprobs?: TokenLogprob[];
   issues?: ParseIssue[];
+  /**
+   * The request's stop string that ended the turn (SGLang's `meta_info.finish_reason.matched` when it is a
+   * string), only for a `stop` turn; absent when the turn ended on EOS / a stop token id or the length.
+   * The protocols that can say so report it (Anthropic `stop_reason: "stop_sequence"`).
+   */
+  stopSequence?: string;
 }

@@ -104,7 +104,7 @@ export type AnthropicMessagesContentBlock =
   | { type: "tool_use"; id: string; name: string; input: Record<string, unknown> };
 
 /** `stop_reason` values Relax reports. */
-export type AnthropicMessagesStopReason = "end_turn" | "max_tokens" | "tool_use";
+export type AnthropicMessagesStopReason = "end_turn" | "max_tokens" | "tool_use" | "stop_sequence";
 
 /**
  * `usage` of a reply, in tokens. When the engine reports prefix-cache hits, `input_tokens` excludes them
@@ -128,6 +128,7 @@ export interface AnthropicMessagesResponse {
   model: string;
   content: AnthropicMessagesContentBlock[];
   stop_reason: AnthropicMessagesStopReason;
-  stop_sequence: null;
+  /** The matched `stop_sequences` entry when `stop_reason` is `stop_sequence`, else `null`. */
+  stop_sequence: string | null;
   usage: AnthropicMessagesUsage;
 }

@@ -17,6 +17,11 @@ describe("Anthropic Messages buffered SSE", () => {
     cases: [
       { name: "anthropic-messages-tool-turn", body, turn: TOOL_TURN },
       { name: "anthropic-messages-text-turn", body, turn: TEXT_TURN },
+      {
+        name: "anthropic-messages-stop-sequence-turn",
+        body: { ...body, stop_sequences: ["\nObservation:"] },
+        turn: { ...TEXT_TURN, stopSequence: "\nObservation:" },
+      },
       { name: "anthropic-messages-length-turn", body: { ...body, max_tokens: 5 }, turn: LENGTH_TURN },
       {
         name: "anthropic-messages-tool-only-turn",

@@ -10,7 +10,8 @@ import { mapAnthropicMessagesFinishReason } from "./map-anthropic-messages-finis
 /**
  * Renders a generation result as an Anthropic Messages reply: a `thinking` block (with an opaque
  * `signature`, which Claude Code requires and sends back), a `text` block when there is text, and one
- * `tool_use` block per tool call (`input` is the parsed canonical arguments), then `stop_reason`.
+ * `tool_use` block per tool call (`input` is the parsed canonical arguments), then `stop_reason` and
+ * `stop_sequence` (the matched stop string when the turn ended on one).
  *
  * @see https://docs.anthropic.com/en/api/messages#response-content
  * @throws SyntaxError when a tool call's arguments are not JSON (canonical turns always hold JSON
@@ -39,17 +40,19 @@ export function buildAnthropicMessagesResponse({
       input: JSON.parse(call.function.arguments) as Record<string, unknown>,
     });
   }
+  const stopReason = mapAnthropicMessagesFinishReason({
+    finishReason: turn.finishReason,
+    hasToolCalls: toolCalls.length > 0,
+    stopSequence: turn.stopSequence,
+  });
   return {
     id: context.id,
     type: "message",
     role: "assistant",
     model: context.model,
     content,
-    stop_reason: mapAnthropicMessagesFinishReason({
-      finishReason: turn.finishReason,
-      hasToolCalls: toolCalls.length > 0,
-    }),
-    stop_sequence: null,
+    stop_reason: stopReason,
+    stop_sequence: stopReason === "stop_sequence" ? turn.stopSequence! : null,
     usage: toAnthropicUsage(turn.usage),
   };
 }

@@ -13,6 +13,18 @@ describe("mapAnthropicMessagesFinishReason", () => {
     expect(mapAnthropicMessagesFinishReason({ finishReason, hasToolCalls })).toBe(expected);
   });
 
+  it("should report stop_sequence for a stop turn that ended on a stop string, unless it called tools", () => {
+    expect(
+      mapAnthropicMessagesFinishReason({ finishReason: "stop", hasToolCalls: false, stopSequence: "##" }),
+    ).toBe("stop_sequence");
+    expect(
+      mapAnthropicMessagesFinishReason({ finishReason: "stop", hasToolCalls: true, stopSequence: "##" }),
+    ).toBe("tool_use");
+    expect(
+      mapAnthropicMessagesFinishReason({ finishReason: "length", hasToolCalls: false, stopSequence: "##" }),
+    ).toBe("max_tokens");
+  });
+
   it("should reject a value outside the canonical union", () => {
     expect(() =>
       mapAnthropicMessagesFinishReason({ finishReason: "abort" as never, hasToolCalls: true }),

@@ -212,7 +212,7 @@ export const STATUS_TABLE = {
     agent: {
       type: "invalid_request_error",
       anthropicType: "api_error",
-      when: "`/v1/responses/compact` (not supported)",
+      when: "an endpoint of the hosted APIs that Relax does not serve (none today)",
     },
   },
   backend_error: {

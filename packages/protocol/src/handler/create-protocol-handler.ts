@@ -6,9 +6,9 @@ import { handleGeneration } from "./handle-generation";
 import { type HandlerSettings, type ProtocolHandlerOptions, resolveHandlerSettings } from "./handler-options";
 import { buildModelList } from "./list-models";
 import { guessProtocol, matchRoute } from "./match-route";
-import { PROTOCOL_ADAPTERS } from "./protocol-adapters";
+import { PROTOCOL_ADAPTERS, type ProtocolAdapter, RESPONSES_COMPACT_ADAPTER } from "./protocol-adapters";
 import { readCredential } from "./read-credential";
-import { compactUnsupported, methodNotAllowed, noRoute } from "./route-refusals";
+import { methodNotAllowed, noRoute } from "./route-refusals";
 
 export type { GenerateContext, ProtocolHandlerOptions, RequestEndEvent } from "./handler-options";
 
@@ -36,7 +36,8 @@ export function createProtocolHandler(
 }
 
 /**
- * Answers one request by its route: the base URL (`GET`/`HEAD` 200), `/responses/compact` (501),
+ * Answers one request by its route: the base URL (`GET`/`HEAD` 200), `/responses/compact` (a compaction
+ * turn answered as OpenAI's `response.compaction`),
  * `count_tokens` and `/models` (404 when not configured or another method), a generation route (405
  * for another method than `POST`), or 404 for any other path; each refusal in the error format of the
  * path's protocol and reported to `settings.onRequestEnd`.
@@ -57,7 +58,7 @@ export async function routeRequest(httpRequest: Request, settings: HandlerSettin
       }
       return refuse(noRoute(method, url.pathname), "chat-completions");
     case "compact":
-      return refuse(compactUnsupported(), "responses");
+      return answerGeneration(httpRequest, RESPONSES_COMPACT_ADAPTER, settings, refuse);
     case "count-tokens":
       if (method !== "POST" || settings.countTokens === undefined) {
         return refuse(noRoute(method, url.pathname), "anthropic-messages");
@@ -70,16 +71,27 @@ export async function routeRequest(httpRequest: Request, settings: HandlerSettin
       const list = buildModelList(await settings.models(), httpRequest.headers.has("anthropic-version"));
       return new Response(JSON.stringify(list), { headers: { "content-type": "application/json" } });
     }
-    case "generate": {
-      const adapter = PROTOCOL_ADAPTERS[route.protocol];
-      if (method !== "POST") {
-        const response = refuse(methodNotAllowed(method, url.pathname), adapter.protocol);
-        response.headers.set("allow", "POST");
-        return response;
-      }
-      return handleGeneration(httpRequest, adapter, settings);
-    }
+    case "generate":
+      return answerGeneration(httpRequest, PROTOCOL_ADAPTERS[route.protocol], settings, refuse);
   }
+}
+
+/** A generation route: 405 (with `allow: POST`) for another method than `POST`, else the generation. */
+function answerGeneration(
+  httpRequest: Request,
+  adapter: ProtocolAdapter,
+  settings: HandlerSettings,
+  refuse: (descriptor: ErrorDescriptor, protocol: Protocol) => Response,
+): Promise<Response> | Response {
+  if (httpRequest.method !== "POST") {
+    const response = refuse(
+      methodNotAllowed(httpRequest.method, new URL(httpRequest.url).pathname),
+      adapter.protocol,
+    );
+    response.headers.set("allow", "POST");
+    return response;
+  }
+  return handleGeneration(httpRequest, adapter, settings);
 }
 
 /**

@@ -33,7 +33,7 @@ export interface GenerateContext {
 
 /**
  * Reported once per generation or `count_tokens` request when its reply is complete (or the client went
- * away), and for every route-level refusal (no route, wrong method, `/responses/compact`).
+ * away), and for every route-level refusal (no route, wrong method).
  */
 export interface RequestEndEvent {
   protocol: Protocol;

@@ -8,7 +8,7 @@ export type Route =
   | { kind: "root" }
   /** `/messages/count_tokens`: the prompt's token count under the chat template. */
   | { kind: "count-tokens" }
-  /** `/responses/compact`: answered 501 (see docs/contract.md#responses). */
+  /** `/responses/compact`: a compaction turn (see docs/contract.md#responses). */
   | { kind: "compact" };
 
 const ROUTES: Readonly<Record<string, Route>> = {

@@ -19,6 +19,10 @@ import type { ErrorDescriptor } from "../errors/describe-error";
 import { buildResponsesResponse, createResponsesShell } from "../responses/build-responses-response";
 import { convertResponsesRequest } from "../responses/convert-responses-request";
 import {
+  buildResponsesCompactionResponse,
+  convertResponsesCompactRequest,
+} from "../responses/responses-compaction";
+import {
   buildResponsesSseErrorEvents,
   buildResponsesSseEvents,
   RESPONSES_CONNECTED_FRAME,
@@ -96,4 +100,14 @@ export const PROTOCOL_ADAPTERS: Readonly<Record<Protocol, ProtocolAdapter>> = {
     connectedFrame: ANTHROPIC_MESSAGES_CONNECTED_FRAME,
     heartbeatFrame: ANTHROPIC_MESSAGES_HEARTBEAT_FRAME,
   },
+};
+
+/**
+ * `POST /v1/responses/compact`: a compaction turn on the request's history, answered as OpenAI's
+ * `response.compaction` object (unary; errors in the Responses format). Never streamed, so it has no events.
+ */
+export const RESPONSES_COMPACT_ADAPTER: ProtocolAdapter = {
+  ...PROTOCOL_ADAPTERS.responses,
+  convertRequest: convertResponsesCompactRequest,
+  buildReply: (input) => ({ json: buildResponsesCompactionResponse(input), events: () => [] }),
 };

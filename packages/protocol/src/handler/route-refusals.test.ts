@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compactUnsupported, methodNotAllowed, noRoute } from "./route-refusals";
+import { methodNotAllowed, noRoute } from "./route-refusals";
 
 describe("route refusals", () => {
   it("should describe each refusal by its code's row of STATUS_TABLE", () => {
@@ -17,11 +17,5 @@ describe("route refusals", () => {
       code: "method_not_allowed",
       message: "GET is not supported on /v1/messages; use POST",
     });
-    expect(compactUnsupported()).toMatchObject({
-      status: 501,
-      type: "invalid_request_error",
-      code: "unsupported_endpoint",
-    });
-    expect(compactUnsupported().message).toMatch(/^\/responses\/compact is not supported/);
   });
 });

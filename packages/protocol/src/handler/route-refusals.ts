@@ -9,11 +9,3 @@ export function noRoute(method: string, pathname: string): ErrorDescriptor {
 export function methodNotAllowed(method: string, pathname: string): ErrorDescriptor {
   return describeCode("method_not_allowed", `${method} is not supported on ${pathname}; use POST`);
 }
-
-/** 501 `unsupported_endpoint`: `/responses/compact` (see docs/contract.md#responses). */
-export function compactUnsupported(): ErrorDescriptor {
-  return describeCode(
-    "unsupported_endpoint",
-    "/responses/compact is not supported: Relax trains on the conversation the agent sends, so it cannot replace history by an opaque compacted item; let the agent compact locally (a summarising /responses request)",
-  );
-}

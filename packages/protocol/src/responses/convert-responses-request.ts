@@ -25,6 +25,7 @@ import {
   responsesReasoningItemSchema,
   responsesRequestSchema,
 } from "./responses-api";
+import { decodeCompactionContent, RESPONSES_COMPACTION_SUMMARY_PREFIX } from "./responses-compaction-content";
 
 /** Responses fields that are accepted and ignored, with the reason (documented in the README). */
 export const RESPONSES_IGNORED_FIELDS: Readonly<Record<string, string>> = {
@@ -271,6 +272,10 @@ function projectItems(
         origins.push({ path, contentPath: `${path}.output` });
         return;
       }
+      case "compaction":
+        flush();
+        pushCompactionSummary(item, path, messages, origins);
+        return;
       case undefined:
         throw new CanonicalizationError({
           path: `${path}.type`,
@@ -284,6 +289,21 @@ function projectItems(
     }
   });
   flush();
+}
+
+/**
+ * A `compaction` item of a window that `/responses/compact` returned: the summary this gateway wrote, as a
+ * user message. @throws CanonicalizationError (`input[i].encrypted_content`) for one made elsewhere.
+ */
+function pushCompactionSummary(
+  item: Record<string, unknown>,
+  path: string,
+  messages: ProjectedMessage[],
+  origins: MessageOrigin[],
+): void {
+  const summary = decodeCompactionContent(item.encrypted_content, `${path}.encrypted_content`);
+  messages.push({ role: "user", content: `${RESPONSES_COMPACTION_SUMMARY_PREFIX}\n${summary}` });
+  origins.push({ path, contentPath: `${path}.encrypted_content` });
 }
 
 /** The stored output item an `item_reference` names. @throws CanonicalizationError (`input[i].id`). */

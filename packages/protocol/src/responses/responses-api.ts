@@ -107,6 +107,7 @@ export const RESPONSES_ITEM_TYPES = [
   "function_call",
   "function_call_output",
   "item_reference",
+  "compaction",
 ] as const;
 
 /** `usage` of a Response, in tokens. */

@@ -105,7 +105,8 @@ describe("resolveConfig", () => {
     );
     expect(config.disableNormalizer).toEqual(["parametersAlias"]);
     expect(config.honorResponseFormat).toBe(true);
-    expect(resolveConfig({}, minimal)).toMatchObject({ disableNormalizer: [], honorResponseFormat: false });
+    expect(resolveConfig({}, minimal)).toMatchObject({ disableNormalizer: [], honorResponseFormat: true });
+    expect(resolveConfig({}, { ...minimal, honorResponseFormat: false }).honorResponseFormat).toBe(false);
     expect(
       configError(() => resolveConfig({}, { ...minimal, disableNormalizer: ["stripBilling"] })),
     ).toContain("--disable-normalizer:");

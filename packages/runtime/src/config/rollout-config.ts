@@ -154,10 +154,11 @@ export const rolloutConfigSchema = z
      */
     disableNormalizer: z.array(z.enum(HARNESS_NORMALIZER_NAMES)).default([]),
     /**
-     * Pass structured-output schemas to SGLang's `json_schema` (`--honor-response-format`). Constrained
-     * decoding changes the logprobs the trainer sees. @default false
+     * Pass structured-output schemas (`response_format`, `text.format`, `output_config.format`) to SGLang's
+     * `json_schema` constrained decoding; `false` with `--no-honor-response-format` (the format is then
+     * ignored, with a WARN). Constrained decoding changes the logprobs the trainer sees. @default true
      */
-    honorResponseFormat: z.boolean().default(false),
+    honorResponseFormat: z.boolean().default(true),
     /** How edits of committed history are treated: `tolerant` maps benign edits back, `exact` forks. */
     agenticMatchingPolicy: z.enum(["tolerant", "exact"]).default("tolerant"),
 

@@ -64,9 +64,11 @@ export function createRunEvents(options: {
       logger.warn({ code: notice.code }, notice.message);
     },
     warning: (warning, context) => {
-      // With --honor-response-format the structured-output fields are honoured (json_schema).
+      // Structured-output fields are honoured (json_schema) unless --no-honor-response-format: then the
+      // protocol's "not honoured" warning is true, otherwise it is not logged at all.
       const honoured = components.turns.honorResponseFormat && STRUCTURED_OUTPUT_FIELDS.has(warning.path);
-      if (warning.type !== "contract-change" || honoured) {
+      if (honoured) return;
+      if (warning.type !== "contract-change") {
         logger.debug({ protocol: context.protocol, session: context.session, ...warning }, "request warning");
         return;
       }
@@ -75,7 +77,7 @@ export function createRunEvents(options: {
       contractWarned.add(warning.path);
       logger.warn(
         { protocol: context.protocol, session: context.session, path: warning.path },
-        `${warning.message} (logged once per run${STRUCTURED_OUTPUT_FIELDS.has(warning.path) ? "; --honor-response-format passes JSON schemas to SGLang" : ""})`,
+        `${warning.message} (logged once per run${STRUCTURED_OUTPUT_FIELDS.has(warning.path) ? "; --no-honor-response-format is set: JSON schemas are not passed to SGLang" : ""})`,
       );
     },
     refusal: (event) => {

@@ -275,7 +275,7 @@ describe("createRolloutRuntime", () => {
     }
   });
 
-  it("should WARN once per run for an unhonoured contract field, and log and count every refusal", async () => {
+  it("should WARN once per run for an unhonoured contract field (--no-honor-response-format), and log and count every refusal", async () => {
     const records: Array<Record<string, unknown>> = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, callback) {
@@ -298,7 +298,7 @@ describe("createRolloutRuntime", () => {
         return { status: "succeeded", output: { kind: "implicit", reward: 1 } };
       },
     });
-    const runtime = await createRolloutRuntime(config(), {
+    const runtime = await createRolloutRuntime(config({ honorResponseFormat: false }), {
       logger: warnLogger,
       launchAgent: launcher.launch,
     });
@@ -310,7 +310,7 @@ describe("createRolloutRuntime", () => {
       expect(contract.map((record) => [record.level, record.msg])).toEqual([
         [
           40,
-          'response_format is not honoured: the reply is not constrained to "json_object" (logged once per run; --honor-response-format passes JSON schemas to SGLang)',
+          'response_format is not honoured: the reply is not constrained to "json_object" (logged once per run; --no-honor-response-format is set: JSON schemas are not passed to SGLang)',
         ],
       ]);
       const refusals = records.filter((record) => String(record.msg).startsWith("request refused"));
@@ -328,7 +328,7 @@ describe("createRolloutRuntime", () => {
     }
   });
 
-  it("should neither warn nor count response_format when --honor-response-format passes it to SGLang", async () => {
+  it("should neither log nor count response_format by default, since it is passed to SGLang", async () => {
     const records: Array<Record<string, unknown>> = [];
     const destination = new Writable({
       write(chunk: Buffer, _encoding, callback) {
@@ -349,21 +349,25 @@ describe("createRolloutRuntime", () => {
         return { status: "succeeded", output: { kind: "implicit", reward: 1 } };
       },
     });
-    const runtime = await createRolloutRuntime(config({ honorResponseFormat: true }), {
-      logger: createLogger({ level: "warn", format: "json", destination }),
+    const runtime = await createRolloutRuntime(config(), {
+      logger: createLogger({ level: "debug", format: "json", destination }),
       launchAgent: launcher.launch,
     });
     try {
       await runtime.runStep({ rolloutId: 0, mode: "train", groups: 1 });
       expect(runtime.reporter.counters.contractChanges).toEqual(new Map([["tool_choice", 2]]));
       expect(
-        records.filter((record) => record.path !== undefined).map((record) => [record.path, record.msg]),
+        records
+          .filter((record) => Number(record.level) >= 40 && record.path !== undefined)
+          .map((record) => [record.path, record.msg]),
       ).toEqual([
         [
           "tool_choice",
           'tool_choice is not honoured: tool_choice "none" is treated as "auto" (logged once per run)',
         ],
       ]);
+      // Not even at DEBUG: no line says response_format is not honoured.
+      expect(records.filter((record) => JSON.stringify(record).includes("response_format"))).toEqual([]);
     } finally {
       await runtime.close();
     }

@@ -21,13 +21,13 @@ describe("planRolloutComponents", () => {
           agentCommand: "node agent.js",
           enginePolicy: "test/fixtures/fixed-policy.mjs#default",
           disableNormalizer: ["stripBillingHeader", "parametersAlias"],
-          honorResponseFormat: true,
+          honorResponseFormat: false,
         },
       ),
       { cwd: process.cwd() },
     );
     expect(plan.normalizers).toEqual({ stripBillingHeader: false, parametersAlias: false });
-    expect(plan.turns).toMatchObject({ parametersAlias: false, honorResponseFormat: true });
+    expect(plan.turns).toMatchObject({ parametersAlias: false, honorResponseFormat: false });
   });
 
   it("should default over-sampling to the batch size and concurrency to over-sampling, and check the cross-step flags", () => {
@@ -160,7 +160,7 @@ describe("planRolloutComponents", () => {
       // No --eval-* override: eval sessions sample like train ones.
       evalSampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 1024 },
       defaultTemplateKwargs: {},
-      honorResponseFormat: false,
+      honorResponseFormat: true,
       parametersAlias: true,
     });
     // The built-in request classes with the default policies.

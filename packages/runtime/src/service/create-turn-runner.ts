@@ -69,10 +69,10 @@ export interface TurnRunnerOptions {
    */
   parametersAlias?: boolean;
   /**
-   * `--honor-response-format`: pass a request's structured-output schema (`response_format`,
-   * `text.format`, `output_config.format`) to SGLang as the `json_schema` sampling parameter. Constrained
+   * Pass a request's structured-output schema (`response_format`, `text.format`, `output_config.format`)
+   * to SGLang as the `json_schema` sampling parameter (off with `--no-honor-response-format`). Constrained
    * decoding masks the logits, so the logprobs the trainer sees are those of the constrained
-   * distribution, not of the policy alone. @default false (the format is ignored, with a WARN)
+   * distribution, not of the policy alone. @default true (`false`: the format is ignored, with a WARN)
    */
   honorResponseFormat?: boolean;
   /** Called after every committed or failed turn, for logs and metrics. */
@@ -379,7 +379,18 @@ async function generateTurn(
       ? { logprobs: tokenLogprobs(options.tokenizer, generation.outputIds, generation.outputLogprobs) }
       : {}),
     ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
+    ...stopSequenceOf(generation.finishReason, parsed.finishReason),
   };
+}
+
+/** The stop string that ended a `stop` turn (SGLang's `finish_reason.matched` when it is a string). */
+function stopSequenceOf(
+  finish: ContinuedGeneration["finishReason"],
+  turnFinish: AssistantTurn["finishReason"],
+): { stopSequence?: string } {
+  return finish.type === "stop" && typeof finish.matched === "string" && turnFinish === "stop"
+    ? { stopSequence: finish.matched }
+    : {};
 }
 
 /**
@@ -423,7 +434,7 @@ async function callEngine(
       maxNewTokens: prompt.maxNewTokens,
       stopTokenIds: runner.stopTokenIds,
       canonicalRequest: context.request,
-      honorResponseFormat: options.honorResponseFormat === true,
+      honorResponseFormat: options.honorResponseFormat !== false,
       responseFormat: context.responseFormat,
       samplingSeedBase: session.samplingSeedBase,
       turnId: plan?.turnId ?? 0,

@@ -4,6 +4,7 @@ import {
   type ClassifiableRequest,
   createRequestClassifier,
   DEFAULT_CLASS_POLICIES,
+  detectHarness,
   parseRequestClassPolicies,
 } from "./classify-request";
 
@@ -249,6 +250,46 @@ describe("createRequestClassifier — built-in rules", () => {
       summary: "record",
       probe: "passthrough",
     });
+  });
+});
+
+describe("detectHarness — strongest evidence first", () => {
+  const qwenUa = { "user-agent": "claude-cli/0.24.4 (external, cli)", "x-app": "cli" };
+  it.each([
+    ["Claude Code's own UA (2.x)", { "user-agent": "claude-cli/2.1.3 (external, cli)" }, {}, "claude-code"],
+    ["claude-cli/0.x alone (Qwen Code's borrowed UA) is no evidence", qwenUa, {}, "unknown"],
+    [
+      "Qwen Code's borrowed UA with its opening context",
+      qwenUa,
+      { firstUser: "<system-reminder>\nThis is the Qwen Code. We are setting up the context for our chat." },
+      "qwen-code",
+    ],
+    [
+      "Qwen Code's borrowed UA with its system prompt",
+      qwenUa,
+      { system: "You are Qwen Code, an interactive CLI agent" },
+      "qwen-code",
+    ],
+    [
+      "Qwen Code's borrowed UA on its summariser",
+      qwenUa,
+      { lastUser: "First, reason in your <analysis> block. Then, produce the <state_snapshot> XML." },
+      "qwen-code",
+    ],
+    [
+      "a Claude Code-only header beats Qwen Code text in the user's prompt",
+      { "x-claude-code-session-id": "9b1c", "user-agent": "claude-cli/2.1.3 (external, cli)" },
+      { firstUser: "This is the Qwen Code. We are setting up the context for our chat." },
+      "claude-code",
+    ],
+    [
+      "Codex's originator beats a Qwen system prompt",
+      { originator: "codex_exec" },
+      { system: "You are Qwen Code" },
+      "codex",
+    ],
+  ] as const)("%s", (_name, headers, content, harness) => {
+    expect(detectHarness({ headers, firstUser: "", ...content })).toBe(harness);
   });
 });
 

@@ -185,35 +185,80 @@ function featuresOf({ path, headers, request }: ClassifiableRequest): Features {
   };
 }
 
-/**
- * Which harness sent a request, from its headers (and Qwen Code's fixed opening exchange); `unknown` when
- * none matches. Signatures
- * follow the requests observed from Claude Code 2.1.x, Codex CLI 0.17x, Qwen Code 0.15–0.24 and opencode
- * 1.18 (see examples/harness-tests).
- */
-export function detectHarness(features: {
+/** What {@link detectHarness} reads of a request. */
+export interface HarnessEvidence {
   /** Request headers, names lower-case. */
   headers: Readonly<Record<string, string>>;
   /** Text of the request's first user message. */
   firstUser: string;
-}): KnownHarness {
-  const { headers } = features;
-  const userAgent = headers["user-agent"] ?? "";
+  /** The leading system/developer text. @default "" */
+  system?: string;
+  /** Text of the request's last user message. @default "" */
+  lastUser?: string;
+}
+
+/**
+ * Which harness sent a request, by the strongest evidence; `unknown` when nothing matches. Evidence ranks:
+ * 1. a header only that harness sends: `x-claude-code-session-id` or an `anthropic-beta` `claude-code-<date>`
+ *    flag (Claude Code), `originator: codex…`, `x-openai-subagent`, `x-openai-memgen-request` (Codex);
+ * 2. the request's content, fixed prompt texts of one harness: Qwen Code's opening user context ("This is
+ *    the Qwen Code. We are setting up the context…", possibly inside a `<system-reminder>`), its system
+ *    prompt "You are Qwen Code", its compression prompt and directive ("…produce the <state_snapshot> XML");
+ *    Claude Code's `x-anthropic-billing-header: cc_version=` system line; opencode's title prompt;
+ * 3. the user agent: `claude-cli/<major ≥ 1>` (Claude Code; Qwen Code 0.x with `--auth-type anthropic`
+ *    borrows `claude-cli/<its own 0.x version> (external, cli)` and is told apart by rank 2), `codex…`,
+ *    `qwen-code` / `QwenCode/`, `opencode`, and opencode's `x-session-affinity` header.
+ *
+ * Signatures follow the requests observed from Claude Code 2.1.x, Codex CLI 0.17x, Qwen Code 0.15–0.24 and
+ * opencode 1.18 (examples/harness-tests, and Qwen Code 0.24.4's bundled prompts).
+ */
+export function detectHarness(evidence: HarnessEvidence): KnownHarness {
+  return (
+    harnessByHeader(evidence.headers) ?? harnessByContent(evidence) ?? harnessByUserAgent(evidence.headers)
+  );
+}
+
+function harnessByHeader(headers: Readonly<Record<string, string>>): KnownHarness | undefined {
   if (
     headers["x-claude-code-session-id"] !== undefined ||
-    /\bclaude-code-\d/.test(headers["anthropic-beta"] ?? "") ||
-    userAgent.startsWith("claude-cli/")
+    /\bclaude-code-\d/.test(headers["anthropic-beta"] ?? "")
   )
     return "claude-code";
   if (
     (headers.originator ?? "").startsWith("codex") ||
     headers["x-openai-subagent"] !== undefined ||
-    headers["x-openai-memgen-request"] !== undefined ||
-    /^codex[_ -]/i.test(userAgent)
+    headers["x-openai-memgen-request"] !== undefined
   )
     return "codex";
-  if (/qwen-?code/i.test(userAgent) || features.firstUser.startsWith("This is the Qwen Code."))
+  return undefined;
+}
+
+/** Qwen Code's fixed texts (0.15 and 0.24.4 prompts). */
+const QWEN_CODE_OPENING = "This is the Qwen Code. We are setting up the context for our chat.";
+const QWEN_CODE_SNAPSHOT_DIRECTIVE = /\b(produce|generate) the <state_snapshot>/;
+const QWEN_CODE_COMPRESSION_SYSTEM =
+  /^\s*You are the component that summarizes (internal chat history|a conversation)/;
+
+function harnessByContent(evidence: HarnessEvidence): KnownHarness | undefined {
+  const system = evidence.system ?? "";
+  if (
+    evidence.firstUser.includes(QWEN_CODE_OPENING) ||
+    /^\s*You are Qwen Code\b/.test(system) ||
+    QWEN_CODE_COMPRESSION_SYSTEM.test(system) ||
+    QWEN_CODE_SNAPSHOT_DIRECTIVE.test(evidence.lastUser ?? "")
+  )
     return "qwen-code";
+  if (system.startsWith("x-anthropic-billing-header: cc_version=")) return "claude-code";
+  if (system.includes("You are a title generator")) return "opencode";
+  return undefined;
+}
+
+function harnessByUserAgent(headers: Readonly<Record<string, string>>): KnownHarness {
+  const userAgent = headers["user-agent"] ?? "";
+  const claudeCli = /^claude-cli\/(\d+)\./.exec(userAgent);
+  if (claudeCli !== null && Number(claudeCli[1]) >= 1) return "claude-code";
+  if (/^codex[_ -]/i.test(userAgent)) return "codex";
+  if (/qwen-?code/i.test(userAgent)) return "qwen-code";
   if (/opencode/i.test(userAgent) || headers["x-session-affinity"] !== undefined) return "opencode";
   return "unknown";
 }
@@ -287,9 +332,11 @@ const BUILTIN_RULES: readonly BuiltinRule[] = [
     name: "qwen-code-compression-prompt",
     requestClass: "compaction",
     harness: "qwen-code",
+    // The dedicated summariser (no tools, its own system prompt), or Qwen Code 0.24's cache-sharing variant:
+    // the main system prompt and tools kept, the compression prompt and directive as the last user message.
     test: (f) =>
-      f.noTools &&
-      (f.system.includes("summarizes internal chat history") || f.lastUser.includes("<state_snapshot>")),
+      QWEN_CODE_SNAPSHOT_DIRECTIVE.test(f.lastUser) ||
+      (f.noTools && QWEN_CODE_COMPRESSION_SYSTEM.test(f.system)),
   },
   {
     name: "opencode-title-prompt",
