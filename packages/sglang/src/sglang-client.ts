@@ -4,6 +4,7 @@ import { GenerateStreamAccumulator } from "./accumulate-generate-stream";
 import { convertGenerateRequestParts } from "./convert-generate-request";
 import { createRequestId, requestIdsCollide } from "./create-request-id";
 import { encodeGenerateBody } from "./encode-generate-body";
+import { EngineGenerateTransport } from "./engine-generate-transport";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
 import { parseRetryAfter } from "./errors/sglang-api-error";
@@ -66,6 +67,8 @@ class SglangClientImpl implements SglangClient {
   readonly #load = new Map<string, number>();
   #roundRobin = 0;
   readonly #control: SglangControlPlane;
+  /** The lean `/generate` transport; undefined when a `fetch` is given (then ky carries every call). */
+  readonly #transport: EngineGenerateTransport | undefined;
 
   constructor(options: SglangClientOptions) {
     const workers = options.workers?.map((url, index) => normalizeUrl(url, `workers[${index}]`));
@@ -88,6 +91,13 @@ class SglangClientImpl implements SglangClient {
       headers: options.headers,
       ...(options.fetch === undefined ? { agent: createEngineAgent(options.connections) } : {}),
     });
+    this.#transport =
+      options.fetch === undefined
+        ? new EngineGenerateTransport({
+            ...(options.connections !== undefined ? { connections: options.connections } : {}),
+            ...(options.headers !== undefined ? { headers: options.headers } : {}),
+          })
+        : undefined;
     this.#control = new SglangControlPlane({
       kyInstance: this.#ky,
       workers: this.#workers,
@@ -110,17 +120,26 @@ class SglangClientImpl implements SglangClient {
       let text: string;
       let retryAfter: number | undefined;
       try {
-        const response = await this.#ky.post(`${url}/generate`, {
-          body: call.body,
-          headers: call.headers,
-          retry: 0,
-          timeout: false,
-          throwHttpErrors: false,
-          signal: call.fetchController.signal,
-        });
-        status = response.status;
-        retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-        text = await response.text();
+        if (this.#transport !== undefined) {
+          const exchange = this.#transport.send(url, call.body, call.headers);
+          call.onCancel(exchange.cancel);
+          const reply = await exchange.reply;
+          status = reply.status;
+          retryAfter = parseRetryAfter(reply.retryAfter ?? null);
+          text = reply.text;
+        } else {
+          const response = await this.#ky.post(`${url}/generate`, {
+            body: call.body,
+            headers: call.headers,
+            retry: 0,
+            timeout: false,
+            throwHttpErrors: false,
+            signal: call.fetchSignal(),
+          });
+          status = response.status;
+          retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+          text = await response.text();
+        }
       } catch (error) {
         throw call.failure(error);
       }
@@ -162,7 +181,7 @@ class SglangClientImpl implements SglangClient {
           retry: 0,
           timeout: false,
           throwHttpErrors: false,
-          signal: call.fetchController.signal,
+          signal: call.fetchSignal(),
         });
       } catch (error) {
         throw call.failure(error);
@@ -290,7 +309,14 @@ class SglangClientImpl implements SglangClient {
     const startedAt = performance.now();
     this.#inFlight.set(rid, { rid, url, startedAt });
     this.#load.set(url, (this.#load.get(url) ?? 0) + 1);
-    const fetchController = new AbortController();
+    // How the call's connection is dropped: `fetchSignal()` (ky) or `onCancel` (the lean transport)
+    // registers it; the lean path allocates no AbortController.
+    let dropConnection: (() => void) | undefined;
+    let dropped = false;
+    const drop = () => {
+      dropped = true;
+      dropConnection?.();
+    };
     let aborted = false;
     let timedOut = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -302,7 +328,7 @@ class SglangClientImpl implements SglangClient {
     const onAbort = () => {
       aborted = true;
       sendAbort();
-      graceTimer = setTimeout(() => fetchController.abort(), this.#abortGraceMs);
+      graceTimer = setTimeout(drop, this.#abortGraceMs);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
@@ -310,7 +336,7 @@ class SglangClientImpl implements SglangClient {
       ? setTimeout(() => {
           timedOut = true;
           sendAbort();
-          fetchController.abort();
+          drop();
         }, timeoutMs)
       : undefined;
 
@@ -320,7 +346,18 @@ class SglangClientImpl implements SglangClient {
       body,
       headers,
       startedAt,
-      fetchController,
+      /** A signal for ky's `fetch` that aborts when the call's connection is dropped. */
+      fetchSignal: (): AbortSignal => {
+        const controller = new AbortController();
+        dropConnection = () => controller.abort();
+        if (dropped) controller.abort();
+        return controller.signal;
+      },
+      /** Registers the lean transport's cancel (run at once when the call was already dropped). */
+      onCancel: (cancel: () => void): void => {
+        dropConnection = cancel;
+        if (dropped) cancel();
+      },
       aborted: () => aborted,
       /**
        * The consumer stopped before the engine finished: send `/abort_request` for the rid (unless an
@@ -329,7 +366,7 @@ class SglangClientImpl implements SglangClient {
       cancel: async (): Promise<void> => {
         const alreadySent = aborted || timedOut;
         aborted = true;
-        fetchController.abort();
+        drop();
         if (!alreadySent) await sendAbort();
       },
       /** Maps a transport failure, knowing whether we caused it. */
