@@ -5,6 +5,7 @@ import { convertGenerateRequestParts } from "./convert-generate-request";
 import { createRequestId, requestIdsCollide } from "./create-request-id";
 import { encodeGenerateBody } from "./encode-generate-body";
 import { EngineGenerateTransport } from "./engine-generate-transport";
+import { EngineSessionTable, type SessionSend } from "./engine-session-table";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
 import { parseRetryAfter } from "./errors/sglang-api-error";
@@ -69,6 +70,8 @@ class SglangClientImpl implements SglangClient {
   readonly #control: SglangControlPlane;
   /** The lean `/generate` transport; undefined when a `fetch` is given (then ky carries every call). */
   readonly #transport: EngineGenerateTransport | undefined;
+  /** Engine sessions per routing key (`engineSessions`); undefined: every call sends its full ids. */
+  readonly #sessions: EngineSessionTable | undefined;
 
   constructor(options: SglangClientOptions) {
     const workers = options.workers?.map((url, index) => normalizeUrl(url, `workers[${index}]`));
@@ -106,14 +109,54 @@ class SglangClientImpl implements SglangClient {
       controlRetry: options.controlRetry ?? {},
       workersCacheMs: options.workersCacheMs ?? 5_000,
     });
+    if (options.engineSessions === true && this.#routerUrl !== undefined) {
+      throw new SglangInvalidArgumentError({
+        field: "engineSessions",
+        reason: "engine sessions live on one worker: give baseUrl or workers, not routerUrl",
+      });
+    }
+    const control = this.#control;
+    this.#sessions =
+      options.engineSessions === true
+        ? new EngineSessionTable({
+            open: (url) => control.openSession(url, options.engineSessionCapacity ?? 1 << 20),
+            close: (url, id) => control.closeSession(url, id),
+          })
+        : undefined;
+  }
+
+  closeEngineSession(routingKey: string): Promise<void> {
+    return this.#sessions?.forget(routingKey) ?? Promise.resolve();
+  }
+
+  async generate(options: GenerateOptions): Promise<GenerateResult> {
+    const sessions = this.#sessions;
+    const key = options.routingKey;
+    if (sessions === undefined || key === undefined || options.imageData?.length) {
+      return this.#generateOnce(options, undefined);
+    }
+    const url = options.url === undefined ? this.#chooseTarget(key) : normalizeUrl(options.url, "url");
+    const send = await sessions.plan(key, url, options.inputIds);
+    const result = await this.#generateOnce({ ...options, url }, send);
+    if (result.finishReason.type !== "abort") {
+      send.commit(result.rid, result.outputIds);
+      return result;
+    }
+    // The engine lost the session (restart, eviction): it aborted the request before running it. Start
+    // over with the full ids; the next call opens a fresh session.
+    if (result.outputIds.length === 0 && /session/i.test(result.finishReason.message ?? "")) {
+      await sessions.forget(key);
+      return this.#generateOnce({ ...options, url }, undefined);
+    }
+    return result;
   }
 
   inFlight(): InFlightRequest[] {
     return [...this.#inFlight.values()].map((request) => ({ ...request }));
   }
 
-  async generate(options: GenerateOptions): Promise<GenerateResult> {
-    const call = this.#prepareGenerate(options, false);
+  async #generateOnce(options: GenerateOptions, session: SessionSend | undefined): Promise<GenerateResult> {
+    const call = this.#prepareGenerate(options, false, session);
     const { rid, url } = call;
     try {
       let status: number;
@@ -275,7 +318,7 @@ class SglangClientImpl implements SglangClient {
   }
 
   /** Validation, rid bookkeeping, target choice, abort/timeout wiring shared by both generate paths. */
-  #prepareGenerate(options: GenerateOptions, stream: boolean) {
+  #prepareGenerate(options: GenerateOptions, stream: boolean, session?: SessionSend) {
     const rid = options.rid ?? createRequestId();
     if (typeof rid !== "string" || rid.length === 0) {
       throw new SglangInvalidArgumentError({ field: "rid", reason: "must be a non-empty string" });
@@ -296,8 +339,9 @@ class SglangClientImpl implements SglangClient {
       returnLogprob: options.returnLogprob ?? true,
     });
     if (stream) wire.stream = true;
+    if (session !== undefined) wire.session_params = session.sessionParams;
     // The bytes of JSON.stringify({rid, input_ids, ...}), written without it (encode-generate-body.ts).
-    const body = encodeGenerateBody(wire, options.inputIds);
+    const body = encodeGenerateBody(wire, session?.ids ?? options.inputIds);
     const url =
       options.url === undefined ? this.#chooseTarget(options.routingKey) : normalizeUrl(options.url, "url");
     const signal = options.signal;
