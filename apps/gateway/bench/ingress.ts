@@ -60,8 +60,11 @@ const renderer = process.env.BENCH_NO_OFFLOAD
   : offload.wrapRenderer(createChatRenderer({ tokenizer: offload.tokenizer }));
 await pool.ready();
 
-const registry = new SessionRegistry();
-const engine = createSglangClient({ baseUrl: engineUrl });
+// BENCH_ENGINE_SESSIONS=1: the gateway sends only each turn's new ids through SGLang's session API
+// (`--engine-sessions`); the engine runs the same full ids (packages/standin/test/engine-sessions.test.ts).
+const engineSessions = process.env.BENCH_ENGINE_SESSIONS === "1";
+const engine = createSglangClient({ baseUrl: engineUrl, engineSessions });
+const registry = new SessionRegistry({ onRemove: (id) => void engine.closeEngineSession(id) });
 const generate = createTurnRunner({
   registry,
   engine,
@@ -271,6 +274,9 @@ for (const [contextTokens, sessions, turns] of [
   );
 }
 if (process.env.BENCH_INGRESS_TURN_ONLY) {
+  console.log(
+    `gateway ingress bench, steady turn vs proxy only: stand-in engine (not a model), ${encodeWorkers()} encode workers, engine ${engineSessions ? "sessions (deltas)" : "full ids every turn"}`,
+  );
   for (const row of rows) console.log(row);
   await pool.close();
   gateway.close();
@@ -356,7 +362,7 @@ rows.push(
 );
 
 console.log(
-  `gateway ingress bench: stand-in engine (not a model) at zero latency, agents and engine in their own processes, ${encodeWorkers()} encode workers`,
+  `gateway ingress bench: stand-in engine (not a model) at zero latency, agents and engine in their own processes, ${encodeWorkers()} encode workers, engine ${engineSessions ? "sessions (deltas)" : "full ids every turn"}`,
 );
 for (const row of rows) console.log(row);
 console.log(`  (bench wall time ${fmt((performance.now() - benchStarted) / 1000, 1)} s)`);
