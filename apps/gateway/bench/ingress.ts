@@ -4,11 +4,17 @@
 // `process.cpuUsage()` here is the gateway's own CPU (HTTP, parse, match, render, tokenise, engine
 // request, parse, commit, reply; encode workers included). Every figure is a ratio measured side by side
 // in this run:
-//   1. gateway CPU per turn ÷ JSON.parse of the same request body (timed in the agents' process), 8k,
-//      32k and 128k-token contexts, all-in (first turns tokenise the whole prompt) and steady (turns after
-//      the first, read per turn index: the agents pause between turn indexes);
-//   2. turns/s through the gateway ÷ turns/s through a plain node:http proxy (parse the body, one
-//      fixed-size /generate to the same stand-in, a minimal reply) with the same agents and bodies;
+//   1. steady-state turn (turns 2.., read per turn index: the agents pause between turn indexes) against
+//      a plain node:http proxy at 8k, 32k and 128k: the proxy parses the body and sends one /generate
+//      with the SAME token ids the gateway sent on that turn index (recorded in a warm-up run), then
+//      parses the engine's answer and replies; per size one discarded warm-up of each, then 3 interleaved
+//      repeats (BENCH_INGRESS_REPEATS), median [min–max] of: CPU per turn (gateway ÷ proxy, target ≤ 1.5)
+//      and turns/s (sessions ÷ median turn-index wall time, gateway ÷ proxy, target ≥ 0.7);
+//   2. the gateway's first turn ÷ its steady turn (CPU), target ≤ 3 at 128k. Every target is printed as
+//      met or NOT MET. What it cannot show: CPU time on a loaded shared machine inflates with contention
+//      (both sides alike, hence the interleaving); the proxy tokenises nothing, so the first turn (the
+//      whole prompt through the BPE tokeniser) has no proxy counterpart. BENCH_ENGINE_SESSIONS=1 runs the
+//      gateway with SGLang engine sessions (deltas on the wire); BENCH_INGRESS_TURN_ONLY=1 stops after 1-2.
 //   3. p99 round trip of healthy sessions while another session's request is one 5 MB word ÷ without;
 //   4. forest heap bytes per stored token on a 100-turn ~64k-token session (message text included), and
 //      on the same run "flat in the number of turns": CPU per turn minus JSON.parse, turns 90-99 ÷ 2-11;

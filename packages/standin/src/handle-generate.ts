@@ -71,8 +71,7 @@ export async function handleGenerate({
   }
 
   if (sessionParams !== undefined) resolveInSession(job, sessionParams, sessions, contextLength);
-  const stream = streamRequested;
-  const incremental = incrementalStreamingOutput;
+  const [stream, incremental] = [streamRequested, incrementalStreamingOutput];
   const interval = job.sampling.stream_interval ?? 1;
   let sentTokens = 0;
   let sentText = 0;
