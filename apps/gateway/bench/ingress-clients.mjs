@@ -6,7 +6,8 @@
 // Prints one JSON line: per-turn round trips, and the JSON.parse time of every body sent (measured here,
 // after the run, on the same machine). With `phases`, every session finishes turn t before any starts
 // turn t + 1, and between turns the process writes `phase <t>` and waits for a line on stdin, so that the
-// gateway's process can read its CPU time per turn index.
+// gateway's process can read its CPU time per turn index (the line also carries the turn index's wall
+// time in ms: `phase <t> <ms>`).
 import { createInterface } from "node:readline";
 
 const config = JSON.parse(process.argv[2]);
@@ -20,12 +21,15 @@ if (phases) {
   let release;
   let gate = new Promise((resolve) => (release = resolve));
   let phase = 0;
+  let phaseStarted = performance.now();
   barrier = async () => {
     const current = gate;
     if (++waiting === sessions.length) {
       waiting = 0;
-      process.stdout.write(`phase ${phase++}\n`);
+      // `phase <t> <ms>`: the wall time of turn index t, from its release to its last session's reply.
+      process.stdout.write(`phase ${phase++} ${(performance.now() - phaseStarted).toFixed(3)}\n`);
       await stdinLines.next();
+      phaseStarted = performance.now();
       const done = release;
       gate = new Promise((resolve) => (release = resolve));
       done();

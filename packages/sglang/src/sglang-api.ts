@@ -45,6 +45,20 @@ export const samplingParamsWireSchema = z.looseObject({
 });
 
 /**
+ * `session_params` of `/generate` (SGLang's `SessionParams`): continue the engine session `id` from its
+ * request `rid` (its prompt + output), cut to `offset` tokens when non-zero, then this request's
+ * `input_ids`; `replace` drops the named request's children (or, without `rid`, the whole session);
+ * `drop_previous_output` continues from the named request's prompt alone.
+ */
+export const sessionParamsWireSchema = z.object({
+  id: z.string().min(1),
+  rid: z.string().nullish(),
+  offset: z.number().int().nonnegative().nullish(),
+  replace: z.boolean().nullish(),
+  drop_previous_output: z.boolean().nullish(),
+});
+
+/**
  * Body of `POST /generate` for a single request (SGLang's `GenerateReqInput`). Exactly one of `text`
  * and `input_ids` must be given; Relax always sends `input_ids`. Batch forms (`int[][]`, lists of
  * sampling params) are accepted by SGLang but not by this schema.
@@ -69,6 +83,7 @@ export const generateRequestSchema = z
      * counts the expanded prompt and can exceed `len(input_ids)`.
      */
     image_data: z.array(z.string().min(1)).nullish(),
+    session_params: sessionParamsWireSchema.nullish(),
   })
   .refine((body) => (body.input_ids == null) !== (body.text == null), {
     message: "Either text or input_ids should be provided (exactly one)",
@@ -213,7 +228,17 @@ export const workerListResponseSchema = z.union([
   z.looseObject({ urls: z.array(z.string()) }),
 ]);
 
+/** Body of `POST /open_session` (SGLang's `OpenSessionReqInput`); the answer is the session id as a JSON string. */
+export const openSessionRequestSchema = z.object({
+  capacity_of_str_len: z.number().int(),
+  session_id: z.string().min(1).nullish(),
+});
+
+/** Body of `POST /close_session` (SGLang's `CloseSessionReqInput`); answered 200 with an empty body. */
+export const closeSessionRequestSchema = z.object({ session_id: z.string().min(1) });
+
 export type SamplingParamsWire = z.infer<typeof samplingParamsWireSchema>;
+export type SessionParamsWire = z.infer<typeof sessionParamsWireSchema>;
 export type GenerateRequestWire = z.infer<typeof generateRequestSchema>;
 export type GenerateResponseWire = z.infer<typeof generateResponseSchema>;
 export type GenerateMetaInfoWire = z.infer<typeof generateMetaInfoSchema>;

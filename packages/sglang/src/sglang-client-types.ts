@@ -42,6 +42,17 @@ export interface SglangClientOptions {
   fetch?: typeof globalThis.fetch;
   /** The client's own connection pool to the engine (ignored when `fetch` is given). */
   connections?: EngineConnectionOptions;
+  /**
+   * Use SGLang's engine sessions for `generate` calls that carry a `routingKey` (and no images): the
+   * client opens one engine session per key (`/open_session`) and from the key's second call on sends
+   * only the ids after the prefix the engine already holds (`session_params: {id, rid, offset}`); the
+   * engine runs exactly the full ids. `generateStream` and calls without a key send full ids. Close a
+   * key's session with `closeEngineSession`. Not with `routerUrl` (a session lives on one worker).
+   * @default false
+   */
+  engineSessions?: boolean;
+  /** `capacity_of_str_len` sent to `/open_session`. @default 1048576 */
+  engineSessionCapacity?: number;
 }
 
 /** Arguments of `generate` / `generateStream`. */
@@ -160,6 +171,11 @@ export interface SglangClient {
    *   SglangAbortError, SglangInvalidArgumentError (bad arguments; nothing sent).
    */
   generate(options: GenerateOptions): Promise<GenerateResult>;
+  /**
+   * Closes the engine session of `routingKey` (`/close_session`) and forgets it; a no-op without
+   * `engineSessions` or for a key that has none. Never rejects (closing is best effort).
+   */
+  closeEngineSession(routingKey: string): Promise<void>;
   /**
    * Streaming `/generate`: yields token deltas, then one `finish` event with the full result. The
    * consumer owns cancellation (as in the Anthropic SDK's streams): stopping early — `break`, `return()`,

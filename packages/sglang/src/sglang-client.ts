@@ -4,6 +4,8 @@ import { GenerateStreamAccumulator } from "./accumulate-generate-stream";
 import { convertGenerateRequestParts } from "./convert-generate-request";
 import { createRequestId, requestIdsCollide } from "./create-request-id";
 import { encodeGenerateBody } from "./encode-generate-body";
+import { EngineGenerateTransport } from "./engine-generate-transport";
+import { EngineSessionTable, type SessionSend } from "./engine-session-table";
 import { createSglangError } from "./errors/create-sglang-error";
 import { SglangAbortError } from "./errors/sglang-abort-error";
 import { parseRetryAfter } from "./errors/sglang-api-error";
@@ -66,6 +68,10 @@ class SglangClientImpl implements SglangClient {
   readonly #load = new Map<string, number>();
   #roundRobin = 0;
   readonly #control: SglangControlPlane;
+  /** The lean `/generate` transport; undefined when a `fetch` is given (then ky carries every call). */
+  readonly #transport: EngineGenerateTransport | undefined;
+  /** Engine sessions per routing key (`engineSessions`); undefined: every call sends its full ids. */
+  readonly #sessions: EngineSessionTable | undefined;
 
   constructor(options: SglangClientOptions) {
     const workers = options.workers?.map((url, index) => normalizeUrl(url, `workers[${index}]`));
@@ -88,6 +94,13 @@ class SglangClientImpl implements SglangClient {
       headers: options.headers,
       ...(options.fetch === undefined ? { agent: createEngineAgent(options.connections) } : {}),
     });
+    this.#transport =
+      options.fetch === undefined
+        ? new EngineGenerateTransport({
+            ...(options.connections !== undefined ? { connections: options.connections } : {}),
+            ...(options.headers !== undefined ? { headers: options.headers } : {}),
+          })
+        : undefined;
     this.#control = new SglangControlPlane({
       kyInstance: this.#ky,
       workers: this.#workers,
@@ -96,31 +109,80 @@ class SglangClientImpl implements SglangClient {
       controlRetry: options.controlRetry ?? {},
       workersCacheMs: options.workersCacheMs ?? 5_000,
     });
+    if (options.engineSessions === true && this.#routerUrl !== undefined) {
+      throw new SglangInvalidArgumentError({
+        field: "engineSessions",
+        reason: "engine sessions live on one worker: give baseUrl or workers, not routerUrl",
+      });
+    }
+    const control = this.#control;
+    this.#sessions =
+      options.engineSessions === true
+        ? new EngineSessionTable({
+            open: (url) => control.openSession(url, options.engineSessionCapacity ?? 1 << 20),
+            close: (url, id) => control.closeSession(url, id),
+          })
+        : undefined;
+  }
+
+  closeEngineSession(routingKey: string): Promise<void> {
+    return this.#sessions?.forget(routingKey) ?? Promise.resolve();
+  }
+
+  async generate(options: GenerateOptions): Promise<GenerateResult> {
+    const sessions = this.#sessions;
+    const key = options.routingKey;
+    if (sessions === undefined || key === undefined || options.imageData?.length) {
+      return this.#generateOnce(options, undefined);
+    }
+    const url = options.url === undefined ? this.#chooseTarget(key) : normalizeUrl(options.url, "url");
+    const send = await sessions.plan(key, url, options.inputIds);
+    const result = await this.#generateOnce({ ...options, url }, send);
+    if (result.finishReason.type !== "abort") {
+      send.commit(result.rid, result.outputIds);
+      return result;
+    }
+    // The engine lost the session (restart, eviction): it aborted the request before running it. Start
+    // over with the full ids; the next call opens a fresh session.
+    if (result.outputIds.length === 0 && /session/i.test(result.finishReason.message ?? "")) {
+      await sessions.forget(key);
+      return this.#generateOnce({ ...options, url }, undefined);
+    }
+    return result;
   }
 
   inFlight(): InFlightRequest[] {
     return [...this.#inFlight.values()].map((request) => ({ ...request }));
   }
 
-  async generate(options: GenerateOptions): Promise<GenerateResult> {
-    const call = this.#prepareGenerate(options, false);
+  async #generateOnce(options: GenerateOptions, session: SessionSend | undefined): Promise<GenerateResult> {
+    const call = this.#prepareGenerate(options, false, session);
     const { rid, url } = call;
     try {
       let status: number;
       let text: string;
       let retryAfter: number | undefined;
       try {
-        const response = await this.#ky.post(`${url}/generate`, {
-          body: call.body,
-          headers: call.headers,
-          retry: 0,
-          timeout: false,
-          throwHttpErrors: false,
-          signal: call.fetchController.signal,
-        });
-        status = response.status;
-        retryAfter = parseRetryAfter(response.headers.get("retry-after"));
-        text = await response.text();
+        if (this.#transport !== undefined) {
+          const exchange = this.#transport.send(url, call.body, call.headers);
+          call.onCancel(exchange.cancel);
+          const reply = await exchange.reply;
+          status = reply.status;
+          retryAfter = parseRetryAfter(reply.retryAfter ?? null);
+          text = reply.text;
+        } else {
+          const response = await this.#ky.post(`${url}/generate`, {
+            body: call.body,
+            headers: call.headers,
+            retry: 0,
+            timeout: false,
+            throwHttpErrors: false,
+            signal: call.fetchSignal(),
+          });
+          status = response.status;
+          retryAfter = parseRetryAfter(response.headers.get("retry-after"));
+          text = await response.text();
+        }
       } catch (error) {
         throw call.failure(error);
       }
@@ -162,7 +224,7 @@ class SglangClientImpl implements SglangClient {
           retry: 0,
           timeout: false,
           throwHttpErrors: false,
-          signal: call.fetchController.signal,
+          signal: call.fetchSignal(),
         });
       } catch (error) {
         throw call.failure(error);
@@ -256,7 +318,7 @@ class SglangClientImpl implements SglangClient {
   }
 
   /** Validation, rid bookkeeping, target choice, abort/timeout wiring shared by both generate paths. */
-  #prepareGenerate(options: GenerateOptions, stream: boolean) {
+  #prepareGenerate(options: GenerateOptions, stream: boolean, session?: SessionSend) {
     const rid = options.rid ?? createRequestId();
     if (typeof rid !== "string" || rid.length === 0) {
       throw new SglangInvalidArgumentError({ field: "rid", reason: "must be a non-empty string" });
@@ -277,8 +339,9 @@ class SglangClientImpl implements SglangClient {
       returnLogprob: options.returnLogprob ?? true,
     });
     if (stream) wire.stream = true;
+    if (session !== undefined) wire.session_params = session.sessionParams;
     // The bytes of JSON.stringify({rid, input_ids, ...}), written without it (encode-generate-body.ts).
-    const body = encodeGenerateBody(wire, options.inputIds);
+    const body = encodeGenerateBody(wire, session?.ids ?? options.inputIds);
     const url =
       options.url === undefined ? this.#chooseTarget(options.routingKey) : normalizeUrl(options.url, "url");
     const signal = options.signal;
@@ -290,7 +353,14 @@ class SglangClientImpl implements SglangClient {
     const startedAt = performance.now();
     this.#inFlight.set(rid, { rid, url, startedAt });
     this.#load.set(url, (this.#load.get(url) ?? 0) + 1);
-    const fetchController = new AbortController();
+    // How the call's connection is dropped: `fetchSignal()` (ky) or `onCancel` (the lean transport)
+    // registers it; the lean path allocates no AbortController.
+    let dropConnection: (() => void) | undefined;
+    let dropped = false;
+    const drop = () => {
+      dropped = true;
+      dropConnection?.();
+    };
     let aborted = false;
     let timedOut = false;
     let graceTimer: ReturnType<typeof setTimeout> | undefined;
@@ -302,7 +372,7 @@ class SglangClientImpl implements SglangClient {
     const onAbort = () => {
       aborted = true;
       sendAbort();
-      graceTimer = setTimeout(() => fetchController.abort(), this.#abortGraceMs);
+      graceTimer = setTimeout(drop, this.#abortGraceMs);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     const timeoutMs = options.timeoutMs ?? this.#timeoutMs;
@@ -310,7 +380,7 @@ class SglangClientImpl implements SglangClient {
       ? setTimeout(() => {
           timedOut = true;
           sendAbort();
-          fetchController.abort();
+          drop();
         }, timeoutMs)
       : undefined;
 
@@ -320,7 +390,18 @@ class SglangClientImpl implements SglangClient {
       body,
       headers,
       startedAt,
-      fetchController,
+      /** A signal for ky's `fetch` that aborts when the call's connection is dropped. */
+      fetchSignal: (): AbortSignal => {
+        const controller = new AbortController();
+        dropConnection = () => controller.abort();
+        if (dropped) controller.abort();
+        return controller.signal;
+      },
+      /** Registers the lean transport's cancel (run at once when the call was already dropped). */
+      onCancel: (cancel: () => void): void => {
+        dropConnection = cancel;
+        if (dropped) cancel();
+      },
       aborted: () => aborted,
       /**
        * The consumer stopped before the engine finished: send `/abort_request` for the rid (unless an
@@ -329,7 +410,7 @@ class SglangClientImpl implements SglangClient {
       cancel: async (): Promise<void> => {
         const alreadySent = aborted || timedOut;
         aborted = true;
-        fetchController.abort();
+        drop();
         if (!alreadySent) await sendAbort();
       },
       /** Maps a transport failure, knowing whether we caused it. */

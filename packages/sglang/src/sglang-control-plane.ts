@@ -256,6 +256,45 @@ export class SglangControlPlane {
     await this.#broadcast("/flush_cache", undefined, undefined);
   }
 
+  /**
+   * `POST /open_session` on `url` (not retried: a retry could open a second session). Resolves with the
+   * engine's session id.
+   *
+   * @throws SglangResponseError when the answer is not a non-empty string; the errors of `sendControl`.
+   */
+  async openSession(url: string, capacityOfStrLen: number): Promise<string> {
+    const raw = await sendControl({
+      kyInstance: this.#ky,
+      url: `${url}/open_session`,
+      method: "post",
+      json: { capacity_of_str_len: capacityOfStrLen },
+      timeoutMs: this.#controlTimeoutMs,
+      retry: false,
+    });
+    // A JSON string body (`"<id>"`) comes back as text from `sendControl`; some builds answer the bare id.
+    let answer: unknown = raw;
+    if (typeof raw === "string" && raw.trimStart().startsWith('"')) {
+      try {
+        answer = JSON.parse(raw);
+      } catch {
+        answer = raw;
+      }
+    }
+    if (typeof answer !== "string" || answer.length === 0) {
+      throw new SglangResponseError({
+        url: `${url}/open_session`,
+        path: "(body)",
+        reason: `expected the session id as a JSON string, got ${JSON.stringify(answer)?.slice(0, 200)}`,
+      });
+    }
+    return answer;
+  }
+
+  /** `POST /close_session` for `sessionId` on `url` (idempotent: retried like other control calls). */
+  async closeSession(url: string, sessionId: string): Promise<void> {
+    await this.#send(`${url}/close_session`, "post", { session_id: sessionId });
+  }
+
   #defaultTarget(): string {
     return this.#workers?.[0] ?? this.#routerUrl!;
   }

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TextTokenizer, VisionProcessorConfig } from "@relax/chat";
+import type { SessionParamsWire } from "@relax/sglang/internal";
 import { buildGenerateResponse, type ResponseShape } from "./build-generate-response";
 import type { StandinFault } from "./standin-faults";
 import { formatSseData, HttpProblem, SSE_HEADERS, sendError, sendJson } from "./standin-http";
 import type { StandinJob, StandinScheduler } from "./standin-scheduler";
+import type { StandinSessions } from "./standin-sessions";
 import { validateGenerateRequest } from "./validate-generate-request";
 
 /**
@@ -24,6 +26,7 @@ export async function handleGenerate({
   incrementalStreamingOutput,
   weightVersionSpans,
   vision,
+  sessions,
 }: {
   body: unknown;
   headers: Record<string, string>;
@@ -36,14 +39,16 @@ export async function handleGenerate({
   incrementalStreamingOutput: boolean;
   weightVersionSpans: boolean;
   vision?: { processor: VisionProcessorConfig; imagePadId: number } | undefined;
+  sessions: StandinSessions;
 }): Promise<void> {
   const receivedAt = performance.now();
   const streamRequested =
     typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
   let job: StandinJob;
   let shape: ResponseShape;
+  let sessionParams: SessionParamsWire | undefined;
   try {
-    ({ job, shape } = validateGenerateRequest({
+    ({ job, shape, sessionParams } = validateGenerateRequest({
       body,
       headers,
       receivedAt,
@@ -65,8 +70,8 @@ export async function handleGenerate({
     return sendError(response, error.status, error.message);
   }
 
-  const stream = streamRequested;
-  const incremental = incrementalStreamingOutput;
+  if (sessionParams !== undefined) resolveInSession(job, sessionParams, sessions, contextLength);
+  const [stream, incremental] = [streamRequested, incrementalStreamingOutput];
   const interval = job.sampling.stream_interval ?? 1;
   let sentTokens = 0;
   let sentText = 0;
@@ -128,4 +133,29 @@ export async function handleGenerate({
     final: true,
   });
   sendJson(response, 200, result);
+}
+
+/**
+ * A request with `session_params`: its prompt becomes the session's prefix + its own ids (see
+ * `StandinSessions`), or it is aborted at once, as SGLang's scheduler does (an unknown session or rid,
+ * or a full prompt over the context length).
+ */
+function resolveInSession(
+  job: StandinJob,
+  params: SessionParamsWire,
+  sessions: StandinSessions,
+  contextLength: number,
+): void {
+  const resolved = sessions.resolve(job, params);
+  let abort = "abort" in resolved ? resolved.abort : undefined;
+  if ("inputIds" in resolved) {
+    job.inputIds = resolved.inputIds;
+    if (resolved.inputIds.length >= contextLength) {
+      abort = `The input (${resolved.inputIds.length} tokens) is longer than the model's context length (${contextLength} tokens).`;
+    }
+  }
+  if (abort !== undefined) {
+    job.abortMessage = abort;
+    job.controller.abort();
+  }
 }

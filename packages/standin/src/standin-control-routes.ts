@@ -1,6 +1,8 @@
 import type { ServerResponse } from "node:http";
 import {
   abortRequestSchema,
+  closeSessionRequestSchema,
+  openSessionRequestSchema,
   pauseGenerationRequestSchema,
   updateWeightsFromDiskRequestSchema,
   updateWeightVersionRequestSchema,
@@ -122,6 +124,24 @@ export async function handleControlRoute(
       sendJson(response, 200, { message: "Generation paused successfully.", status: "ok" });
       return true;
     }
+    case "/open_session": {
+      // SGLang: the new session's id as a JSON string; an id that is already open is an error.
+      const open = parseOrThrow(openSessionRequestSchema, body);
+      const id = state.sessions.open(open.session_id ?? undefined);
+      if (id === undefined) {
+        sendError(
+          response,
+          400,
+          "Failed to open the session. Check if a session with the same id is still open.",
+        );
+      } else sendJson(response, 200, id);
+      return true;
+    }
+    case "/close_session":
+      state.sessions.close(parseOrThrow(closeSessionRequestSchema, body).session_id);
+      response.writeHead(200, { "content-length": 0 });
+      response.end();
+      return true;
     case "/continue_generation":
       scheduler.resume();
       sendJson(response, 200, { message: "Generation continued successfully.", status: "ok" });

@@ -3,6 +3,7 @@ import type { StandinCall, StandinEngineOptions } from "./standin-engine-types";
 import { FaultInjector } from "./standin-faults";
 import { StandinOutage } from "./standin-outage";
 import { StandinScheduler } from "./standin-scheduler";
+import { StandinSessions } from "./standin-sessions";
 
 /**
  * What the stand-in engine's routes share: its options, the scheduler, the outage / stall switch, the
@@ -19,6 +20,8 @@ export interface StandinEngineState {
   calls: StandinCall[];
   /** The connections open now. */
   sockets: Set<Socket>;
+  /** SGLang's engine sessions (`/open_session`, `session_params`, `/close_session`). */
+  sessions: StandinSessions;
 }
 
 /** The shared state of a new engine: a scheduler built from `options` (with their defaults), no calls yet. */
@@ -45,6 +48,7 @@ export function createStandinEngineState(options: StandinEngineOptions): Standin
     faults: new FaultInjector(options.faults),
     calls: [],
     sockets: new Set(),
+    sessions: new StandinSessions(),
   };
 }
 

@@ -63,7 +63,7 @@ export async function routeStandinRequest(
 
 /** `/generate` with the engine's scheduler, tokenizer and options. */
 function generate(
-  { options, scheduler, contextLength }: StandinEngineState,
+  { options, scheduler, contextLength, sessions }: StandinEngineState,
   call: {
     body: unknown;
     headers: Record<string, string>;
@@ -80,6 +80,7 @@ function generate(
     incrementalStreamingOutput: options.incrementalStreamingOutput ?? false,
     weightVersionSpans: options.weightVersionSpans ?? false,
     vision: options.vision,
+    sessions,
   });
 }
 

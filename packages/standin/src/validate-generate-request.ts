@@ -8,7 +8,7 @@ import {
   type TextTokenizer,
   type VisionProcessorConfig,
 } from "@relax/chat";
-import { generateRequestSchema } from "@relax/sglang/internal";
+import { generateRequestSchema, type SessionParamsWire } from "@relax/sglang/internal";
 import type { ResponseShape } from "./build-generate-response";
 import { HttpProblem } from "./standin-http";
 import type { StandinJob } from "./standin-scheduler";
@@ -38,7 +38,7 @@ export function validateGenerateRequest({
   isInFlight: (rid: string) => boolean;
   weightVersionSpans: boolean;
   vision?: { processor: VisionProcessorConfig; imagePadId: number } | undefined;
-}): { job: StandinJob; shape: ResponseShape } {
+}): { job: StandinJob; shape: ResponseShape; sessionParams?: SessionParamsWire } {
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new HttpProblem(400, "The request body must be a JSON object");
   }
@@ -118,7 +118,7 @@ export function validateGenerateRequest({
     noStopTrim: sampling.no_stop_trim ?? false,
     weightVersionSpans,
   };
-  return { job, shape };
+  return { job, shape, ...(request.session_params != null ? { sessionParams: request.session_params } : {}) };
 }
 
 /**

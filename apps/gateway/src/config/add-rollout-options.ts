@@ -195,6 +195,10 @@ export function addEngineOptions(command: Command): Command {
       collect,
     )
     .option(
+      "--engine-sessions",
+      "send only each turn's new token ids to the engine, through SGLang's session API (open_session / session_params); the engine runs the same full ids (not with a router)",
+    )
+    .option(
       "--engine-policy <module[#export]>",
       "policy module of the built-in stand-in engine (not a model)",
     )

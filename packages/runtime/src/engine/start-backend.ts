@@ -24,6 +24,8 @@ export interface Backend {
 export interface StartBackendOptions {
   /** SGLang worker URLs, or one router URL; empty starts the stand-in. */
   sglangUrls: string[];
+  /** Use SGLang's engine sessions on `/generate` (`SglangClientOptions.engineSessions`). @default false */
+  engineSessions?: boolean;
   /** Policy module `path[#export]` of the stand-in. */
   enginePolicy?: string;
   tokenizer: TextTokenizer;
@@ -46,11 +48,12 @@ export interface StartBackendOptions {
  * stand-in for SGLang used for demos and tests, not a model.
  */
 export async function startBackend(options: StartBackendOptions): Promise<Backend> {
+  const engineSessions = options.engineSessions === true;
   if (options.sglangUrls.length > 0) {
     const client =
       options.sglangUrls.length === 1
-        ? createSglangClient({ baseUrl: options.sglangUrls[0] })
-        : createSglangClient({ workers: options.sglangUrls });
+        ? createSglangClient({ baseUrl: options.sglangUrls[0], engineSessions })
+        : createSglangClient({ workers: options.sglangUrls, engineSessions });
     return {
       client,
       endpoint:
@@ -78,7 +81,7 @@ export async function startBackend(options: StartBackendOptions): Promise<Backen
   });
   const url = await standin.listen(0, "127.0.0.1");
   return {
-    client: createSglangClient({ baseUrl: url }),
+    client: createSglangClient({ baseUrl: url, engineSessions }),
     endpoint: { baseUrl: url },
     kind: "standin",
     standin,

@@ -283,7 +283,10 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
       : undefined;
   if (agents !== undefined) stack.defer(() => agents.backend.dispose());
 
-  const registry = new SessionRegistry();
+  // With --engine-sessions, a removed session's engine session is closed (best effort).
+  const registry = new SessionRegistry({
+    onRemove: (sessionId) => void backend.client.closeEngineSession(sessionId),
+  });
   const reporter = io.reporter ?? new RunReporter({ progress: components.progress });
   logger.info(
     { ...components.capacity },

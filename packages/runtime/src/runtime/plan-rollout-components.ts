@@ -61,6 +61,8 @@ export interface RolloutComponents {
   /** The inference backend (`startBackend`, less the loaded tokenizer). */
   backend: {
     sglangUrls: string[];
+    /** `--engine-sessions`: the client sends deltas through SGLang's engine sessions. */
+    engineSessions: boolean;
     enginePolicy?: string;
     tokenizerName: string;
     /** Stand-in context length in tokens: one above `--rollout-max-context-len` (see below). */
@@ -313,6 +315,7 @@ export function planExport(config: RolloutConfig, cwd: string): RolloutComponent
 export function planBackend(config: RolloutConfig, cwd: string): RolloutComponents["backend"] {
   return {
     sglangUrls: config.sglangUrl,
+    engineSessions: config.engineSessions,
     ...optional(
       "enginePolicy",
       config.enginePolicy !== undefined ? resolveModuleSpec(config.enginePolicy, cwd) : undefined,

@@ -34,4 +34,16 @@ describe("SessionRegistry", () => {
     registry.add(session("s1", "c".repeat(32))); // both free again
     expect(registry.get("c".repeat(32))?.id).toBe("s1");
   });
+
+  it("should report each removed session's id once (to close its engine session)", () => {
+    const removed: string[] = [];
+    const registry = new SessionRegistry({ onRemove: (id) => removed.push(id) });
+    registry.add(session("s0", "e".repeat(32)));
+    registry.add(session("s1", "f".repeat(32)));
+    registry.remove("s1");
+    registry.remove("s1");
+    registry.remove("unknown");
+    expect(removed).toEqual(["s1"]);
+    expect(registry.getById("s0")?.id).toBe("s0");
+  });
 });

@@ -12,6 +12,12 @@ import type { GatewaySession } from "./gateway-session";
 export class SessionRegistry {
   readonly #byDigest = new Map<string, { digest: Buffer; session: GatewaySession }>();
   readonly #byId = new Map<string, GatewaySession>();
+  readonly #onRemove: ((sessionId: string) => void) | undefined;
+
+  /** @param options.onRemove - called with the id of each removed session (e.g. to close its engine session). */
+  constructor(options: { onRemove?: (sessionId: string) => void } = {}) {
+    this.#onRemove = options.onRemove;
+  }
 
   /** @throws Error when the id or the credential is already registered. */
   add(session: GatewaySession): void {
@@ -45,6 +51,7 @@ export class SessionRegistry {
     session.close(reason);
     this.#byId.delete(sessionId);
     this.#byDigest.delete(credentialDigest(session.credential).toString("hex"));
+    this.#onRemove?.(sessionId);
   }
 
   /** The open sessions, in registration order. */

@@ -13,9 +13,11 @@ export type {
   ModelInfoWire,
   SamplingParamsWire,
   ServerInfoWire,
+  SessionParamsWire,
 } from "../sglang-api";
 export {
   abortRequestSchema,
+  closeSessionRequestSchema,
   controlStatusResponseSchema,
   finishReasonWireSchema,
   generateMetaInfoSchema,
@@ -23,9 +25,11 @@ export {
   generateResponseSchema,
   logprobTripleSchema,
   modelInfoResponseSchema,
+  openSessionRequestSchema,
   pauseGenerationRequestSchema,
   samplingParamsWireSchema,
   serverInfoResponseSchema,
+  sessionParamsWireSchema,
   streamErrorChunkSchema,
   updateWeightsFromDiskRequestSchema,
   updateWeightsResponseSchema,
