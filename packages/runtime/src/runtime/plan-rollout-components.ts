@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
-import type { HarnessNormalizers } from "@relax/protocol";
+import type { HarnessNormalizers, RequestLimits } from "@relax/protocol";
 import { ConfigError } from "../config/load-config";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
@@ -90,6 +90,10 @@ export interface RolloutComponents {
     basePath: string;
     heartbeatMs: number;
     maxRequestBytes: number;
+    /** Deepest JSON nesting of a request body (`--max-json-depth`). */
+    maxJsonDepth: number;
+    /** Per-request work bounds (`--max-request-messages`, `--max-request-content-parts`, `--max-tool-schema-nodes`, `--max-request-chars`). */
+    requestLimits: RequestLimits;
     /** Gateway shard processes (`--gateway-shards`, `auto` resolved): 1 = this process serves agents. */
     shards: number;
     /** A shard silent this long is declared hung (`--gateway-shard-timeout`), in ms. */
@@ -346,6 +350,13 @@ export function planGateway(config: RolloutConfig): RolloutComponents["gateway"]
     basePath: config.basePath,
     heartbeatMs: config.sseHeartbeatSeconds * 1000,
     maxRequestBytes: config.maxRequestBytes,
+    maxJsonDepth: config.maxJsonDepth,
+    requestLimits: {
+      maxMessages: config.maxRequestMessages,
+      maxContentParts: config.maxRequestContentParts,
+      maxToolSchemaNodes: config.maxToolSchemaNodes,
+      maxChars: config.maxRequestChars,
+    },
     shards: config.gatewayShards === "auto" ? Math.min(16, availableParallelism()) : config.gatewayShards,
     shardTimeoutMs: config.gatewayShardTimeout * 1000,
   };
