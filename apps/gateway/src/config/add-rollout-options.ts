@@ -334,7 +334,7 @@ export function addGatewayOptions(command: Command): Command {
     )
     .option(
       "--gateway-shards <n|auto>",
-      "gateway shard processes, auto or 1 to 64: 1 serves agents from this process (and --port); N > 1 starts N shards on free ports, each Group on one (consistent hashing), agents pointed at their shard; auto = number of cores, at most 16 (default auto)",
+      "gateway shard processes, auto or 1 to 64: 1 serves agents from this process (and --port); N > 1 starts N shards on free ports, each Group on one (consistent hashing), agents pointed at their shard; auto = 1 below 4 free cores (cores minus load average), else half the free cores, at most 16 (default auto)",
       (value: string) => {
         if (value === "auto") return "auto";
         const n = Number(value);

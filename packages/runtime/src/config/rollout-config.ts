@@ -250,8 +250,9 @@ export const rolloutConfigSchema = z
     /**
      * Gateway shard processes (`--gateway-shards`): `1` serves every session from this process; `N > 1`
      * starts N shard processes, each Group placed on one by consistent hashing of its id, the agents
-     * pointed at their shard directly; `auto` is the number of cores (`os.availableParallelism()`), at
-     * most 16. @default "auto"
+     * pointed at their shard directly; `auto` is 1 below 4 free cores (`os.availableParallelism()` minus
+     * the 1-minute load average), else half the free cores, at most 16 (`autoShardCount`, with the
+     * reasoning). @default "auto"
      */
     gatewayShards: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default("auto"),
     /**

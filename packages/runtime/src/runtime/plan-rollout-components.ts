@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
@@ -9,6 +8,7 @@ import type { RolloutConfig } from "../config/rollout-config";
 import type { RolloutSampling } from "../service/create-turn-runner";
 import type { EngineFaultBudget } from "../service/engine-fault-hold";
 import { createRequestClassifier, type RequestClassifier } from "../service/request-class/classify-request";
+import { measuredAutoShardCount } from "../shard/auto-shard-count";
 import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
 
 /** How a dataset file is read (the options of `readPromptDataset`). */
@@ -342,8 +342,15 @@ export function planTurns(config: RolloutConfig): RolloutComponents["turns"] {
   };
 }
 
-/** The gateway's listen address and limits (seconds → ms); `--gateway-shards auto` = min(16, cores). */
-export function planGateway(config: RolloutConfig): RolloutComponents["gateway"] {
+/**
+ * The gateway's listen address and limits (seconds → ms); `--gateway-shards auto` = `autoShards()`.
+ *
+ * @param autoShards - the count `auto` stands for. @default measuredAutoShardCount (this machine's free cores now)
+ */
+export function planGateway(
+  config: RolloutConfig,
+  autoShards: () => number = measuredAutoShardCount,
+): RolloutComponents["gateway"] {
   return {
     host: config.host,
     port: config.port,
@@ -357,7 +364,7 @@ export function planGateway(config: RolloutConfig): RolloutComponents["gateway"]
       maxToolSchemaNodes: config.maxToolSchemaNodes,
       maxChars: config.maxRequestChars,
     },
-    shards: config.gatewayShards === "auto" ? Math.min(16, availableParallelism()) : config.gatewayShards,
+    shards: config.gatewayShards === "auto" ? autoShards() : config.gatewayShards,
     shardTimeoutMs: config.gatewayShardTimeout * 1000,
   };
 }
