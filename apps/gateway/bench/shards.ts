@@ -134,6 +134,9 @@ for (const [contextTokens, sessions, turns] of [
     ones.push(rates.get(1)!);
     manys.push(rates.get(many)!);
     ratios.push(rates.get(many)! / rates.get(1)!);
+    process.stderr.write(
+      `shards bench: ${contextTokens / 1000}k run ${round + 1}: 1 shard ${rates.get(1)!.toFixed(1)}, ${many} shards ${rates.get(many)!.toFixed(1)} turns/s\n`,
+    );
   }
   lines.push(
     `  ${contextTokens / 1000}k context, ${sessions} sessions × ${turns} turns: 1 shard ${median(ones).toFixed(1)} turns/s, ${many} shards ${median(manys).toFixed(1)} turns/s (medians) → ${median(ratios).toFixed(2)}× with ${many} shards (runs ${ratios.map((r) => r.toFixed(2)).join(", ")}; spread ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
