@@ -1,14 +1,19 @@
-// Gateway shards bench (`pnpm bench`, ~60 s on 2 cores): turns/s through 1 vs 2 gateway shard processes
+// Gateway shards bench (`pnpm bench`, ~3 min on 2 cores): turns/s through 1 vs N gateway shard processes
 // (`--gateway-shards`), with the SGLang stand-in engine (a scripted stand-in, not a model, zero latency)
-// and the agents each in their own process, measured side by side in one run. Each session is its own
-// Group, so sessions spread over the shards by consistent hashing as in `relax rollout`. On a machine
-// with C cores the shards, the engine and the agents share them: the ratio shows what a second shard
-// buys there, not an upper bound.
+// and the agents each in their own process. N is what `--gateway-shards auto` picks on this machine now,
+// or 2 where auto picks 1 (to show what a second shard would buy). Each configuration is warmed up
+// (a discarded run in the same pool) and 1 vs N are interleaved, alternating which goes first, and
+// repeated (BENCH_SHARDS_RUNS, default 3): the median ratio and its spread are printed.
+// Each session is its own Group, so sessions spread over the shards by consistent hashing as in
+// `relax rollout`. On a machine with C cores the shards, the engine and the agents share them: the ratio
+// shows what extra shards buy there, not an upper bound, and a loaded machine (see the load average
+// printed) shifts every figure. It cannot show what shards buy when agents and engine run elsewhere.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
+import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
-import { resolveConfig, resolveTokenizerPath, ShardPool } from "@relax/runtime";
+import { measuredAutoShardCount, resolveConfig, resolveTokenizerPath, ShardPool } from "@relax/runtime";
 import pino from "pino";
 import { percentile } from "../src/report/format-summary";
 
@@ -106,15 +111,35 @@ async function measure(shards: number, sessions: number, turns: number, contextT
 }
 
 const started = performance.now();
-const lines: string[] = [];
+const auto = measuredAutoShardCount();
+const many = Math.max(2, auto);
+const runs = Number(process.env.BENCH_SHARDS_RUNS ?? 3);
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const lines: string[] = [
+  `  this machine: ${availableParallelism()} cores, load ${loadavg()[0]!.toFixed(1)} → --gateway-shards auto = ${auto}; comparing 1 vs ${many} shards, ${runs} interleaved runs`,
+];
 for (const [contextTokens, sessions, turns] of [
   [8_000, 32, 8],
   [32_000, 12, 6],
 ] as const) {
-  const one = await measure(1, sessions, turns, contextTokens);
-  const two = await measure(2, sessions, turns, contextTokens);
+  const ones: number[] = [];
+  const manys: number[] = [];
+  const ratios: number[] = [];
+  for (let round = 0; round < runs; round++) {
+    // Alternate which configuration goes first, so a drift in the machine's load favours neither.
+    const order = round % 2 === 0 ? [1, many] : [many, 1];
+    const rates = new Map<number, number>();
+    for (const shards of order)
+      rates.set(shards, (await measure(shards, sessions, turns, contextTokens)).rate);
+    ones.push(rates.get(1)!);
+    manys.push(rates.get(many)!);
+    ratios.push(rates.get(many)! / rates.get(1)!);
+    process.stderr.write(
+      `shards bench: ${contextTokens / 1000}k run ${round + 1}: 1 shard ${rates.get(1)!.toFixed(1)}, ${many} shards ${rates.get(many)!.toFixed(1)} turns/s\n`,
+    );
+  }
   lines.push(
-    `  ${contextTokens / 1000}k context, ${sessions} sessions × ${turns} turns: 1 shard ${one.rate.toFixed(1)} turns/s (p50 ${one.p50.toFixed(1)} ms), 2 shards ${two.rate.toFixed(1)} turns/s (p50 ${two.p50.toFixed(1)} ms) → ${(two.rate / one.rate).toFixed(2)}× with 2 shards`,
+    `  ${contextTokens / 1000}k context, ${sessions} sessions × ${turns} turns: 1 shard ${median(ones).toFixed(1)} turns/s, ${many} shards ${median(manys).toFixed(1)} turns/s (medians) → ${median(ratios).toFixed(2)}× with ${many} shards (runs ${ratios.map((r) => r.toFixed(2)).join(", ")}; spread ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`,
   );
 }
 engineProcess.kill("SIGTERM");

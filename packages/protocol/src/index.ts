@@ -46,6 +46,7 @@ export { createProtocolHandler } from "./handler/create-protocol-handler";
 export type { GenerateContext, ProtocolHandlerOptions, RequestEndEvent } from "./handler/handler-options";
 export type { ModelInfo } from "./handler/list-models";
 export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES } from "./handler/read-json-body";
+export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./handler/scan-request-limits";
 // Responses
 export { convertResponsesRequest } from "./responses/convert-responses-request";
 export { type ResponsesResponse, responsesRequestSchema } from "./responses/responses-api";

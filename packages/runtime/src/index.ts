@@ -209,4 +209,10 @@ export {
   type RequestClassRule,
 } from "./service/request-class/classify-request";
 export { SessionRegistry } from "./service/session-registry";
+export {
+  AUTO_SHARDS_MAX,
+  autoShardCount,
+  measuredAutoShardCount,
+  type ShardCountInput,
+} from "./shard/auto-shard-count";
 export { ShardPool } from "./shard/shard-pool";

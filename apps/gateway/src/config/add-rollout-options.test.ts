@@ -43,6 +43,34 @@ describe("relax rollout flags", () => {
     expect(config.agentEnv).toEqual(["FOO=bar", "BAZ=qux"]);
   });
 
+  it("should map the request-limit flags to their config keys", () => {
+    const config = resolveConfig(
+      {},
+      parseFlags([
+        ...required,
+        "--engine-policy",
+        "p.js",
+        "--max-request-messages",
+        "50000",
+        "--max-request-content-parts",
+        "60000",
+        "--max-tool-schema-nodes",
+        "70000",
+        "--max-request-chars",
+        "8388608",
+        "--max-json-depth",
+        "256",
+      ]),
+    );
+    expect([
+      config.maxRequestMessages,
+      config.maxRequestContentParts,
+      config.maxToolSchemaNodes,
+      config.maxRequestChars,
+      config.maxJsonDepth,
+    ]).toEqual([50_000, 60_000, 70_000, 8_388_608, 256]);
+  });
+
   it("should default --metadata-key to metadata and keep a given key", () => {
     expect(resolveConfig({}, parseFlags([...required, "--engine-policy", "p.js"])).metadataKey).toBe(
       "metadata",

@@ -329,8 +329,33 @@ export function addGatewayOptions(command: Command): Command {
       int("--max-request-bytes"),
     )
     .option(
+      "--max-request-messages <n>",
+      "most items in a request's messages (Responses: input); more get 400 before the body is parsed (default 10000)",
+      int("--max-request-messages"),
+    )
+    .option(
+      "--max-request-content-parts <n>",
+      "most content parts in a request, all messages together; more get 400 before the body is parsed (default 20000)",
+      int("--max-request-content-parts"),
+    )
+    .option(
+      "--max-tool-schema-nodes <n>",
+      "most JSON values in a request's tools, all tools together; more get 400 before the body is parsed (default 20000)",
+      int("--max-tool-schema-nodes"),
+    )
+    .option(
+      "--max-request-chars <n>",
+      "most characters in a request's strings, image payloads excepted; more get 400 before the body is parsed (default 4194304)",
+      int("--max-request-chars"),
+    )
+    .option(
+      "--max-json-depth <n>",
+      "deepest array/object nesting in a request body (the body is level 1); deeper gets 400 (default 128)",
+      int("--max-json-depth"),
+    )
+    .option(
       "--gateway-shards <n|auto>",
-      "gateway shard processes, auto or 1 to 64: 1 serves agents from this process (and --port); N > 1 starts N shards on free ports, each Group on one (consistent hashing), agents pointed at their shard; auto = number of cores, at most 16 (default auto)",
+      "gateway shard processes, auto or 1 to 64: 1 serves agents from this process (and --port); N > 1 starts N shards on free ports, each Group on one (consistent hashing), agents pointed at their shard; auto = 1 below 4 free cores (cores minus load average), else half the free cores, at most 16 (default auto)",
       (value: string) => {
         if (value === "auto") return "auto";
         const n = Number(value);

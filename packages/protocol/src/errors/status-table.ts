@@ -66,6 +66,15 @@ export const STATUS_TABLE = {
       when: 'the chat template gives no stable observation delta for the conversation; `param: "messages"`',
     },
   },
+  request_limit_exceeded: {
+    status: 400,
+    retryable: false,
+    agent: {
+      type: "invalid_request_error",
+      anthropicType: "invalid_request_error",
+      when: "the body crosses a per-request work bound while it is scanned, before it is parsed: more items than `--max-request-messages`, content parts than `--max-request-content-parts`, tool schema values than `--max-tool-schema-nodes`, string characters than `--max-request-chars`; the message names the field path and the flag",
+    },
+  },
   invalid_body: {
     status: 400,
     retryable: false,

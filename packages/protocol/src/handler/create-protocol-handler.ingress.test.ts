@@ -152,7 +152,7 @@ describe("createProtocolHandler: nesting depth", () => {
     expect(json.error.param).toBe("tools");
     expect(json.error.code).toBe("invalid_request_error");
     expect(json.error.message).toBe(
-      "tools[0].function.parameters.properties.a[0][0][0][0][0][0]…: nests arrays/objects deeper than 128 levels",
+      "tools[0].function.parameters.properties.a[0][0][0][0][0][0]…: nests arrays/objects deeper than 128 levels (--max-json-depth)",
     );
     expect(contexts).toHaveLength(0);
   });
@@ -185,7 +185,7 @@ describe("createProtocolHandler: nesting depth", () => {
       error: {
         type: "invalid_request_error",
         message:
-          "tools[0].input_schema[0][0][0][0][0][0][0][0][0]…: nests arrays/objects deeper than 128 levels",
+          "tools[0].input_schema[0][0][0][0][0][0][0][0][0]…: nests arrays/objects deeper than 128 levels (--max-json-depth)",
       },
     });
     const toolUse = `{"max_tokens":8,"messages":[{"role":"user","content":"hi"},{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"f","input":{"q":${nestedArrays(DEEP)}}}]}]}`;
@@ -207,7 +207,9 @@ describe("createProtocolHandler: nesting depth", () => {
     const response = await handler(request(CHAT, deeper));
     expect(response.status).toBe(400);
     const json = (await response.json()) as { error: Record<string, unknown> };
-    expect(json.error.message).toBe("metadata.a.b.c.d: nests arrays/objects deeper than 5 levels");
+    expect(json.error.message).toBe(
+      "metadata.a.b.c.d: nests arrays/objects deeper than 5 levels (--max-json-depth)",
+    );
   });
 });
 

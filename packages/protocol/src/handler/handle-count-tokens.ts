@@ -26,6 +26,8 @@ export async function handleCountTokens(
     const body = await readJsonBody(httpRequest, {
       maxBytes: settings.maxRequestBytes,
       maxDepth: settings.maxJsonDepth,
+      protocol: protocol,
+      limits: settings.requestLimits,
     });
     const converted = convertAnthropicMessagesRequest(body, {
       countTokens: true,

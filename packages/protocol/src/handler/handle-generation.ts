@@ -109,6 +109,8 @@ export async function readGenerationRequest(
   const rawBody = await readJsonBody(httpRequest, {
     maxBytes: settings.maxRequestBytes,
     maxDepth: settings.maxJsonDepth,
+    protocol,
+    limits: settings.requestLimits,
   });
   const converted = adapter.convertRequest(rawBody, {
     ...(normalizers !== undefined ? { normalizers } : {}),

@@ -6,6 +6,7 @@ import type { Protocol, ProtocolWarning } from "../shared/protocol";
 import type { ResponseFormatConstraint } from "../shared/read-response-format";
 import type { ModelInfo } from "./list-models";
 import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES } from "./read-json-body";
+import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./scan-request-limits";
 
 /** What `generate` receives for one model request. */
 export interface GenerateContext {
@@ -93,6 +94,12 @@ export interface ProtocolHandlerOptions {
   maxRequestBytes?: number;
   /** Deepest array/object nesting accepted anywhere in a body (the body is level 1); deeper → 400 naming the field. @default 128 */
   maxJsonDepth?: number;
+  /**
+   * Per-request work bounds checked while the body's text is scanned, before it is parsed (see
+   * {@link RequestLimits}); over one → 400 `request_limit_exceeded` naming the field and the flag.
+   * @default DEFAULT_REQUEST_LIMITS (10,000 messages, 20,000 content parts, 20,000 tool schema values, 4 Mi characters)
+   */
+  requestLimits?: Partial<RequestLimits>;
 }
 
 /** {@link ProtocolHandlerOptions} with every default applied: what the handler's parts read. */
@@ -108,8 +115,7 @@ export type HandlerSettings = Required<
     | "maxRequestBytes"
     | "maxJsonDepth"
   >
-> &
-  Pick<
+> & { requestLimits: RequestLimits } & Pick<
     ProtocolHandlerOptions,
     "authenticate" | "models" | "onWarning" | "onRequestEnd" | "normalizers" | "history" | "countTokens"
   >;
@@ -125,5 +131,12 @@ export function resolveHandlerSettings(options: ProtocolHandlerOptions): Handler
     defaultModel: options.defaultModel ?? "relax",
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
+    requestLimits: { ...DEFAULT_REQUEST_LIMITS, ...definedOnly(options.requestLimits) },
   };
+}
+
+/** `limits` without its `undefined` members (so they do not override the defaults). */
+function definedOnly(limits: Partial<RequestLimits> | undefined): Partial<RequestLimits> {
+  if (limits === undefined) return {};
+  return Object.fromEntries(Object.entries(limits).filter(([, value]) => value !== undefined));
 }

@@ -1,5 +1,7 @@
-import { CanonicalizationError, formatFieldPath } from "@relax/chat";
+import { CanonicalizationError } from "@relax/chat";
 import { ProtocolError } from "../errors/protocol-error";
+import type { Protocol } from "../shared/protocol";
+import { type RequestLimits, scanRequestLimits } from "./scan-request-limits";
 
 /** Default of `maxRequestBytes`: 32 MiB, above any real agent request (a 128k-token context is ~0.5–1 MiB of JSON, a few images a few MiB). */
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
@@ -12,12 +14,10 @@ export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
  */
 export const DEFAULT_MAX_JSON_DEPTH = 128;
 
-/** How many leading path segments a depth error names before `…`. */
-const PATH_SEGMENTS_SHOWN = 12;
-
 /**
- * Reads a request body of at most `maxBytes` bytes and parses it as JSON, then checks that no value in
- * it nests deeper than `maxDepth` (iteratively: a 10^5-deep body costs one pass, never the stack).
+ * Reads a request body of at most `maxBytes` bytes, scans its text against `maxDepth` and `limits`
+ * ({@link scanRequestLimits}: one pass, stopped at the first limit crossed, before anything parses it),
+ * then parses it as JSON. A 10^5-deep body costs one pass, never the stack.
  *
  * A `content-length` above the limit is refused before a byte is read; a chunked body is refused as soon
  * as the bytes read pass the limit (the rest is not read).
@@ -25,12 +25,14 @@ const PATH_SEGMENTS_SHOWN = 12;
  * @throws ProtocolError 413 `request_too_large` when the body is larger than `maxBytes`.
  * @throws CanonicalizationError (`body`) for invalid JSON; (the deep value's path, e.g.
  *   `tools[0].function.parameters.properties.a…`) for a value nested deeper than `maxDepth`.
+ * @throws ProtocolError 400 `request_limit_exceeded` for a body over one of `limits`.
  */
 export async function readJsonBody(
   request: Request,
-  { maxBytes, maxDepth }: { maxBytes: number; maxDepth: number },
+  options: { maxBytes: number; maxDepth: number; protocol: Protocol; limits: RequestLimits },
 ): Promise<unknown> {
-  const text = await readBodyText(request, maxBytes);
+  const text = await readBodyText(request, options.maxBytes);
+  scanRequestLimits(text, options.protocol, options.limits, options.maxDepth);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -39,14 +41,6 @@ export async function readJsonBody(
       path: "body",
       reason: `is not valid JSON (${error instanceof Error ? error.message : String(error)})`,
       cause: error,
-    });
-  }
-  const tooDeep = findTooDeep(value, maxDepth);
-  if (tooDeep !== undefined) {
-    const shown = formatFieldPath(tooDeep.slice(0, PATH_SEGMENTS_SHOWN));
-    throw new CanonicalizationError({
-      path: `${shown === "" ? "body" : shown}${tooDeep.length > PATH_SEGMENTS_SHOWN ? "…" : ""}`,
-      reason: `nests arrays/objects deeper than ${maxDepth} levels`,
     });
   }
   return value;

@@ -252,10 +252,30 @@ export const rolloutConfigSchema = z
       .positive()
       .default(32 * 1024 * 1024),
     /**
+     * Per-request work bounds, checked while the body's text is scanned, before it is parsed, validated
+     * or rendered; over one → 400 `request_limit_exceeded` naming the field and the flag
+     * (docs/contract.md#request-limits). Items of `messages` (`input` for Responses)
+     * (`--max-request-messages`). @default 10000
+     */
+    maxRequestMessages: z.number().int().positive().default(10_000),
+    /** Content parts in all: `content` array elements and Anthropic `system` blocks (`--max-request-content-parts`). @default 20000 */
+    maxRequestContentParts: z.number().int().positive().default(20_000),
+    /** JSON values inside `tools`, all tools together (`--max-tool-schema-nodes`). @default 20000 */
+    maxToolSchemaNodes: z.number().int().positive().default(20_000),
+    /** Characters of string values as written, image payloads excepted (`--max-request-chars`). @default 4194304 (4 Mi) */
+    maxRequestChars: z
+      .number()
+      .int()
+      .positive()
+      .default(4 * 1024 * 1024),
+    /** Deepest array/object nesting anywhere in a body, the body being level 1 (`--max-json-depth`). @default 128 */
+    maxJsonDepth: z.number().int().min(2).max(100_000).default(128),
+    /**
      * Gateway shard processes (`--gateway-shards`): `1` serves every session from this process; `N > 1`
      * starts N shard processes, each Group placed on one by consistent hashing of its id, the agents
-     * pointed at their shard directly; `auto` is the number of cores (`os.availableParallelism()`), at
-     * most 16. @default "auto"
+     * pointed at their shard directly; `auto` is 1 below 4 free cores (`os.availableParallelism()` minus
+     * the 1-minute load average), else half the free cores, at most 16 (`autoShardCount`, with the
+     * reasoning). @default "auto"
      */
     gatewayShards: z.union([z.literal("auto"), z.number().int().min(1).max(64)]).default("auto"),
     /**

@@ -520,6 +520,8 @@ function createControllerPortApp(
     basePath: gateway.basePath,
     heartbeatMs: gateway.heartbeatMs,
     maxRequestBytes: gateway.maxRequestBytes,
+    maxJsonDepth: gateway.maxJsonDepth,
+    requestLimits: gateway.requestLimits,
     // Sessions and states as the controller sees them; forests live on the shards.
     health: () => {
       const shards = parts.shards();

@@ -1,4 +1,3 @@
-import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config";
 import { evalDueAfterStep, evalRolloutIds } from "./eval-schedule";
@@ -150,8 +149,15 @@ describe("planRolloutComponents", () => {
       basePath: "/agentic_api",
       heartbeatMs: 2000,
       maxRequestBytes: 33_554_432,
-      // --gateway-shards auto: one per core, at most 16.
-      shards: Math.min(16, availableParallelism()),
+      maxJsonDepth: 128,
+      requestLimits: {
+        maxMessages: 10_000,
+        maxContentParts: 20_000,
+        maxToolSchemaNodes: 20_000,
+        maxChars: 4_194_304,
+      },
+      // --gateway-shards auto: this machine's free cores at planning time (see the planGateway test).
+      shards: expect.any(Number),
       shardTimeoutMs: 30_000,
     });
     const { classifier, ...turns } = plan.turns;
@@ -310,8 +316,9 @@ describe("the component planners", () => {
     expect(group).not.toHaveProperty("deterministicSeed");
   });
 
-  it("planGateway should cap --gateway-shards auto at 16 and the cores", () => {
-    expect(planGateway(config({ gatewayShards: "auto" })).shards).toBe(Math.min(16, availableParallelism()));
+  it("planGateway should take --gateway-shards auto from the measured count and N as given", () => {
+    expect(planGateway(config({ gatewayShards: "auto" }), () => 5).shards).toBe(5);
+    expect(planGateway(config({}), () => 1).shards).toBe(1);
     expect(planGateway(config({ gatewayShards: 3, sseHeartbeatSeconds: 2 }))).toMatchObject({
       shards: 3,
       heartbeatMs: 2000,

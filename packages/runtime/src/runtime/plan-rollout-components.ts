@@ -1,14 +1,14 @@
-import { availableParallelism } from "node:os";
 import { resolve } from "node:path";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
-import type { HarnessNormalizers } from "@relax/protocol";
+import type { HarnessNormalizers, RequestLimits } from "@relax/protocol";
 import { ConfigError } from "../config/load-config";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
 import type { RolloutSampling } from "../service/create-turn-runner";
 import type { EngineFaultBudget } from "../service/engine-fault-hold";
 import { createRequestClassifier, type RequestClassifier } from "../service/request-class/classify-request";
+import { measuredAutoShardCount } from "../shard/auto-shard-count";
 import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
 
 /** How a dataset file is read (the options of `readPromptDataset`). */
@@ -92,6 +92,10 @@ export interface RolloutComponents {
     basePath: string;
     heartbeatMs: number;
     maxRequestBytes: number;
+    /** Deepest JSON nesting of a request body (`--max-json-depth`). */
+    maxJsonDepth: number;
+    /** Per-request work bounds (`--max-request-messages`, `--max-request-content-parts`, `--max-tool-schema-nodes`, `--max-request-chars`). */
+    requestLimits: RequestLimits;
     /** Gateway shard processes (`--gateway-shards`, `auto` resolved): 1 = this process serves agents. */
     shards: number;
     /** A shard silent this long is declared hung (`--gateway-shard-timeout`), in ms. */
@@ -353,15 +357,29 @@ export function planTurns(config: RolloutConfig): RolloutComponents["turns"] {
   };
 }
 
-/** The gateway's listen address and limits (seconds → ms); `--gateway-shards auto` = min(16, cores). */
-export function planGateway(config: RolloutConfig): RolloutComponents["gateway"] {
+/**
+ * The gateway's listen address and limits (seconds → ms); `--gateway-shards auto` = `autoShards()`.
+ *
+ * @param autoShards - the count `auto` stands for. @default measuredAutoShardCount (this machine's free cores now)
+ */
+export function planGateway(
+  config: RolloutConfig,
+  autoShards: () => number = measuredAutoShardCount,
+): RolloutComponents["gateway"] {
   return {
     host: config.host,
     port: config.port,
     basePath: config.basePath,
     heartbeatMs: config.sseHeartbeatSeconds * 1000,
     maxRequestBytes: config.maxRequestBytes,
-    shards: config.gatewayShards === "auto" ? Math.min(16, availableParallelism()) : config.gatewayShards,
+    maxJsonDepth: config.maxJsonDepth,
+    requestLimits: {
+      maxMessages: config.maxRequestMessages,
+      maxContentParts: config.maxRequestContentParts,
+      maxToolSchemaNodes: config.maxToolSchemaNodes,
+      maxChars: config.maxRequestChars,
+    },
+    shards: config.gatewayShards === "auto" ? autoShards() : config.gatewayShards,
     shardTimeoutMs: config.gatewayShardTimeout * 1000,
   };
 }

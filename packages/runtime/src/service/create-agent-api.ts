@@ -84,6 +84,8 @@ export function createAgentApi(options: AgentApiOptions): Hono {
     basePath: gateway.basePath,
     heartbeatMs: gateway.heartbeatMs,
     maxRequestBytes: gateway.maxRequestBytes,
+    maxJsonDepth: gateway.maxJsonDepth,
+    requestLimits: gateway.requestLimits,
     health: options.health,
     // context.sessionId is the presented credential: the events carry the session's label instead.
     onWarning: (warning, context) => {

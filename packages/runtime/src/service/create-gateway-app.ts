@@ -6,6 +6,7 @@ import {
   ProtocolError,
   type ProtocolHandlerOptions,
   type RequestEndEvent,
+  type RequestLimits,
   STATUS_TABLE,
   toErrorResponse,
 } from "@relax/protocol";
@@ -25,6 +26,10 @@ export interface GatewayAppOptions {
   heartbeatMs?: number;
   /** Largest request body in bytes (`--max-request-bytes`); larger → 413. @default 33554432 (32 MiB) */
   maxRequestBytes?: number;
+  /** Deepest JSON nesting of a body (`--max-json-depth`); deeper → 400. @default 128 */
+  maxJsonDepth?: number;
+  /** Per-request work bounds checked before the body is parsed (`--max-request-messages`, …); over one → 400. @default DEFAULT_REQUEST_LIMITS */
+  requestLimits?: Partial<RequestLimits>;
   /** Extra fields for `/health` (backend, run progress). */
   health?: () => Record<string, unknown>;
   onWarning?: ProtocolHandlerOptions["onWarning"];
@@ -77,6 +82,8 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
     },
     heartbeatMs,
     ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
+    ...(options.maxJsonDepth !== undefined ? { maxJsonDepth: options.maxJsonDepth } : {}),
+    ...(options.requestLimits !== undefined ? { requestLimits: options.requestLimits } : {}),
     basePath,
     defaultModel: modelName,
     models: () => [{ id: modelName, ownedBy: "relax" }],
