@@ -227,7 +227,11 @@ for (const [name] of configs) {
   const walls = list.map((r) => r.wallS);
   const idle = list.map((r) => r.idleFraction * 100);
   console.log(
-    `${name.padEnd(30)} ${median(walls).toFixed(2).padStart(6)} (${spread(walls)})  ${median(idle).toFixed(1).padStart(5)} (${spread(idle, 1)})  ${String(median(list.map((r) => r.rows))).padStart(5)}  ${String(median(list.map((r) => r.aborts))).padStart(6)}  ${(syncMedian / median(walls)).toFixed(2).padStart(6)}×  ${median(list.map((r) => r.boundS)).toFixed(2).padStart(7)}  ${walls.map((w) => w.toFixed(1)).join(" / ")}`,
+    `${name.padEnd(30)} ${median(walls).toFixed(2).padStart(6)} (${spread(walls)})  ${median(idle).toFixed(1).padStart(5)} (${spread(idle, 1)})  ${String(median(list.map((r) => r.rows))).padStart(5)}  ${String(median(list.map((r) => r.aborts))).padStart(6)}  ${(syncMedian / median(walls)).toFixed(2).padStart(6)}×  ${median(
+      list.map((r) => r.boundS),
+    )
+      .toFixed(2)
+      .padStart(7)}  ${walls.map((w) => w.toFixed(1)).join(" / ")}`,
   );
 }
 const ratios = roundRatios.map((r) => r.ratio);

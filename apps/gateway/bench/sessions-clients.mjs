@@ -50,7 +50,9 @@ async function runSession(sessionId, index) {
     });
     const reply = await response.json();
     if (response.status !== 200) {
-      throw new Error(`turn ${turn} of ${sessionId}: ${response.status} ${JSON.stringify(reply).slice(0, 300)}`);
+      throw new Error(
+        `turn ${turn} of ${sessionId}: ${response.status} ${JSON.stringify(reply).slice(0, 300)}`,
+      );
     }
     rtts.push(performance.now() - started);
     messages.push(reply.choices[0].message);

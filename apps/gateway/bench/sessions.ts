@@ -55,6 +55,7 @@ const engineProcess = spawn(
   ["--import", "tsx", "--conditions=@relax/source", fileURLToPath(new URL("./engine.ts", import.meta.url))],
   { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, BENCH_ENGINE_CONTEXT: "262144" } },
 );
+process.stderr.write("  starting the stand-in engine\n");
 const engineUrl = await new Promise<string>((resolve, reject) => {
   engineProcess.stdout!.once("data", (chunk: Buffer) => resolve(chunk.toString().trim()));
   engineProcess.once("exit", (code) => reject(new Error(`engine exited with ${code}`)));
@@ -229,8 +230,16 @@ const memoryRow = (label: string, list: readonly Memory[]) => {
   return `  ${label} (${list[0]!.tokens} stored tokens): ${fmt(median(all), 1)} B/token (${spread(all, 1)}) = heap ${fmt(median(heap), 1)} + external ${fmt(median(list.map((m) => perToken(m, m.external))), 1)} (of which arrayBuffers ${fmt(median(buffers), 1)}); the forest's typed arrays ${fmt(median(arrays), 2)} B/token, message text ${fmt(median(text), 2)} chars/token [goal ≤ 12 B/token all counted: ${median(all) <= 12 ? "met" : "not met"}]`;
 };
 
-const rows: string[] = [];
+/** Prints a result line at once (a bench cut short still shows what it measured). */
+const report = (line: string) => console.log(line);
+/** Progress on stderr (the results go to stdout at the end). */
+const progress = (what: string) =>
+  process.stderr.write(`  [${fmt((performance.now() - benchStarted) / 1000, 1)} s] ${what}\n`);
 
+console.log(
+  `gateway sessions bench: stand-in engine (not a model) at zero latency, agents and engine in their own processes, ${encodeWorkers()} encode workers, ${ROUNDS} rounds (medians, min–max)`,
+);
+progress("warm-up");
 // Warm-up (discarded): JIT of the gateway and of every encode worker, keep-alive connections.
 drop((await runClients({ sessions: 2, turns: 6, firstTokens: 1_000, growTokens: 600, phases: true })).ids);
 
@@ -241,6 +250,7 @@ const WINDOW = 6;
 const flat: Array<{ raw: number; net: number; early: number; late: number; grow: number }> = [];
 const grownMemory: Memory[] = [];
 for (let round = 0; round < ROUNDS; round++) {
+  progress(`flat in turns, round ${round + 1}`);
   const run = await runClients({
     sessions: FLAT_SESSIONS,
     turns: FLAT_TURNS,
@@ -265,28 +275,30 @@ for (let round = 0; round < ROUNDS; round++) {
     grow: lateContext / earlyContext,
   });
   if (round === 0) {
-    rows.push(
+    report(
       `  flat in turns: ${FLAT_SESSIONS} sessions × ${FLAT_TURNS} turns, prompt ${Math.round(earlyContext)} tokens (turns 2-${WINDOW + 1}) → ${Math.round(lateContext)} tokens (last ${WINDOW}) = ${fmt(lateContext / earlyContext, 1)}× growth; JSON.parse ${fmt(earlyParse, 3)} → ${fmt(lateParse, 3)} ms`,
     );
   }
   grownMemory.push(measureAndDrop(run.ids));
 }
-rows.push(
+report(
   `  gateway CPU per turn, early → late: ${fmt(median(flat.map((f) => f.early)))} → ${fmt(median(flat.map((f) => f.late)))} ms; late ÷ early ${fmt(median(flat.map((f) => f.raw)))}× (${spread(flat.map((f) => f.raw))}), minus JSON.parse ${fmt(median(flat.map((f) => f.net)))}× (${spread(flat.map((f) => f.net))})`,
 );
 
 // 2. Memory, the bench/ingress.ts shape: one 63k-token first message, 100 short turns.
 const ingressMemory: Memory[] = [];
 for (let round = 0; round < ROUNDS; round++) {
+  progress(`memory, ingress shape, round ${round + 1}`);
   const run = await runClients({ sessions: 1, turns: 100, firstTokens: 63_000, growTokens: 8 });
   ingressMemory.push(measureAndDrop(run.ids));
 }
-rows.push(memoryRow(`memory, growing sessions (${FLAT_SESSIONS} × ${FLAT_TURNS} turns)`, grownMemory));
-rows.push(memoryRow("memory, bench/ingress.ts shape (1 × 100 turns, 63k first message)", ingressMemory));
+report(memoryRow(`memory, growing sessions (${FLAT_SESSIONS} × ${FLAT_TURNS} turns)`, grownMemory));
+report(memoryRow("memory, bench/ingress.ts shape (1 × 100 turns, 63k first message)", ingressMemory));
 
 // 3. 1,000 residents of realistic size: a template session built over HTTP, snapshotted as JSON, each
 // resident restored from the text (its own strings and typed arrays).
 const RESIDENTS = 1_000;
+progress("residents: template session");
 const template = await runClients({ sessions: 1, turns: 8, firstTokens: 2_000, growTokens: 600 });
 const templateJson = JSON.stringify(registry.getById(template.ids[0]!)!.forest.toSnapshot());
 const residentTokens = storedTokens(template.ids);
@@ -306,15 +318,25 @@ const disperse = () => {
 const ACTIVE_TURNS = 40;
 const block = async () => {
   gc();
-  const run = await runClients({ sessions: 1, turns: ACTIVE_TURNS, firstTokens: 1_500, growTokens: 40, phases: true });
+  const run = await runClients({
+    sessions: 1,
+    turns: ACTIVE_TURNS,
+    firstTokens: 1_500,
+    growTokens: 40,
+    phases: true,
+  });
   drop(run.ids);
   const steady = run.cpuMsByTurn.slice(3);
-  return { cpu: steady.reduce((a, b) => a + b, 0) / steady.length, p50: percentile(run.rtts[0]!.slice(3), 50) };
+  return {
+    cpu: steady.reduce((a, b) => a + b, 0) / steady.length,
+    p50: percentile(run.rtts[0]!.slice(3), 50),
+  };
 };
 await block(); // warm-up
 const pairs: Array<{ cpu: number; p50: number }> = [];
 const PAIRS = Math.max(4, ROUNDS + 1);
 for (let pair = 0; pair < PAIRS; pair++) {
+  progress(`residents, pair ${pair + 1} of ${PAIRS}`);
   // A B, then B A: a slow drift of the machine hits alone and crowded alike.
   const order = pair % 2 === 0 ? ["alone", "crowded"] : ["crowded", "alone"];
   const result: Record<string, { cpu: number; p50: number }> = {};
@@ -329,14 +351,10 @@ const added = (values: number[]) => values.map((v) => (v - 1) * 100);
 const cpuAdded = added(pairs.map((p) => p.cpu));
 const p50Added = added(pairs.map((p) => p.p50));
 const resolution = (values: number[]) => (Math.max(...values) - Math.min(...values)) / 2;
-rows.push(
+report(
   `  ${RESIDENTS} resident sessions of ${residentTokens} stored tokens each (${fmt((RESIDENTS * residentTokens) / 1e6, 1)} M tokens): added gateway CPU per turn ${fmt(median(cpuAdded), 1)} % (${spread(cpuAdded, 1)} over ${PAIRS} pairs), added p50 round trip ${fmt(median(p50Added), 1)} % (${spread(p50Added, 1)}); resolution (half the spread) CPU ±${fmt(resolution(cpuAdded), 1)} %, p50 ±${fmt(resolution(p50Added), 1)} % → ${resolution(cpuAdded) <= 2 ? "resolves 2 % on CPU" : "cannot resolve 2 % on this machine now (CPU)"}`,
 );
 
-console.log(
-  `gateway sessions bench: stand-in engine (not a model) at zero latency, agents and engine in their own processes, ${encodeWorkers()} encode workers, ${ROUNDS} rounds (medians, min–max)`,
-);
-for (const row of rows) console.log(row);
 console.log(`  (bench wall time ${fmt((performance.now() - benchStarted) / 1000, 1)} s)`);
 
 await pool.close();

@@ -26,7 +26,9 @@ describe("toLogprobArray", () => {
   it("should turn -0 into 0 and name a non-finite entry", () => {
     expect(Object.is(toLogprobArray([-0], 1, "lp")[0], 0)).toBe(true);
     expect(() => toLogprobArray([-1, Number.NaN], 2, "lp")).toThrow(ForestInputError);
-    expect(() => toLogprobArray([-1, Number.NaN], 2, "lp")).toThrow(/lp\[1\]: must be a finite number, got NaN/);
+    expect(() => toLogprobArray([-1, Number.NaN], 2, "lp")).toThrow(
+      /lp\[1\]: must be a finite number, got NaN/,
+    );
   });
 });
 
