@@ -11,9 +11,11 @@
 //      request carries the whole history, so parsing it is the one cost that must grow).
 //   2. Session memory per stored token: the growing sessions of 1. and one session shaped as in
 //      bench/ingress.ts (63k-token first message, 100 short turns): heap, `arrayBuffers` and `external`
-//      of `process.memoryUsage()` with the sessions registered minus without them, after full GCs. The
-//      typed-array backing stores (token ids, logprobs) live outside the JS heap: `heapUsed` alone leaves
-//      them out. Message text is included (the forest keeps it).
+//      of `process.memoryUsage()` with the sessions registered minus before their run, after full GCs, so
+//      what the run keeps elsewhere for them (render caches) counts; what dropping them frees is printed
+//      too (it is smaller when a cache still holds their first prompt). The typed-array backing stores
+//      (token ids, logprobs) live outside the JS heap: `heapUsed` alone leaves them out. Message text is
+//      included (the forest keeps it).
 //   3. 1,000 resident sessions of realistic size (each restored from a real ~6k-token session's
 //      snapshot, so every resident owns its own strings and typed arrays): gateway CPU per turn and p50
 //      round trip of one active session, in blocks alternating alone / crowded (A B B A …, residents
@@ -181,6 +183,8 @@ const promptTokens = (id: string, turn: number) => registry.getById(id)!.forest.
 
 interface Memory {
   tokens: number;
+  /** Heap + external given back by dropping the sessions. */
+  freed: number;
   heap: number;
   arrayBuffers: number;
   external: number;
@@ -193,8 +197,12 @@ function usage() {
   return process.memoryUsage();
 }
 
-/** Memory of the sessions `ids` (registered minus dropped, after full GCs); drops them. */
-function measureAndDrop(ids: readonly string[]): Memory {
+/**
+ * Memory of the sessions `ids`: with them registered minus `before` (taken before their run, after full
+ * GCs), so what the run left elsewhere for them (caches) counts too; `freed` is what dropping them gives
+ * back. Drops them.
+ */
+function measureAndDrop(ids: readonly string[], before: NodeJS.MemoryUsage): Memory {
   const tokens = storedTokens(ids);
   let typedArrays = 0;
   let textChars = 0;
@@ -212,9 +220,10 @@ function measureAndDrop(ids: readonly string[]): Memory {
   const without = usage();
   return {
     tokens,
-    heap: withThem.heapUsed - without.heapUsed,
-    arrayBuffers: withThem.arrayBuffers - without.arrayBuffers,
-    external: withThem.external - without.external,
+    freed: withThem.heapUsed + withThem.external - (without.heapUsed + without.external),
+    heap: withThem.heapUsed - before.heapUsed,
+    arrayBuffers: withThem.arrayBuffers - before.arrayBuffers,
+    external: withThem.external - before.external,
     typedArrays,
     textChars,
   };
@@ -227,7 +236,7 @@ const memoryRow = (label: string, list: readonly Memory[]) => {
   const buffers = list.map((m) => perToken(m, m.arrayBuffers));
   const arrays = list.map((m) => perToken(m, m.typedArrays));
   const text = list.map((m) => perToken(m, m.textChars));
-  return `  ${label} (${list[0]!.tokens} stored tokens): ${fmt(median(all), 1)} B/token (${spread(all, 1)}) = heap ${fmt(median(heap), 1)} + external ${fmt(median(list.map((m) => perToken(m, m.external))), 1)} (of which arrayBuffers ${fmt(median(buffers), 1)}); the forest's typed arrays ${fmt(median(arrays), 2)} B/token, message text ${fmt(median(text), 2)} chars/token [goal ≤ 12 B/token all counted: ${median(all) <= 12 ? "met" : "not met"}]`;
+  return `  ${label} (${list[0]!.tokens} stored tokens): ${fmt(median(all), 1)} B/token (${spread(all, 1)}) = heap ${fmt(median(heap), 1)} + external ${fmt(median(list.map((m) => perToken(m, m.external))), 1)} (of which arrayBuffers ${fmt(median(buffers), 1)}), of it freed by dropping the sessions ${fmt(median(list.map((m) => perToken(m, m.freed))), 1)}; the forest's typed arrays ${fmt(median(arrays), 2)} B/token, message text ${fmt(median(text), 2)} chars/token [goal ≤ 12 B/token all counted: ${median(all) <= 12 ? "met" : "not met"}]`;
 };
 
 /** Prints a result line at once (a bench cut short still shows what it measured). */
@@ -251,6 +260,7 @@ const flat: Array<{ raw: number; net: number; early: number; late: number; grow:
 const grownMemory: Memory[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   progress(`flat in turns, round ${round + 1}`);
+  const before = usage();
   const run = await runClients({
     sessions: FLAT_SESSIONS,
     turns: FLAT_TURNS,
@@ -279,7 +289,7 @@ for (let round = 0; round < ROUNDS; round++) {
       `  flat in turns: ${FLAT_SESSIONS} sessions × ${FLAT_TURNS} turns, prompt ${Math.round(earlyContext)} tokens (turns 2-${WINDOW + 1}) → ${Math.round(lateContext)} tokens (last ${WINDOW}) = ${fmt(lateContext / earlyContext, 1)}× growth; JSON.parse ${fmt(earlyParse, 3)} → ${fmt(lateParse, 3)} ms`,
     );
   }
-  grownMemory.push(measureAndDrop(run.ids));
+  grownMemory.push(measureAndDrop(run.ids, before));
 }
 report(
   `  gateway CPU per turn, early → late: ${fmt(median(flat.map((f) => f.early)))} → ${fmt(median(flat.map((f) => f.late)))} ms; late ÷ early ${fmt(median(flat.map((f) => f.raw)))}× (${spread(flat.map((f) => f.raw))}), minus JSON.parse ${fmt(median(flat.map((f) => f.net)))}× (${spread(flat.map((f) => f.net))})`,
@@ -289,8 +299,9 @@ report(
 const ingressMemory: Memory[] = [];
 for (let round = 0; round < ROUNDS; round++) {
   progress(`memory, ingress shape, round ${round + 1}`);
+  const before = usage();
   const run = await runClients({ sessions: 1, turns: 100, firstTokens: 63_000, growTokens: 8 });
-  ingressMemory.push(measureAndDrop(run.ids));
+  ingressMemory.push(measureAndDrop(run.ids, before));
 }
 report(memoryRow(`memory, growing sessions (${FLAT_SESSIONS} × ${FLAT_TURNS} turns)`, grownMemory));
 report(memoryRow("memory, bench/ingress.ts shape (1 × 100 turns, 63k first message)", ingressMemory));
