@@ -1,6 +1,8 @@
 // Gateway load bench (`pnpm bench`): N concurrent sessions × T turns through the real HTTP gateway and
 // the SGLang stand-in engine at zero latency (a scripted stand-in, not a model), with long contexts.
 // Reports turns/s, gateway-added latency per turn (round trip minus engine time) and peak RSS.
+// Cannot measure: a real engine (the stand-in answers at once), the gateway apart from its clients (they
+// share this process and its CPU: bench/ingress.ts separates them), or a run free of neighbours' load.
 import { spawn } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";

@@ -6,6 +6,8 @@
 // Everything goes over real HTTP on loopback: the gateway (and the control app) on @hono/node-server in
 // this process, the SGLang stand-in engine (not a model) in child processes, the agents and the trainer
 // in a worker thread. Speed is reported as ratios measured side by side in this one run.
+// Cannot measure: a real engine's abort and weight-update times (the stand-in's are scripted), or
+// absolute speeds on a shared machine (read the ratios of the same run).
 import { type ChildProcess, fork } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";

@@ -2,6 +2,7 @@
  * `pnpm bench`: the cost of one observation delta (render + tokenize) after 2, 20 and 200 turns of
  * history, with the Qwen3 tokenizer and template, next to a full re-render of the same history for
  * comparison. The delta never renders history, so its cost must not grow with it.
+ * Cannot measure: other tokenizers or templates than Qwen3's, or the gateway around the renderer.
  */
 import { Bench } from "tinybench";
 import type { ChatMessage } from "../src/messages/chat-message";

@@ -3,6 +3,7 @@
  * response 7,168 tokens over 4 turns with observation gaps): building rows (plan + GRPO + rows),
  * serialising them to JSONL, and parsing them back with and without schema validation.
  * Run: `pnpm bench`. Figures are printed, never asserted.
+ * Cannot measure: writing to a real disk under load (rows are serialised in memory), or other row shapes.
  */
 import type { ConversationState } from "@relax/chat";
 import type { TrainingSample } from "@relax/forest";

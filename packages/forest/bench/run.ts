@@ -1,12 +1,22 @@
 /**
  * SessionForest bench (`pnpm bench`, run with `node --expose-gc --import tsx`).
  *
- * 1. Match + commit cost per turn with 10, 100 and 1,000 messages of history: the request is hashed
+ * What it measures:
+ * 1. Memory per stored token of a 100-turn, 64k-token session (half the tokens generated), with float32
+ *    logprobs (as SGLang computes them: stored in 4 bytes) and with logprobs that are not float32 values
+ *    (8 bytes): the token / logprob typed arrays (exact, from `stats().tokenBytes`), and the forest's
+ *    whole footprint after `global.gc()`: `process.memoryUsage()` heapUsed (JS heap: nodes, message text)
+ *    plus external, which holds the typed arrays' backing stores (`arrayBuffers`, printed on its own);
+ *    heapUsed alone would leave the token storage out. Each shape is built and measured 3 times
+ *    (median, min–max).
+ * 2. Match + commit cost per turn with 10, 100 and 1,000 messages of history: the request is hashed
  *    (linear in its size), matched, its new tool result committed as an observation and a response
  *    committed. JSON parsing of the request body and materialising `inputIds` are timed separately.
- * 2. Memory per stored token of a 100-turn, 64k-token session: bytes of token / logprob typed arrays
- *    (exact), and the whole forest's heap delta (`process.memoryUsage()` heapUsed + arrayBuffers after
- *    `global.gc()`), which also holds message text and node objects.
+ * 3. A request that matches nothing (a reset): the chained walk against re-hashing every prefix.
+ *
+ * What it cannot measure: a real tokenizer (the synthetic renderer makes 4 characters a token), the
+ * gateway's per-session state besides the forest (bench/sessions.ts in apps/gateway measures whole
+ * sessions), or timings free of a shared machine's neighbours (it reports p10s, not medians).
  */
 import { createHash } from "node:crypto";
 import type { AssistantMessage, ChatMessage, ConversationState } from "@relax/chat";
@@ -70,15 +80,19 @@ const state = (messages: ChatMessage[]): ConversationState => ({
   chatTemplateKwargs: {},
 });
 
+/** Logprobs of the memory session: float32 values (SGLang's) or doubles that are not. */
+let float32Logprobs = false;
+
 function commit(
   forest: SessionForest,
   plan: ReturnType<SessionForest["beginTurn"]>,
   message: AssistantMessage,
 ) {
   const outputIds = renderer.responseIds(message);
+  const logprob = (i: number) => -0.01 * (i % 100) - 1e-9;
   return forest.commitResponse(plan, {
     outputIds,
-    logprobs: outputIds.map((_, i) => -0.01 * (i % 100)),
+    logprobs: outputIds.map((_, i) => (float32Logprobs ? Math.fround(logprob(i)) : logprob(i))),
     finishReason: "stop",
     message,
     weightVersion: "1",
@@ -207,46 +221,63 @@ function buildMemorySession(): SessionForest {
 
 const retained: SessionForest[] = [];
 
-/** Heap in use (JS heap plus array-buffer backing stores) after full collections. */
-function used(): number {
+/** `process.memoryUsage()` after full collections. */
+function used(): NodeJS.MemoryUsage {
   for (let i = 0; i < 3; i++) gc?.();
-  const usage = process.memoryUsage();
-  return usage.heapUsed + usage.arrayBuffers;
+  return process.memoryUsage();
 }
 
-function memory(): Record<string, string | number> {
+function memory(float32: boolean): Record<string, string | number> {
+  float32Logprobs = float32;
   buildMemorySession(); // warm-up: compiled code and caches are not the forest's
-  const before = used();
-  retained.push(buildMemorySession());
-  const heap = used() - before;
-  const forest = retained.pop()!;
-  const stats = forest.stats();
+  const samples: Array<{ heap: number; external: number; arrayBuffers: number }> = [];
+  let forest: SessionForest | undefined;
+  for (let run = 0; run < 3; run++) {
+    forest = undefined;
+    const before = used();
+    retained.push(buildMemorySession());
+    const after = used();
+    forest = retained.pop()!;
+    samples.push({
+      heap: after.heapUsed - before.heapUsed,
+      external: after.external - before.external,
+      arrayBuffers: after.arrayBuffers - before.arrayBuffers,
+    });
+  }
+  const stats = forest!.stats();
   const tokens = stats.observationTokens + stats.responseTokens;
+  const per = (pick: (s: (typeof samples)[number]) => number) => {
+    const values = samples.map((s) => pick(s) / tokens).sort((a, b) => a - b);
+    return `${round(values[1]!, 2)} (${round(values[0]!, 2)}–${round(values[2]!, 2)})`;
+  };
   const result: Record<string, string | number> = {
-    turns: MEMORY_TURNS,
+    logprobs: float32 ? "float32 (SGLang)" : "float64",
     "stored tokens": tokens,
     "generated tokens": stats.responseTokens,
-    "token arrays B/token": round(stats.tokenBytes / tokens, 2),
-    "forest heap B/token": gc ? round(heap / tokens, 2) : "run with --expose-gc",
+    "typed arrays B/token": round(stats.tokenBytes / tokens, 2),
+    "all B/token": gc ? per((s) => s.heap + s.external) : "run with --expose-gc",
+    "heap B/token": gc ? per((s) => s.heap) : "-",
+    "arrayBuffers B/token": gc ? per((s) => s.arrayBuffers) : "-",
     "message text B/token": round(
-      forest
-        .conversationState(forest.implicitExportLeaf().stateHash)
+      forest!
+        .conversationState(forest!.implicitExportLeaf().stateHash)
         .messages.reduce((n, m) => n + (m.content as string).length, 0) / tokens,
       2,
     ),
   };
-  const snapshotBytes = JSON.stringify(forest.toSnapshot()).length;
+  const snapshotBytes = JSON.stringify(forest!.toSnapshot()).length;
   const start = process.hrtime.bigint();
-  const sample = forest.buildSample(forest.implicitExportLeaf().stateHash);
+  forest!.buildSample(forest!.implicitExportLeaf().stateHash);
   result["buildSample ms"] = round(Number(process.hrtime.bigint() - start) / 1e6, 2);
-  result["sample tokens"] = sample.tokens.length;
   result["snapshot JSON B/token"] = round(snapshotBytes / tokens, 1);
+  float32Logprobs = false;
   return result;
 }
 
 console.log(`SessionForest bench — node ${process.version}, ${process.arch}${gc ? "" : " (no --expose-gc)"}`);
 console.log("\n1. Memory of a 100-turn, 64k-token session (synthetic renderer, 4 chars/token)");
-console.table([memory()]);
+console.table([memory(true), memory(false)]);
+console.log("   goal: ≤ 12 B/token, typed arrays counted (all = heap + external)");
 console.log(
   "\n2. Per-turn cost (p10 of the runs, µs), linear session, 400-char messages; request = history + one tool result",
 );

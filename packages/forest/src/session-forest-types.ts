@@ -102,6 +102,9 @@ export interface ForestStats {
   toleratedEdits: number;
   observationTokens: number;
   responseTokens: number;
-  /** Bytes of token and logprob storage (typed arrays): 4 per token, plus 8 per generated token. */
+  /**
+   * Bytes of token and logprob storage (typed arrays): 4 per token, plus 4 per generated token whose
+   * response holds only float32 logprobs (SGLang's), else 8.
+   */
   tokenBytes: number;
 }

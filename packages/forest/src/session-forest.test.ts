@@ -184,8 +184,9 @@ describe("SessionForest: a two-turn tool conversation (character tokenizer)", ()
       pendingTurns: 0,
       transitions: { append: 2, branch: 0, drift: 0, reset: 0 },
     });
+    // 4 bytes a token id, and 4 a logprob: this conversation's logprobs are float32 values.
     expect(stats.tokenBytes).toBe(
-      4 * (stats.observationTokens + stats.responseTokens) + 8 * stats.responseTokens,
+      4 * (stats.observationTokens + stats.responseTokens) + 4 * stats.responseTokens,
     );
   });
 });

@@ -9,6 +9,7 @@
  *
  * HOME points at an empty directory so the host's ~/.profile (pyenv, nvm...) does not dominate `bash -l`.
  * Set BENCH_SESSIONS (default 500) and BENCH_LATENCY_RUNS (default 40) to scale.
+ * Cannot measure: real sandboxes (bubblewrap start-up differs per host) or agents heavier than a shell.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";

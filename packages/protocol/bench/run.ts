@@ -1,6 +1,7 @@
 /**
  * Projection cost of a 200-message body per protocol, against `JSON.parse` of the same body.
  * Run with `pnpm bench`. Figures depend on the machine and its load; compare ratios, not absolutes.
+ * Cannot measure: HTTP framing or streaming (only the projection of a parsed body), or other body sizes.
  */
 import { Bench } from "tinybench";
 import {

@@ -5,6 +5,7 @@
  * logprob triples). Also times `ky.post` of the same bytes (ky builds a `Request`, which costs undici more
  * than `fetch(url, init)` for large bodies) and the two CPU steps alone. Prints mean / p50 latency and the
  * client ÷ raw ratio. Figures vary with machine load.
+ * Cannot measure: a real SGLang server (the server here answers a fixed body at once) or remote links.
  */
 import { createServer } from "node:http";
 import ky from "ky";

@@ -2,6 +2,7 @@
  * `pnpm bench`: how fast the stand-in engine serves `/generate` (no token latency configured), so that
  * tests and demos know what the stand-in itself costs. Prints requests/s and generated tokens/s for a
  * 256-token reply, sequential and 16 at a time, plus the cost of a 32k-token prompt (decode + cache).
+ * Cannot measure: anything about a model (the stand-in is a scripted policy; no GPU is involved).
  */
 import { loadTokenizer } from "@relax/chat";
 import { createSglangClient } from "@relax/sglang";

@@ -89,8 +89,12 @@ export interface ResponseNode extends ForestNodeBase {
   readonly kind: "response";
   /** The canonical assistant message parsed from `tokens`. */
   readonly message: AssistantMessage;
-  /** Rollout logprob (natural log) of each token in `tokens`, 1:1. Never mutate. */
-  readonly logprobs: Float64Array;
+  /**
+   * Rollout logprob (natural log) of each token in `tokens`, 1:1, exactly as given. A `Float32Array` when
+   * every value is a float32 value (SGLang's are: half the bytes, read back bit-identical), else a
+   * `Float64Array`. Never mutate.
+   */
+  readonly logprobs: Float32Array | Float64Array;
   readonly finishReason: ResponseFinishReason;
   /** Weight versions over this node's tokens, `[start, end)` in node-local token coordinates. */
   readonly weightVersionSpans: readonly WeightVersionSpan[];

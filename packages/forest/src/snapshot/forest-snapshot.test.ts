@@ -46,7 +46,8 @@ describe("forest snapshots", () => {
     const restored = SessionForest.fromSnapshot(forest.toSnapshot(), { renderer: createCharRenderer() });
     const node = restored.node(r1.node.stateHash)!;
     expect(node.tokens).toBeInstanceOf(Int32Array);
-    expect(node.kind === "response" && node.logprobs).toBeInstanceOf(Float64Array);
+    // The sample's logprobs are float32 values: 4 bytes each, as before the snapshot.
+    expect(node.kind === "response" && node.logprobs).toBeInstanceOf(Float32Array);
   });
 
   it("should name what is wrong with a damaged snapshot", () => {

@@ -63,7 +63,8 @@ describe("restoreResponse", () => {
     const { forest, observation, response } = twoNodes();
     const parent = knownNode(observation, ROOT);
     const restored = restoreResponse(response, { path: "nodes[1]", parent, order: 2 });
-    expect(restored.logprobs).toBeInstanceOf(Float64Array);
+    // Float32-exact logprobs (-1, -1.0009765625, …) come back in 4-byte storage, bit-identical.
+    expect(restored.logprobs).toBeInstanceOf(Float32Array);
     expect(restored).toEqual({ ...forest.node(response.stateHash)!, children: [] });
     expect([restored.prefixTokens, restored.messageCount]).toEqual([observation.tokens.length, 3]);
   });

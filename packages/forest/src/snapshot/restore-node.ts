@@ -1,6 +1,7 @@
 import { SnapshotError } from "../errors/snapshot-error";
 import type { InternalObservation, InternalResponse } from "../node/forest-node";
 import { chainStateHash, seedStateHash } from "../state/state-hash";
+import { compactLogprobs } from "../turn/validate-response";
 import type { ForestSnapshot } from "./forest-snapshot";
 
 type SnapshotNode = ForestSnapshot["nodes"][number];
@@ -110,7 +111,7 @@ export function restoreResponse(
     prefixTrainTokens: parent.trainPrefix,
     children: [],
     message: node.message,
-    logprobs: Float64Array.from(node.logprobs),
+    logprobs: compactLogprobs(Float64Array.from(node.logprobs)),
     finishReason: node.finishReason,
     weightVersionSpans: node.weightVersionSpans,
     turnId: node.turnId,

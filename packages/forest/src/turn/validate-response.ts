@@ -23,8 +23,31 @@ export function toTokenArray(ids: ArrayLike<number>, path: string): Int32Array {
   return out;
 }
 
-/** Copies logprobs into a `Float64Array`, checking they are finite and align with the tokens. */
-export function toLogprobArray(logprobs: ArrayLike<number>, length: number, path: string): Float64Array {
+/**
+ * Stored rollout logprobs: a `Float32Array` when every value is exactly a float32 value, else a
+ * `Float64Array`. Either way each element reads back bit-identical to the number given (see
+ * {@link compactLogprobs}).
+ */
+export type LogprobArray = Float32Array | Float64Array;
+
+/**
+ * The most compact exact storage of `values`: a `Float32Array` (4 bytes a value) when `Math.fround`
+ * leaves every value unchanged, else `values` itself. SGLang computes logprobs in float32 and widens
+ * them to doubles for JSON, so its logprobs take the 4-byte form; any other double keeps 8 bytes, so
+ * exactness never depends on the engine.
+ */
+export function compactLogprobs(values: Float64Array): LogprobArray {
+  for (let i = 0; i < values.length; i++) {
+    if (Math.fround(values[i]!) !== values[i]) return values;
+  }
+  return Float32Array.from(values);
+}
+
+/**
+ * Copies logprobs into a {@link LogprobArray}, checking they are finite and align with the tokens.
+ * @throws ForestInputError naming the entry.
+ */
+export function toLogprobArray(logprobs: ArrayLike<number>, length: number, path: string): LogprobArray {
   if (logprobs.length !== length) {
     throw new ForestInputError({
       path,
@@ -40,7 +63,7 @@ export function toLogprobArray(logprobs: ArrayLike<number>, length: number, path
     // -0 would not survive a JSON snapshot; it carries no meaning for a logprob.
     out[i] = value === 0 ? 0 : value;
   }
-  return out;
+  return compactLogprobs(out);
 }
 
 /** Checks the finish reason is one the forest records. */
@@ -149,7 +172,7 @@ export interface CheckedCommit {
   message: AssistantMessage;
   finishReason: ResponseFinishReason;
   tokens: Int32Array;
-  logprobs: Float64Array;
+  logprobs: LogprobArray;
   weightVersionSpans: WeightVersionSpan[];
   timing?: TurnTiming;
   metadata?: Record<string, unknown>;
