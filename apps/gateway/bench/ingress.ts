@@ -16,17 +16,14 @@
 //      whole prompt through the BPE tokeniser) has no proxy counterpart. BENCH_ENGINE_SESSIONS=1 runs the
 //      gateway with SGLang engine sessions (deltas on the wire); BENCH_INGRESS_TURN_ONLY=1 stops after 1-2.
 //   3. p99 round trip of healthy sessions while another session's request is one 5 MB word ÷ without;
-//   4. forest heap bytes per stored token on a 100-turn ~64k-token session (message text included), and
-//      on the same run "flat in the number of turns": CPU per turn minus JSON.parse, turns 90-99 ÷ 2-11;
-//   5. p50 round trip of an active session with 1,000 other sessions resident (each holding a forest of
-//      one committed turn) ÷ with none.
+//   Forest bytes per token, "flat in the number of turns" and the 1,000-resident-sessions cost moved to
+//   bench/sessions.ts (typed arrays counted, a context growing > 10×, resolution printed); the attack
+//   cases (10^5 messages, a 50k-property schema, a 5 MiB word) are in bench/attack.ts.
 // BENCH_NO_OFFLOAD=1 runs the same with every render and tokenisation on the event loop, for comparison.
 import { spawn } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import { getHeapStatistics, setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { serve } from "@hono/node-server";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
@@ -43,8 +40,6 @@ import {
 import { createSglangClient } from "@relax/sglang";
 import { percentile } from "../src/report/format-summary";
 
-setFlagsFromString("--expose-gc");
-const gc = runInNewContext("gc") as () => void;
 const benchStarted = performance.now();
 
 const engineProcess = spawn(
@@ -291,38 +286,6 @@ if (process.env.BENCH_INGRESS_TURN_ONLY) {
   process.exit(0);
 }
 
-// 4. Forest bytes per stored token: one session, 100 turns, ~64k tokens at the end; the heap with the
-// session's forest minus the heap once it is dropped (both after a full GC). The same run, read per turn
-// index, gives the CPU of late turns against early ones.
-const memory = await runClients({
-  url: gatewayUrl,
-  sessions: 1,
-  turns: 100,
-  contextTokens: 63_000,
-  phases: true,
-});
-const stats = registry.get(memory.ids[0]!)!.forest.stats();
-const stored = stats.observationTokens + stats.responseTokens;
-gc();
-const heapWith = getHeapStatistics().used_heap_size;
-dropSessions(memory.ids);
-gc();
-const forestBytes = heapWith - getHeapStatistics().used_heap_size;
-// Medians: on a shared 2-core machine a single turn now and then takes several times its usual CPU.
-const early = median(memory.cpuMsByTurn.slice(1, 11));
-const late = median(memory.cpuMsByTurn.slice(90, 100));
-const earlyParse = median(memory.parseMsByTurn.slice(1, 11));
-const lateParse = median(memory.parseMsByTurn.slice(90, 100));
-rows.push(
-  `  64k context, 1 session × 100 turns: gateway CPU ${fmt(memory.cpuMs / memory.rtts.length)} ms/turn, JSON.parse ${fmt(memory.parseMsPerBody, 3)} ms → ${fmt(memory.cpuMs / memory.rtts.length / memory.parseMsPerBody, 1)}× JSON.parse`,
-);
-rows.push(
-  `  flat in turns (same run, medians): turns 2-11 ${fmt(early)} ms/turn (JSON.parse ${fmt(earlyParse, 3)}), turns 91-100 ${fmt(late)} ms/turn (JSON.parse ${fmt(lateParse, 3)}) → late ÷ early minus parse ${fmt((late - lateParse) / (early - earlyParse))}×`,
-);
-rows.push(
-  `  forest heap: ${fmt(forestBytes / 2 ** 20, 2)} MiB for ${stored} stored tokens → ${fmt(forestBytes / stored, 1)} bytes per stored token (message text included)`,
-);
-
 // 3. Healthy p99 with and without a 5 MB-word attack (the attack is in the encode pool throughout).
 const quiet = await runClients({ url: gatewayUrl, sessions: 8, turns: 8, contextTokens: 8_000 });
 dropSessions(quiet.ids);
@@ -342,30 +305,6 @@ rows.push(
 await waitFor(() => pool.pending === 0, 10_000);
 // An aborted attack terminates its worker; let the replacement load its tokenizer before measuring more.
 await pool.ready();
-
-// 5. Added latency at 1,000 resident sessions: p50 round trip of one active session (2k context, 40
-// turns; a first run warms up) with no other session, then with 1,000 others registered, each holding a
-// committed turn, then alone again; "alone" is the mean of the two runs around it.
-const activeRun = async () => {
-  const run = await runClients({ url: gatewayUrl, sessions: 1, turns: 40, contextTokens: 2_000 });
-  dropSessions(run.ids);
-  return percentile(run.rtts.slice(5), 50);
-};
-await activeRun();
-const aloneBefore = await activeRun();
-const residents = await runClients({ url: gatewayUrl, sessions: 1_000, turns: 1, contextTokens: 1_000 });
-const residentTokens = residents.ids.reduce((sum, id) => {
-  const s = registry.get(id)!.forest.stats();
-  return sum + s.observationTokens + s.responseTokens;
-}, 0);
-const p50Crowded = await activeRun();
-dropSessions(residents.ids);
-gc();
-const aloneAfter = await activeRun();
-const p50Alone = (aloneBefore + aloneAfter) / 2;
-rows.push(
-  `  1,000 resident sessions (${residentTokens} stored tokens): active-session p50 round trip ${fmt(p50Alone, 2)} ms alone (${fmt(aloneBefore, 2)} before, ${fmt(aloneAfter, 2)} after), ${fmt(p50Crowded, 2)} ms with them → ${fmt((p50Crowded / p50Alone - 1) * 100, 1)} % added`,
-);
 
 console.log(
   `gateway ingress bench: stand-in engine (not a model) at zero latency, agents and engine in their own processes, ${encodeWorkers()} encode workers, engine ${engineSessions ? "sessions (deltas)" : "full ids every turn"}`,
