@@ -239,6 +239,30 @@ interface RuntimeStart {
   stack: AsyncDisposableStack;
 }
 
+/**
+ * Starts the engine backend (owned by `start.stack`) and waits until it answers: fails before any agent
+ * starts when it does not (a dead `--sglang-url` would otherwise surface only as agents failing their
+ * requests); progress is logged while it waits.
+ */
+async function startHealthyBackend(
+  start: RuntimeStart,
+  text: Awaited<ReturnType<typeof loadTextStack>>,
+): Promise<Awaited<ReturnType<typeof startBackend>>> {
+  const { components, cwd, logger, stack } = start;
+  const { tokenizer, vision } = text;
+  const backend = stack.adopt(
+    await startBackend({ ...components.backend, tokenizer, baseDir: cwd, ...(vision ? { vision } : {}) }),
+    (item) => item.close(),
+  );
+  await checkBackendHealth({
+    probe: () => backend.client.health(),
+    target: components.backend.sglangUrls.join(", ") || "the stand-in engine",
+    announce: components.backend.sglangUrls.length > 0,
+    log: (message, fields) => logger.info(fields, message),
+  });
+  return backend;
+}
+
 async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
   const { config, components, cwd, logger, io, stack } = start;
   const shardCount = components.gateway.shards;
@@ -247,7 +271,7 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
   const text = stack.adopt(await loadTextStack(components, { offload: shardCount === 1 }), (item) =>
     item.close(),
   );
-  const { tokenizer, renderer, vision } = text;
+  const { tokenizer, renderer } = text;
   const decode = (ids: number[]) => tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({ config: components.export, baseDir: cwd, decode });
   logExportWarnings(exporter, logger);
@@ -255,18 +279,7 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
     components.evalFunction !== undefined ? await loadEvalFunction(components.evalFunction, cwd) : undefined;
   const { prompts, evalDatasets } = await readRolloutDatasets(config, components);
 
-  const backend = stack.adopt(
-    await startBackend({ ...components.backend, tokenizer, baseDir: cwd, ...(vision ? { vision } : {}) }),
-    (item) => item.close(),
-  );
-  // Fail before any agent starts when the backend does not answer (a dead --sglang-url would otherwise
-  // surface only as agents failing their requests); progress is logged while it waits.
-  await checkBackendHealth({
-    probe: () => backend.client.health(),
-    target: components.backend.sglangUrls.join(", ") || "the stand-in engine",
-    announce: components.backend.sglangUrls.length > 0,
-    log: (message, fields) => logger.info(fields, message),
-  });
+  const backend = await startHealthyBackend(start, text);
   const engineHealth = stack.adopt(createEngineHealth(config, backend.client, logger), (item) =>
     item.close(),
   );
