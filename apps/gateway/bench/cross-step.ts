@@ -4,7 +4,7 @@
 // stand-in, not a model: unlimited concurrency, a fixed latency per token) for synchronous,
 // --partial-rollout and --fully-async, each without and with --agentic-prelaunch. Between steps a stand-in
 // "trainer" holds the run for BENCH_TRAIN_MS (partial rollout keeps the gate paused then; fully async keeps
-// generating).
+// generating; with fully async, prelaunched Groups are not held but run at once, docs/contract.md).
 //
 // What it measures: wall time and engine idle fraction (time with no request running on the engine) of
 // each configuration; every configuration is first run once and discarded (warm-up: JIT, module caches),

@@ -69,7 +69,7 @@ export function addStepOptions(command: Command): Command {
     )
     .option(
       "--agentic-prelaunch",
-      "start the next step's Groups in free resident capacity; their first requests are held until the step leases them (held time consumes no --agent-timeout)",
+      "start the next step's Groups in free resident capacity; their first requests are held until the step leases them (held time consumes no --agent-timeout); with --fully-async they run at once",
     )
     .option(
       "--partial-rollout",

@@ -277,6 +277,61 @@ describe("RolloutController across steps (fake launcher, stand-in engine)", () =
     expect(gate.state).toBe("open");
   });
 
+  it("should run a prelaunched Group at once under fully async (no hold), so a step closes on it while its own Group sits in a tool call", async () => {
+    let releaseTool: (() => void) | undefined;
+    const toolReleased = new Promise<void>((resolve) => {
+      releaseTool = resolve;
+    });
+    const { controller, launcher, generateCalls } = await setup({
+      crossStep: { fullyAsync: true, prelaunch: true },
+      agent: async (context) => {
+        await oneTurn(context);
+        if ((context.input.metadata as { id: string }).id === "tool") await toolReleased;
+      },
+    });
+    const prompts = [prompt(0, "tool"), prompt(1, "fast")];
+    const step = (rolloutId: number, nextStepFollows: boolean) =>
+      controller.runStep({
+        rolloutId,
+        prompts,
+        groupsPerStep: 1,
+        groupSize: 1,
+        concurrency: 2,
+        mode: "train",
+        nextStepFollows,
+      });
+    try {
+      // Step 0's own Group (tool) answers once, then sits in its tool call; the Group prelaunched into the
+      // free slot generates now (held, it would idle that slot until step 1) and, finished first, fills
+      // step 0's batch: two Groups generated while step 0 was open, not one.
+      let closed0 = false;
+      const running0 = step(0, true).then((result) => {
+        closed0 = true;
+        return result;
+      });
+      await vi.waitFor(() => expect(closed0).toBe(true), { timeout: 3000 });
+      const step0 = await running0;
+      expect(generateCalls()).toHaveLength(2);
+      expect(step0.rows.map((row) => [row.prompt_index, row.partition, row.steps_lived])).toEqual([
+        [1, 0, [0]],
+      ]);
+      expect(step0).toMatchObject({ debt: 0, residentGroups: 1, queuedGroups: 0 });
+      expect(controller.prelaunched).toEqual({ groups: 0, sessions: 0 });
+      // The carried Group finishes between the steps and is step 1's batch; nothing else is launched.
+      releaseTool?.();
+      await vi.waitFor(() => expect(controller.queuedGroups).toBe(1));
+      const step1 = await step(1, false);
+      expect(
+        step1.rows.map((row) => [row.prompt_index, row.partition, row.steps_lived, row.weight_version_lag]),
+      ).toEqual([[0, 1, [0, 1], 1]]);
+      expect(launcher.launched).toHaveLength(2);
+      expectTokenInvariants([...step0.rows, ...step1.rows]);
+    } finally {
+      releaseTool?.();
+      await controller.interruptAll();
+    }
+  });
+
   it("should close every fully-async step on exactly its batch, queue finished surplus for the next step and keep unfinished Groups resident", async () => {
     const releases = new Map<string, () => void>();
     const { controller, launcher, accounting } = await setup({

@@ -72,7 +72,8 @@ export interface CrossStepOptions {
   fullyAsync?: boolean;
   /**
    * `--agentic-prelaunch`: while resident capacity is free and a next step follows, Groups for the next
-   * step are started early and held after their first-request barrier until that step leases them.
+   * step are started early and held after their first-request barrier until that step leases them. With
+   * `fullyAsync` they are not held: they run at once and a step takes whichever Groups finish first.
    */
   prelaunch?: boolean;
   /**
@@ -593,11 +594,13 @@ export class RolloutController {
           this.#trainResident() < concurrency &&
           this.#countResidents(rolloutId, "prelaunched") < groupsPerStep + step.surplus
         ) {
+          // Fully async: not held. A step's batch is whichever Groups finish first, so a held Group would
+          // only idle its slot (and stay idle between steps); it runs at once (docs/contract.md#cross-step-scheduling).
           this.#launchTrain({
             prompts,
             groupSize,
             forStep: rolloutId + 1,
-            held: true,
+            held: !step.flags.fullyAsync,
             runningStep: rolloutId,
           });
         }
