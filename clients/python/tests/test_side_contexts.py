@@ -9,7 +9,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from fake_control_server import make_row  # noqa: E402
-from test_slime import StandInSample  # noqa: E402
+from slime_model import Sample as StandInSample  # noqa: E402
 
 from relax_client import RelaxProtocolError, Row  # noqa: E402
 from relax_client import slime as relax_slime  # noqa: E402
