@@ -41,7 +41,8 @@ const number = (name) => {
   const value = env[name];
   if (value === undefined || value === "") return undefined;
   const parsed = Number(value);
-  if (!Number.isFinite(parsed) || parsed <= 0) throw new Error(`${name} must be a positive number, got ${value}`);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new Error(`${name} must be a positive number, got ${value}`);
   return parsed;
 };
 const contextWindowSize = number("QWEN_CODE_CONTEXT_WINDOW");
@@ -64,7 +65,17 @@ const bin =
   env.QWEN_CODE_BIN ??
   join(dirname(createRequire(import.meta.url).resolve("@qwen-code/qwen-code/package.json")), "cli-entry.js");
 const model = env.HARNESS_MODEL ?? "relax-policy";
-const args = [bin, "--auth-type", authType, "--approval-mode", "yolo", "--output-format", "json", "-m", model];
+const args = [
+  bin,
+  "--auth-type",
+  authType,
+  "--approval-mode",
+  "yolo",
+  "--output-format",
+  "json",
+  "-m",
+  model,
+];
 if (system !== "") args.push("--append-system-prompt", system);
 const baseUrl = need("RELAX_BASE_URL").replace(/\/+$/, "");
 args.push(prompt);
