@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Relax recipe for Qwen Code: maps the RELAX_* session contract onto Qwen Code's OpenAI-compatible
-// settings and runs it once, non-interactively (positional one-shot prompt), on the session's prompt.
-// See README.md.
+// settings (or, with QWEN_CODE_AUTH_TYPE=anthropic, its Anthropic ones) and runs it once,
+// non-interactively (positional one-shot prompt), on the session's prompt. See README.md.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -34,12 +34,30 @@ const workDir = join(ioDir, "work");
 const home = join(ioDir, "home");
 mkdirSync(workDir, { recursive: true });
 mkdirSync(join(home, ".qwen"), { recursive: true });
+// Optional auto-compaction knobs of Qwen Code 0.24.x: the context window it assumes for the model
+// (`model.generationConfig.contextWindowSize`) and the fraction of it at which it compacts
+// (`context.autoCompactThreshold`, 0 < x <= 1).
+const number = (name) => {
+  const value = env[name];
+  if (value === undefined || value === "") return undefined;
+  const parsed = Number(value);
+  if (!Number.isFinite(parsed) || parsed <= 0)
+    throw new Error(`${name} must be a positive number, got ${value}`);
+  return parsed;
+};
+const contextWindowSize = number("QWEN_CODE_CONTEXT_WINDOW");
+const autoCompactThreshold = number("QWEN_CODE_AUTO_COMPACT_THRESHOLD");
+const authType = env.QWEN_CODE_AUTH_TYPE ?? "openai";
+if (authType !== "openai" && authType !== "anthropic")
+  throw new Error(`QWEN_CODE_AUTH_TYPE must be openai or anthropic, got ${authType}`);
 writeFileSync(
   join(home, ".qwen", "settings.json"),
   JSON.stringify({
     telemetry: { enabled: false },
     privacy: { usageStatisticsEnabled: false },
     general: { disableAutoUpdate: true, disableUpdateNag: true },
+    ...(contextWindowSize !== undefined ? { model: { generationConfig: { contextWindowSize } } } : {}),
+    ...(autoCompactThreshold !== undefined ? { context: { autoCompactThreshold } } : {}),
   }),
 );
 
@@ -47,8 +65,19 @@ const bin =
   env.QWEN_CODE_BIN ??
   join(dirname(createRequire(import.meta.url).resolve("@qwen-code/qwen-code/package.json")), "cli-entry.js");
 const model = env.HARNESS_MODEL ?? "relax-policy";
-const args = [bin, "--approval-mode", "yolo", "--output-format", "json", "-m", model];
+const args = [
+  bin,
+  "--auth-type",
+  authType,
+  "--approval-mode",
+  "yolo",
+  "--output-format",
+  "json",
+  "-m",
+  model,
+];
 if (system !== "") args.push("--append-system-prompt", system);
+const baseUrl = need("RELAX_BASE_URL").replace(/\/+$/, "");
 args.push(prompt);
 const result = spawnSync(process.execPath, args, {
   cwd: workDir,
@@ -58,9 +87,14 @@ const result = spawnSync(process.execPath, args, {
   env: {
     ...env,
     HOME: home,
-    OPENAI_BASE_URL: `${need("RELAX_BASE_URL").replace(/\/+$/, "")}/v1`,
-    OPENAI_API_KEY: need("RELAX_SESSION_ID"),
-    OPENAI_MODEL: model,
+    ...(authType === "anthropic"
+      ? {
+          // The Anthropic SDK appends /v1/messages itself.
+          ANTHROPIC_BASE_URL: baseUrl,
+          ANTHROPIC_API_KEY: need("RELAX_SESSION_ID"),
+          ANTHROPIC_MODEL: model,
+        }
+      : { OPENAI_BASE_URL: `${baseUrl}/v1`, OPENAI_API_KEY: need("RELAX_SESSION_ID"), OPENAI_MODEL: model }),
     QWEN_CODE_DISABLE_TELEMETRY: "1",
     NO_COLOR: "1",
   },

@@ -41,6 +41,7 @@ export interface HarnessRun {
   /** Per session: the exit code the wrapper reported and whether the target file has the content. */
   sessions: Array<{ sessionId: string; exitCode: unknown; fileWritten: boolean; answer: unknown }>;
   groupsDropped: number;
+  groupsExported: number;
   logText: string;
   /** Every session's agent log (stdout and stderr of the wrapper and the CLI), concatenated. */
   agentLogs: string;
@@ -201,6 +202,7 @@ export async function runHarness(options: {
       classified,
       sessions,
       groupsDropped: run.summary.groupsDropped,
+      groupsExported: run.summary.groupsExported,
       logText,
       agentLogs,
     };

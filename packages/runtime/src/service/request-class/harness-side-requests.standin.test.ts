@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestGateway, type TestGateway } from "../../testing/create-test-gateway";
@@ -11,7 +12,7 @@ import { GatewaySession } from "../gateway-session";
  * `claude-cli/${version} (external, cli)` and `x-app: cli` with `--auth-type anthropic` on a
  * non-Anthropic base URL —, `getEnvironmentContext`, `getCompressionPrompt` and
  * `COMPRESSION_REQUEST_DIRECTIVE`). The Qwen Code anthropic compression requests are built from that
- * source, not recorded from a run.
+ * source, not recorded from a run; the recorded ones (RECORDED below, from a real run) are kept beside them.
  */
 const QWEN_VERSION = "0.24.4";
 const QWEN_SYSTEM =
@@ -263,6 +264,25 @@ const PATHS: Record<Protocol, string> = {
   responses: "/v1/responses",
 };
 
+/**
+ * Recorded, not built: the compression requests the real Qwen Code 0.24.4 sent over both protocols in
+ * examples/harness-tests (see the fixture's `$comment`). They differ from the source-built cases: over
+ * Anthropic the cache-sharing prompt is appended to the tool-result user turn; over Chat Completions the
+ * user agent is `QwenCode/0.24.4 (linux; x64)`.
+ */
+const RECORDED = (
+  JSON.parse(
+    readFileSync(new URL("./fixtures/qwen-code-0.24.4-compression.json", import.meta.url), "utf8"),
+  ) as {
+    requests: Array<{
+      name: string;
+      protocol: Protocol;
+      headers: Record<string, string>;
+      body: Record<string, unknown>;
+    }>;
+  }
+).requests;
+
 let gateway: TestGateway;
 let counter = 0;
 beforeAll(async () => {
@@ -272,13 +292,13 @@ afterAll(async () => {
   await gateway.close();
 });
 
-function open(): GatewaySession {
+function open(maxContextTokens = 8192): GatewaySession {
   const id = `side-${++counter}`;
   const session = new GatewaySession({
     id,
     groupId: "g-side",
     mode: "train",
-    forest: new SessionForest({ sessionId: id, renderer: gateway.renderer, maxContextTokens: 8192 }),
+    forest: new SessionForest({ sessionId: id, renderer: gateway.renderer, maxContextTokens }),
   });
   gateway.registry.add(session);
   session.lease();
@@ -321,6 +341,18 @@ describe("harness × protocol request classes (wire requests of the pinned CLIs)
     }).toEqual({
       harness: c.harness,
       requestClass: c.requestClass,
+    });
+  });
+
+  it.each(RECORDED)("recorded Qwen Code 0.24.4 $name ($protocol) → qwen-code / compaction", async (c) => {
+    const session = open(65_536);
+    const from = gateway.turns.length;
+    expect(await send(session, c)).toBe(200);
+    const [turn] = gateway.turns.slice(from);
+    expect(turn?.classification).toEqual({
+      harness: "qwen-code",
+      requestClass: "compaction",
+      rule: "builtin:qwen-code-compression-prompt",
     });
   });
 
