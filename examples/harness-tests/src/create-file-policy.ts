@@ -12,6 +12,9 @@ import {
 export const TARGET_FILE = "hello.txt";
 export const TARGET_CONTENT = "hello from relax";
 
+/** The one-line summary the policy writes for a side request without tools (a compaction, a compression). */
+export const SIDE_SUMMARY = `Summary: the user asked for ${TARGET_FILE}; it was created.`;
+
 /** What the scripted policy decided for one request (for tests and logs). */
 export type CreateFilePolicyStep = "tool_call" | "answer" | "title" | "side";
 
@@ -84,8 +87,12 @@ export function createFileCall(tools: readonly string[], cwd: string | undefined
 
 /**
  * Decides one step of the "create a file, then answer" script from a rendered Qwen3 prompt:
- * - a request without tools is a side request: a title as JSON `{"title": …}` when its prompt asks for a
- *   title, else a one-line summary;
+ * - a request without tools is a side request: {@link SIDE_SUMMARY} when its last user message asks for a
+ *   summary or compaction, else a title as JSON `{"title": …}` when its prompt mentions a title, else
+ *   {@link SIDE_SUMMARY};
+ * - with tools, when the last user query carries {@link SIDE_SUMMARY} (a harness restarting from its
+ *   compaction summary, e.g. Codex's "Another language model started to solve this problem…"): the final
+ *   answer, the file being already written;
  * - with tools and no tool result since the last user query: the create-file tool call;
  * - after a tool result: the final answer.
  */
@@ -96,12 +103,17 @@ export function decideCreateFileStep(
   const prompt = parseQwen3Prompt(promptText);
   const system = systemText(prompt);
   const tools = promptToolNames(system);
-  if (tools.length === 0) {
-    if (/\btitle\b/i.test(promptText)) return { step: "title", text: '{"title": "Create a hello file"}' };
-    return { step: "side", text: "Summary: the user asked for hello.txt; it was created." };
-  }
   const query = lastUserQueryIndex(prompt);
-  if (toolResponsesAfter(prompt, query).length > 0) {
+  if (tools.length === 0) {
+    // A summary request says so in its last user message (Codex's compaction prompt: "…CONTEXT CHECKPOINT
+    // COMPACTION. Create a handoff summary…"); the history before it may well mention titles.
+    const lastUser = prompt.turns[query]?.content ?? "";
+    if (/summar|compaction|checkpoint/i.test(lastUser)) return { step: "side", text: SIDE_SUMMARY };
+    if (/\btitle\b/i.test(promptText)) return { step: "title", text: '{"title": "Create a hello file"}' };
+    return { step: "side", text: SIDE_SUMMARY };
+  }
+  const restartedFromSummary = prompt.turns[query]?.content.includes(SIDE_SUMMARY) === true;
+  if (restartedFromSummary || toolResponsesAfter(prompt, query).length > 0) {
     const answer = `Created ${TARGET_FILE}.`;
     return { step: "answer", text: jsonSchema === undefined ? answer : jsonAnswer(jsonSchema, answer) };
   }
