@@ -334,9 +334,17 @@ describe("stand-in /pause_generation modes on the wire", () => {
     await engine.until((requests) => requests.length === 2);
     await post(engine, "/pause_generation", { mode: "retract" });
     expect(await serverState(engine)).toEqual({ running: 0, waiting: 2, paused: "retract" });
+    // The states at the first re-admission, read by the engine's own watcher: read after the HTTP round
+    // trip of /continue_generation instead, "first" may already have finished on a loaded machine.
+    let readmitted: string[][] | undefined;
+    const seen = engine.until((requests) => {
+      if (!requests.some((request) => request.state === "running")) return false;
+      readmitted = requests.map((request) => [request.rid, request.state]);
+      return true;
+    });
     await post(engine, "/continue_generation", {});
-    await engine.until((requests) => requests.some((request) => request.state === "running"));
-    expect(engine.requests().map((request) => [request.rid, request.state])).toEqual([
+    await seen;
+    expect(readmitted).toEqual([
       ["first", "running"],
       ["second", "waiting"],
     ]);
