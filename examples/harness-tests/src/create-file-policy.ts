@@ -15,8 +15,17 @@ export const TARGET_CONTENT = "hello from relax";
 /** The one-line summary the policy writes for a side request without tools (a compaction, a compression). */
 export const SIDE_SUMMARY = `Summary: the user asked for ${TARGET_FILE}; it was created.`;
 
+/**
+ * The sentence a test adds to the user prompt to make the policy delegate the file to a sub-agent: the main
+ * request then answers with the harness's sub-agent tool call (Claude Code's `Agent`, formerly `Task`).
+ */
+export const SUBAGENT_MARKER = "Delegate the file to a sub-agent.";
+
+/** The prompt the policy gives the sub-agent (no {@link SUBAGENT_MARKER} in it: the sub-agent writes the file). */
+export const SUBAGENT_PROMPT = `Create a file named ${TARGET_FILE} in the current directory containing exactly "${TARGET_CONTENT}", then say that you are done.`;
+
 /** What the scripted policy decided for one request (for tests and logs). */
-export type CreateFilePolicyStep = "tool_call" | "answer" | "title" | "side";
+export type CreateFilePolicyStep = "tool_call" | "subagent_call" | "answer" | "title" | "side";
 
 /** The tool names of the `<tools>` section of a rendered Qwen3 prompt, in order. */
 export function promptToolNames(system: string): string[] {
@@ -86,6 +95,25 @@ export function createFileCall(tools: readonly string[], cwd: string | undefined
 }
 
 /**
+ * The call that starts a sub-agent to create the file: Claude Code's `Agent` tool (named `Task` before
+ * 2.1), a general-purpose agent in the foreground (`run_in_background: false`, so that the main loop waits
+ * for its result). `undefined` when the prompt declares neither tool.
+ */
+export function subagentCall(tools: readonly string[]): Qwen3ToolCall | undefined {
+  const name = ["Agent", "Task"].find((tool) => tools.includes(tool));
+  if (name === undefined) return undefined;
+  return {
+    name,
+    arguments: {
+      description: `Create ${TARGET_FILE}`,
+      prompt: SUBAGENT_PROMPT,
+      subagent_type: "general-purpose",
+      ...(name === "Agent" ? { run_in_background: false } : {}),
+    },
+  };
+}
+
+/**
  * Decides one step of the "create a file, then answer" script from a rendered Qwen3 prompt:
  * - a request without tools is a side request: {@link SIDE_SUMMARY} when its last user message asks for a
  *   summary or compaction, else a title as JSON `{"title": …}` when its prompt mentions a title, else
@@ -93,7 +121,9 @@ export function createFileCall(tools: readonly string[], cwd: string | undefined
  * - with tools, when the last user query carries {@link SIDE_SUMMARY} (a harness restarting from its
  *   compaction summary, e.g. Codex's "Another language model started to solve this problem…"): the final
  *   answer, the file being already written;
- * - with tools and no tool result since the last user query: the create-file tool call;
+ * - with tools and no tool result since the last user query: the sub-agent tool call when that query carries
+ *   {@link SUBAGENT_MARKER} and the harness has a sub-agent tool ({@link subagentCall}), else the
+ *   create-file tool call;
  * - after a tool result: the final answer.
  */
 export function decideCreateFileStep(
@@ -116,6 +146,11 @@ export function decideCreateFileStep(
   if (restartedFromSummary || toolResponsesAfter(prompt, query).length > 0) {
     const answer = `Created ${TARGET_FILE}.`;
     return { step: "answer", text: jsonSchema === undefined ? answer : jsonAnswer(jsonSchema, answer) };
+  }
+  if (prompt.turns[query]?.content.includes(SUBAGENT_MARKER) === true) {
+    const delegate = subagentCall(tools);
+    if (delegate !== undefined)
+      return { step: "subagent_call", text: formatQwen3Assistant({ content: "", toolCalls: [delegate] }) };
   }
   const call = createFileCall(tools, promptWorkingDirectory(promptText));
   if (call === undefined) return { step: "answer", text: "I have no tool to write files." };

@@ -58,6 +58,8 @@ export async function runHarness(options: {
   agentCommand: string;
   sessions?: number;
   flags?: Partial<RolloutConfigInput>;
+  /** Appended to the user prompt (e.g. `SUBAGENT_MARKER` of the policy). */
+  promptSuffix?: string;
 }): Promise<HarnessRun> {
   const tokenizer = await loadTokenizer(tokenizerDir());
   const engine = createStandinEngine({ tokenizer, policy: createFilePolicy, seed: 7 });
@@ -97,7 +99,7 @@ export async function runHarness(options: {
   writeFileSync(
     data,
     `${JSON.stringify({
-      prompt: `Create a file named ${TARGET_FILE} in the current directory containing exactly "${TARGET_CONTENT}", then say that you are done.`,
+      prompt: `Create a file named ${TARGET_FILE} in the current directory containing exactly "${TARGET_CONTENT}", then say that you are done.${options.promptSuffix === undefined ? "" : ` ${options.promptSuffix}`}`,
     })}\n`,
   );
   const reward = join(dir, "reward.mjs");

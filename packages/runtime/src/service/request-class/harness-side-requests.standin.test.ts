@@ -283,6 +283,25 @@ const RECORDED = (
   }
 ).requests;
 
+/**
+ * Recorded, not built: the requests the real Claude Code 2.1.332 sent when its main loop started a
+ * general-purpose sub-agent with the `Agent` tool (examples/harness-tests/test/claude-code-subagent.test.ts;
+ * see the fixture's `$comment`): the main request, then the sub-agent's two.
+ */
+const RECORDED_CLAUDE_SUBAGENT = (
+  JSON.parse(
+    readFileSync(new URL("./fixtures/claude-code-2.1.332-subagent.json", import.meta.url), "utf8"),
+  ) as {
+    requests: Array<{
+      name: string;
+      protocol: Protocol;
+      requestClass: "main" | "subagent";
+      headers: Record<string, string>;
+      body: Record<string, unknown>;
+    }>;
+  }
+).requests;
+
 let gateway: TestGateway;
 let counter = 0;
 beforeAll(async () => {
@@ -355,6 +374,31 @@ describe("harness × protocol request classes (wire requests of the pinned CLIs)
       rule: "builtin:qwen-code-compression-prompt",
     });
   });
+
+  it.each(RECORDED_CLAUDE_SUBAGENT)(
+    "recorded Claude Code 2.1.332 $name → claude-code / $requestClass",
+    async (c) => {
+      const session = open(65_536);
+      const from = gateway.turns.length;
+      expect(await send(session, c)).toBe(200);
+      expect(gateway.turns.slice(from)[0]?.classification).toEqual({
+        harness: "claude-code",
+        requestClass: c.requestClass,
+        rule: c.requestClass === "main" ? "default" : "builtin:claude-code-subagent-header",
+      });
+      // Without the agent-id header (a proxy that drops it), the general-purpose agent's prompt decides.
+      const { "x-claude-code-agent-id": agentId, ...headers } = c.headers;
+      expect(agentId !== undefined).toBe(c.requestClass === "subagent");
+      const bare = open(65_536);
+      const next = gateway.turns.length;
+      expect(await send(bare, { ...c, headers })).toBe(200);
+      expect(gateway.turns.slice(next)[0]?.classification).toEqual({
+        harness: "claude-code",
+        requestClass: c.requestClass,
+        rule: c.requestClass === "main" ? "default" : "builtin:claude-code-subagent-prompt",
+      });
+    },
+  );
 
   it("should keep a Qwen Code 0.24.4 anthropic session with auto-compaction unambiguous for implicit export", async () => {
     const session = open();
