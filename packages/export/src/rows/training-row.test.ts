@@ -23,10 +23,10 @@ const OPTIONAL_FIELDS = [
   "parent_state_hash",
   "turn_rewards",
   "turn_reward_positions",
+  "reward_source",
   "partition",
   "steps_lived",
   "weight_version_lag",
-  "reward_source",
 ];
 
 const tool = conversation("What is 17 * 23?", "Let me compute.", "tool result: 391", "17 * 23 = 391.");

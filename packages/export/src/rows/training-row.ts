@@ -147,6 +147,14 @@ export const trainingRowSchema = z
         "With `turn_rewards`: response position (relative to `prompt_length`) of each turn's last generated " +
           "token, where a trainer places that turn's reward.",
       ),
+    reward_source: rewardSourceSchema
+      .optional()
+      .describe(
+        "Where `reward` came from: the agent's output field (`agent_output`, with `path` and the `key` of a " +
+          "reward object), a reward function (`reward_function` / `group_reward_function`, by " +
+          "`module#export`), or `none`; `copied_from` on an earlier compaction segment. Absent in rows " +
+          "from older writers.",
+      ),
     partition: z
       .number()
       .int()
@@ -172,14 +180,6 @@ export const trainingRowSchema = z
       .describe(
         "Off-policy distance: the step that consumes the row minus the oldest train step in which one of " +
           "its tokens was generated (0: fully on-policy). A trainer corrects lag > 0 samples (TIS / OPSM).",
-      ),
-    reward_source: rewardSourceSchema
-      .optional()
-      .describe(
-        "Where `reward` came from: the agent's output field (`agent_output`, with `path` and the `key` of a " +
-          "reward object), a reward function (`reward_function` / `group_reward_function`, by " +
-          "`module#export`), or `none`; `copied_from` on an earlier compaction segment. Absent in rows " +
-          "from older writers.",
       ),
     multimodal_train_inputs: z
       .array(multimodalTrainInputSchema)
