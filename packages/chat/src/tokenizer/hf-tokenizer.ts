@@ -1,4 +1,5 @@
 import { Tokenizer } from "@huggingface/tokenizers";
+import { createPreTokenCacheEncoder, type PreTokenCacheEncoder } from "./pre-token-cache-encoder";
 import { collectStopTokenIds } from "./stop-token-ids";
 import type { TextTokenizer } from "./text-tokenizer";
 import { specialTokenContent, type TokenizerConfig, type TokenizerJson } from "./tokenizer-files";
@@ -30,6 +31,12 @@ export interface HfTokenizerInit {
   generationEosTokenIds?: readonly number[];
   /** Where the files came from (a directory), for messages. */
   source?: string;
+  /**
+   * Encode through the pre-token cache ({@link PreTokenCacheEncoder}, the same ids, ≈ 10–40× faster on
+   * agent contexts) when the tokenizer's shape allows; `false` always uses the library's `encode`.
+   * @default true
+   */
+  preTokenCache?: boolean;
 }
 
 /**
@@ -37,7 +44,9 @@ export interface HfTokenizerInit {
  * the special tokens and chat template(s) of its `tokenizer_config.json`. `encode` never adds special
  * tokens (as `apply_chat_template(tokenize=True)` does: the template emits BOS itself); `decode` keeps
  * special tokens unless asked. Ids match Hugging Face `tokenizers` (cross-checked on Qwen3, Llama 3,
- * DeepSeek V3 and gpt-oss files).
+ * DeepSeek V3 and gpt-oss files). Byte-level BPE tokenizers of the Qwen / Llama 3 / DeepSeek V3 /
+ * gpt-oss shape encode through a {@link PreTokenCacheEncoder} (the library's own pieces, each
+ * pre-token's ids cached); {@link HfTokenizer.preTokenCache} says whether this one does.
  */
 export class HfTokenizer implements TextTokenizer {
   /** The parsed `tokenizer_config.json` (all keys kept). */
@@ -63,7 +72,11 @@ export class HfTokenizer implements TextTokenizer {
   /** Where the tokenizer was loaded from, when known. */
   readonly source: string | undefined;
 
+  /** Whether `encode` goes through the pre-token cache (else through the library's `encode`). */
+  readonly preTokenCache: boolean;
+
   private readonly tokenizer: Tokenizer;
+  private readonly fastEncoder: PreTokenCacheEncoder | undefined;
   private readonly cleanUpByDefault: boolean;
   private vocabSizeCache: number | undefined;
 
@@ -74,8 +87,11 @@ export class HfTokenizer implements TextTokenizer {
     chatTemplate,
     generationEosTokenIds = [],
     source,
+    preTokenCache = true,
   }: HfTokenizerInit) {
     this.tokenizer = new Tokenizer(tokenizerJson, tokenizerConfig);
+    this.fastEncoder = preTokenCache ? createPreTokenCacheEncoder(this.tokenizer, tokenizerJson) : undefined;
+    this.preTokenCache = this.fastEncoder !== undefined;
     this.config = tokenizerConfig;
     this.source = source;
     this.chatTemplates = resolveChatTemplates(chatTemplate ?? tokenizerConfig.chat_template ?? undefined);
@@ -109,6 +125,7 @@ export class HfTokenizer implements TextTokenizer {
   /** Token ids of `text`; no special tokens are added (BOS/EOS only appear if `text` spells them). */
   encode(text: string): number[] {
     if (text === "") return [];
+    if (this.fastEncoder !== undefined) return this.fastEncoder.encode(text);
     return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
   }
 

