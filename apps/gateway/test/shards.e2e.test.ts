@@ -2,6 +2,7 @@ import { chmodSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
+import type { TrainingRow } from "@relax/export";
 import type { GroupResult, RolloutConfigInput } from "@relax/runtime";
 import { createRolloutRuntime, resolveConfig } from "@relax/runtime";
 import pino from "pino";
@@ -43,6 +44,27 @@ function callsBySession(generates: RecordedGenerate[]): Map<string, RecordedGene
 }
 
 type Runtime = Awaited<ReturnType<typeof createRolloutRuntime>>;
+
+type SessionParams = { id: string; rid?: string; offset?: number; replace?: boolean };
+
+/**
+ * One session's `/generate` calls with `session_params`, each rebuilt into the full ids the engine ran:
+ * SGLang's `(previous prompt + output)[:offset] + input_ids` (the previous request named by `rid`).
+ */
+function withFullIds(calls: RecordedGenerate[]): RecordedGenerate[] {
+  const ran = new Map<string, number[]>();
+  return calls.map((call) => {
+    const params = (call.request as { session_params?: SessionParams }).session_params;
+    const before = params?.rid !== undefined ? ran.get(params.rid)! : [];
+    const input_ids = [...before.slice(0, params?.offset ?? before.length), ...call.request.input_ids];
+    ran.set(call.request.rid, [...input_ids, ...call.response.output_ids]);
+    return { ...call, request: { ...call.request, input_ids } };
+  });
+}
+
+/** What a row holds, for comparing the rows of two runs whose session ids differ. */
+const rowContent = (row: { tokens: number[]; prompt_length: number; loss_mask: number[] }) =>
+  JSON.stringify([row.tokens, row.prompt_length, row.loss_mask]);
 
 /**
  * Runs step 0 and, once one shard's Group is past its first request (mid-Group, requests in flight),
@@ -285,4 +307,80 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
     }
     expect(leftoverAgentProcesses("g")).toEqual([]);
   }, 240_000);
+  it("should send each shard's turns as engine-session deltas (--engine-sessions, streamed turns) and write the same rows as with full ids", async () => {
+    // Steps of 2 Groups (3 streamed turns per session) until both shards served one (a Group's shard
+    // hashes its random id); the full-ids run then runs as many steps.
+    const run = async (engineSessions: boolean, steps?: number) => {
+      engine.generates.length = 0;
+      engine.engine.calls.length = 0;
+      const runtime = await createRolloutRuntime(
+        config({
+          agentEnv: ["AGENT_TURNS=3", "AGENT_STREAM=1"],
+          nSamplesPerPrompt: 2,
+          rolloutBatchSize: 2,
+          engineSessions,
+        }),
+        { logger: captureLogger().logger },
+      );
+      const rows: TrainingRow[] = [];
+      const shardsUsed = new Set<number>();
+      try {
+        expect(runtime.shards!.size).toBe(2);
+        for (
+          let rolloutId = 0;
+          steps === undefined ? shardsUsed.size < 2 && rolloutId < 8 : rolloutId < steps;
+          rolloutId++
+        ) {
+          const step = await runtime.runStep({ rolloutId, mode: "train" });
+          expect(step.groups.map((group) => group.kind)).toEqual(["exported", "exported"]);
+          for (const group of step.groups) shardsUsed.add(runtime.shards!.shardOf(group.groupId));
+          rows.push(...step.rows);
+        }
+        return { rows, shardsUsed, bySession: callsBySession(engine.generates) };
+      } finally {
+        await runtime.close();
+      }
+    };
+    const lean = await run(true);
+    expect(lean.shardsUsed.size).toBe(2);
+    const closes = engine.engine.calls.filter((call) => call.path === "/close_session");
+    const opens = engine.engine.calls.filter((call) => call.path === "/open_session");
+    const full = await run(false, lean.rows.length / 4);
+
+    expect(full.rows).toHaveLength(lean.rows.length);
+    const engineSessionIds = new Set<string>();
+    for (const row of lean.rows) {
+      const calls = lean.bySession.get(row.session_id) ?? [];
+      expect(calls).toHaveLength(3);
+      const params = calls.map((call) => (call.request as { session_params?: SessionParams }).session_params);
+      expect(params.map((param) => typeof param?.id)).toEqual(["string", "string", "string"]);
+      const id = params[0]!.id;
+      engineSessionIds.add(id);
+      const rebuilt = withFullIds(calls);
+      // Turn 1 whole (replace: true), then only the ids after the engine's copy of the previous turn.
+      expect(params[0]).toEqual({ id, replace: true });
+      expect(calls[0]!.request.input_ids).toEqual(rebuilt[0]!.request.input_ids);
+      for (const turn of [1, 2]) {
+        const held =
+          rebuilt[turn - 1]!.request.input_ids.length + calls[turn - 1]!.response.output_ids.length;
+        expect(params[turn]).toEqual({ id, rid: calls[turn - 1]!.request.rid, offset: held });
+        expect(calls[turn]!.request.input_ids).toEqual(rebuilt[turn]!.request.input_ids.slice(held));
+      }
+      expectRowMatchesEngine(expect, row, rebuilt);
+    }
+    // One engine session per agent session, each opened once and closed when the session was removed.
+    expect(engineSessionIds.size).toBe(lean.rows.length);
+    expect(opens).toHaveLength(lean.rows.length);
+    expect(new Set(closes.map((call) => (call.body as { session_id: string }).session_id))).toEqual(
+      engineSessionIds,
+    );
+    // Without engine sessions: full ids every turn, and the very same rows.
+    for (const calls of full.bySession.values()) {
+      for (const call of calls) expect("session_params" in call.request).toBe(false);
+    }
+    expect(lean.rows.map(rowContent).sort()).toEqual(full.rows.map(rowContent).sort());
+    const sent = (bySession: Map<string, RecordedGenerate[]>) =>
+      [...bySession.values()].flat().reduce((sum, call) => sum + call.request.input_ids.length, 0);
+    expect(sent(lean.bySession)).toBeLessThan(sent(full.bySession));
+  }, 180_000);
 });

@@ -46,8 +46,11 @@ export interface SglangClientOptions {
    * Use SGLang's engine sessions for `generate` calls that carry a `routingKey` (and no images): the
    * client opens one engine session per key (`/open_session`) and from the key's second call on sends
    * only the ids after the prefix the engine already holds (`session_params: {id, rid, offset}`); the
-   * engine runs exactly the full ids. `generateStream` and calls without a key send full ids. Close a
-   * key's session with `closeEngineSession`. Not with `routerUrl` (a session lives on one worker).
+   * engine runs exactly the full ids. `generateStream` and calls without a key send full ids. A call with
+   * `imageData` sends its full ids and images without `session_params` and closes the key's engine
+   * session (SGLang counts `offset` in its image-expanded ids, which the client does not know); a later
+   * text-only call opens a new one. Close a key's session with `closeEngineSession`. Not with `routerUrl`
+   * (a session lives on one worker).
    * @default false
    */
   engineSessions?: boolean;

@@ -132,9 +132,8 @@ class SglangClientImpl implements SglangClient {
   async generate(options: GenerateOptions): Promise<GenerateResult> {
     const sessions = this.#sessions;
     const key = options.routingKey;
-    if (sessions === undefined || key === undefined || options.imageData?.length) {
-      return this.#generateOnce(options, undefined);
-    }
+    if (sessions === undefined || key === undefined) return this.#generateOnce(options, undefined);
+    if (options.imageData?.length) return this.#generateWithImages(sessions, key, options);
     const url = options.url === undefined ? this.#chooseTarget(key) : normalizeUrl(options.url, "url");
     const send = await sessions.plan(key, url, options.inputIds);
     const result = await this.#generateOnce({ ...options, url }, send);
@@ -149,6 +148,25 @@ class SglangClientImpl implements SglangClient {
       return this.#generateOnce({ ...options, url }, undefined);
     }
     return result;
+  }
+
+  /**
+   * An image turn of a key with engine sessions: the key's engine session is closed, then the turn goes
+   * with its full ids and images, without `session_params`. SGLang counts a session's `offset` in its own, expanded ids (each
+   * image placeholder becomes the image's patch tokens) and pads an appended request's images over the
+   * whole joined prompt, so no delta computed from the unexpanded ids is exact once an image is in the
+   * prompt. A later text-only call of the key opens a new session (full ids, `replace: true`). Closing
+   * never fails the call (best effort).
+   */
+  async #generateWithImages(
+    sessions: EngineSessionTable,
+    key: string,
+    options: GenerateOptions,
+  ): Promise<GenerateResult> {
+    // Once per conversation (the key has no session afterwards); closed first, so the engine's state
+    // is gone before the turn runs.
+    await sessions.forget(key);
+    return this.#generateOnce(options, undefined);
   }
 
   inFlight(): InFlightRequest[] {

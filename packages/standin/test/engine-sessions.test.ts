@@ -1,3 +1,4 @@
+import { QWEN2_VL_PROCESSOR_DEFAULTS } from "@relax/chat";
 import { createSglangClient } from "@relax/sglang";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandinEngine } from "../src/index";
@@ -11,13 +12,33 @@ afterEach(async () => {
   for (const engine of engines.splice(0)) await engine.close();
 });
 
-/** A stand-in whose policy records the full prompt it ran (what the engine "sees") and answers by turn. */
-async function recordingEngine() {
+/** Qwen2-VL's image placeholder (`<|image_pad|>`), between `<|vision_start|>` and `<|vision_end|>`. */
+const IMAGE_PAD = 151655;
+const VISION_START = 151652;
+const VISION_END = 151653;
+
+/** A data URL of a PNG header of `width`×`height` (the stand-in reads only the size). */
+function pngHeader(width: number, height: number): string {
+  const bytes = new Uint8Array(33);
+  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
+  const view = new DataView(bytes.buffer);
+  view.setUint32(16, width);
+  view.setUint32(20, height);
+  bytes.set([8, 2, 0, 0, 0], 24);
+  return `data:image/png;base64,${Buffer.from(bytes).toString("base64")}`;
+}
+
+/**
+ * A stand-in whose policy records the full prompt it ran (what the engine "sees") and answers by turn;
+ * with `vision`, it serves images like a Qwen2-VL engine (placeholder check, expanded prompt length).
+ */
+async function recordingEngine(vision = false) {
   const seen: number[][] = [];
   const engine = createStandinEngine({
     tokenizer,
     seed: 5,
     contextLength: 65_536,
+    ...(vision ? { vision: { processor: QWEN2_VL_PROCESSOR_DEFAULTS, imagePadId: IMAGE_PAD } } : {}),
     policy: ({ inputIds }) => {
       seen.push([...inputIds]);
       return `Reply ${seen.length}.`;
@@ -40,6 +61,38 @@ async function converse(client: ReturnType<typeof createSglangClient>, divergeAt
     prompt = [...next, ...tokenizer.encode(`\n<|im_start|>user\nquestion ${turn + 2}<|im_end|>\n`)];
   }
   return outputs;
+}
+
+/**
+ * Six calls of key "vis": two text turns, two turns whose prompt holds an image (the lineage's image goes
+ * with every later turn), then a text-only branch off turn 2 (the image dropped) and its next turn.
+ */
+async function imageConversation(client: ReturnType<typeof createSglangClient>) {
+  const image = pngHeader(98, 70);
+  const user = (text: string) =>
+    tokenizer.encode(`\n<|im_start|>user\n${text}<|im_end|>\n<|im_start|>assistant\n`);
+  const prompts: number[][] = [tokenizer.encode(chatPrompt("first question"))];
+  const outputs: number[][] = [];
+  const call = async (turn: number, inputIds: number[], images: string[] = []) => {
+    prompts[turn] = inputIds;
+    const result = await client.generate({
+      inputIds,
+      routingKey: "vis",
+      rid: `v-${turn}`,
+      ...(images.length > 0 ? { imageData: images } : {}),
+    });
+    expect(result.finishReason.type).toBe("stop");
+    outputs[turn] = result.outputIds;
+    return [...inputIds, ...result.outputIds];
+  };
+  const after0 = await call(0, prompts[0]!);
+  const after1 = await call(1, [...after0, ...user("second")]);
+  const withImage = [...tokenizer.encode("\n<|im_start|>user\n"), VISION_START, IMAGE_PAD, VISION_END];
+  const after2 = await call(2, [...after1, ...withImage, ...user("what is in it?").slice(3)], [image]);
+  await call(3, [...after2, ...user("and more?")], [image]);
+  const after4 = await call(4, [...after1, ...user("no image here")]);
+  await call(5, [...after4, ...user("last")]);
+  return { prompts, outputs, image };
 }
 
 describe("SGLang engine sessions (open_session / session_params / close_session)", () => {
@@ -131,5 +184,52 @@ describe("SGLang engine sessions (open_session / session_params / close_session)
       type: "abort",
       message: "Invalid request: session id fixed does not exist",
     });
+  });
+  it("should send image turns whole (no session_params), close the session, and reopen it for a later text-only turn", async () => {
+    const full = await recordingEngine(true);
+    const fullRun = await imageConversation(createSglangClient({ baseUrl: full.url }));
+    const lean = await recordingEngine(true);
+    const client = createSglangClient({ baseUrl: lean.url, engineSessions: true });
+    const leanRun = await imageConversation(client);
+
+    // The engine ran the same prompts and answered the same ids as with full ids every turn.
+    expect(leanRun.outputs).toEqual(fullRun.outputs);
+    expect(lean.seen).toEqual(full.seen);
+    expect(lean.seen).toEqual(leanRun.prompts);
+
+    const calls = lean.engine.calls;
+    const paths = calls.map((call) => call.path);
+    expect(paths).toEqual([
+      "/open_session",
+      "/generate",
+      "/generate",
+      "/close_session",
+      "/generate",
+      "/generate",
+      "/open_session",
+      "/generate",
+      "/generate",
+    ]);
+    const bodies = calls.map((call) => call.body as Record<string, unknown>);
+    const first = (bodies[1]!.session_params as { id: string }).id;
+    expect(bodies[3]).toEqual({ session_id: first });
+    const generates = bodies.filter((_, i) => paths[i] === "/generate");
+    const prompts = leanRun.prompts;
+    const base = (turn: number) => prompts[turn]!.length + leanRun.outputs[turn]!.length;
+    expect(generates[1]!.session_params).toEqual({ id: first, rid: "v-0", offset: base(0) });
+    expect(generates[1]!.input_ids).toEqual(prompts[1]!.slice(base(0)));
+    // Image turns: full ids and the lineage's image, no session_params.
+    for (const turn of [2, 3]) {
+      expect(generates[turn]!.session_params).toBeUndefined();
+      expect(generates[turn]!.input_ids).toEqual(prompts[turn]);
+      expect(generates[turn]!.image_data).toEqual([leanRun.image]);
+    }
+    // The text-only branch opens a new session and sends its full ids; the next turn is a delta again.
+    const second = (generates[4]!.session_params as { id: string }).id;
+    expect(second).not.toBe(first);
+    expect(generates[4]!.session_params).toEqual({ id: second, replace: true });
+    expect(generates[4]!.input_ids).toEqual(prompts[4]);
+    expect(generates[5]!.session_params).toEqual({ id: second, rid: "v-4", offset: base(4) });
+    expect(generates[5]!.input_ids).toEqual(prompts[5]!.slice(base(4)));
   });
 });

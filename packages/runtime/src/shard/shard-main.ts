@@ -53,10 +53,13 @@ async function start(init: Extract<ControllerMessage, { type: "init" }>): Promis
     workers: init.encodeWorkers,
     maxWorkers: Math.max(init.encodeWorkers, init.encodeMaxWorkers),
   });
+  // `--engine-sessions`: a session's turns all run on this shard, so its engine session lives in this
+  // shard's client (opened on its first turn, closed when the shard removes the session).
+  const { engineSessions } = components.backend;
   const engine =
     "baseUrl" in init.engine
-      ? createSglangClient({ baseUrl: init.engine.baseUrl })
-      : createSglangClient({ workers: init.engine.workers });
+      ? createSglangClient({ baseUrl: init.engine.baseUrl, engineSessions })
+      : createSglangClient({ workers: init.engine.workers, engineSessions });
   const gate = new GenerationGate({
     engine,
     ...(init.gate.weightVersion !== undefined ? { weightVersion: init.gate.weightVersion } : {}),
@@ -67,7 +70,7 @@ async function start(init: Extract<ControllerMessage, { type: "init" }>): Promis
   const sessions = new ShardSessions({
     send,
     gate,
-    registry: new SessionRegistry(),
+    registry: new SessionRegistry({ onRemove: (sessionId) => void engine.closeEngineSession(sessionId) }),
     renderer: text.renderer,
   });
   const app = createAgentApi({
