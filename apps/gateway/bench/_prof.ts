@@ -223,9 +223,9 @@ const spread = (values: number[]) =>
   `${fmt(median(values))} [${fmt(Math.min(...values))}–${fmt(Math.max(...values))}]`;
 const verdict = (ok: boolean) => (ok ? "met" : "NOT MET");
 for (const [contextTokens, sessions, turns] of [
-
-
-  [128_000, 2, 2],[128_000, 2, 2],[128_000, 2, 2],
+  [128_000, 2, 2],
+  [128_000, 2, 2],
+  [128_000, 2, 2],
 ] as const) {
   const measure = async (url: string) => {
     const run = await runClients({ url, sessions, turns, contextTokens, phases: true });

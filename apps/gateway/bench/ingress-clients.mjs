@@ -7,7 +7,8 @@
 // after the run, on the same machine). With `phases`, every session finishes turn t before any starts
 // turn t + 1, and between turns the process writes `phase <t>` and waits for a line on stdin, so that the
 // gateway's process can read its CPU time per turn index (the line also carries the turn index's wall
-// time in ms: `phase <t> <ms>`).
+// time in ms: `phase <t> <ms>`). With `phases`, the process first writes `ready` and waits for a line,
+// so that the gateway's process takes its CPU baseline after this process has started.
 import { createInterface } from "node:readline";
 
 const config = JSON.parse(process.argv[2]);
@@ -44,7 +45,9 @@ async function runSession(session) {
   const url = typeof session === "string" ? baseUrl : session.baseUrl;
   const messages = [
     { role: "system", content: "You are a load-test agent." },
-    { role: "user", content: firstMessage },
+    // Unique per session (its number, fixed width: every session's prompt has the same token count), so
+    // no session's first turn can reuse another's render or tokenisation.
+    { role: "user", content: `Session ${sessionId.replace(/\D/g, "").padStart(8, "0")}. ${firstMessage}` },
   ];
   const rtts = [];
   for (let turn = 0; turn < turns; turn++) {
@@ -87,6 +90,12 @@ if (attack) {
   // Let the attack reach the gateway's tokeniser before the healthy sessions start.
   await new Promise((resolve) => setTimeout(resolve, attack.leadMs));
   attackStatus = "in progress";
+}
+// With phases, the gateway's process reads its CPU baseline only once this process has started (its
+// spawn is not the gateway's first turn): `ready`, then one line on stdin.
+if (stdinLines) {
+  process.stdout.write("ready\n");
+  await stdinLines.next();
 }
 const started = performance.now();
 const rtts = (await Promise.all(sessions.map(runSession))).flat();

@@ -129,6 +129,16 @@ export class HfTokenizer implements TextTokenizer {
     return this.tokenizer.encode(text, { add_special_tokens: false }).ids;
   }
 
+  /**
+   * `encode(text)` when it stays cheap, else `undefined`: through the pre-token cache, at most
+   * `missedChars` characters of uncached pre-tokens go through the library's BPE
+   * ({@link PreTokenCacheEncoder.encodeWithin}). Without the pre-token cache, always `undefined`.
+   */
+  encodeWithin(text: string, missedChars: number): number[] | undefined {
+    if (text === "") return [];
+    return this.fastEncoder?.encodeWithin(text, missedChars);
+  }
+
   /** Text of `ids`; special tokens are kept unless `skipSpecialTokens`. Empty input gives `""`. */
   decode(ids: ArrayLike<number>, options: HfDecodeOptions = {}): string {
     if (ids.length === 0) return "";

@@ -5,6 +5,11 @@
 export interface TextTokenizer {
   /** Encode text to ids without adding special tokens (no BOS/EOS is ever added). */
   encode(text: string): number[];
+  /**
+   * Optional: `encode(text)` when it can be done cheaply (a bounded amount of uncached work), else
+   * `undefined`; see `HfTokenizer.encodeWithin`. Callers fall back to `encode` elsewhere (a worker).
+   */
+  encodeWithin?(text: string, missedChars: number): number[] | undefined;
   /** Decode ids to text. `skipSpecialTokens` defaults to `false` (markers such as `<|im_end|>` kept). */
   decode(ids: ArrayLike<number>, options?: { skipSpecialTokens?: boolean }): string;
   /** The id of a token string, or `undefined`. */

@@ -138,16 +138,16 @@ describe("turn runner with the encode offload (stand-in engine, not a model)", (
       .filter((call) => call.path === "/generate")
       .map((call) => (call.body as { input_ids: number[] }).input_ids);
 
-  it("should render a large first prompt in a worker, with the ids of rendering it in place", async () => {
+  it("should render a large first prompt of known words in place, with the exact ids", async () => {
+    await gateway.offload!.pool.maxTokenBytes;
     addSession("big-1", 32_768);
     const content = `${"The quick brown fox jumps over the lazy dog. ".repeat(600)}done`;
     const calls = gateway.standin.calls.length;
     const run = vi.spyOn(gateway.offload!.pool, "run");
     const response = await send("big-1", [{ role: "user", content }]);
     expect(response.status).toBe(200);
-    expect(run.mock.calls.map(([work]) => [work.kind, work.kind === "render" ? work.op : ""])).toEqual([
-      ["render", "prompt"],
-    ]);
+    // 27k characters, ten distinct pre-tokens: within the in-place bound, so no worker round trip.
+    expect(run).not.toHaveBeenCalled();
     run.mockRestore();
     const expected = gateway.tokenizer.encode(
       `<|im_start|>user\n${content}<|im_end|>\n<|im_start|>assistant\n`,
@@ -155,7 +155,26 @@ describe("turn runner with the encode offload (stand-in engine, not a model)", (
     expect(generateBodies(calls)).toEqual([expected]);
   });
 
-  it("should render 300 messages and a large observation delta in a worker, token-identical", async () => {
+  it("should hand a large first prompt of new words to a worker, with the exact ids", async () => {
+    await gateway.offload!.pool.maxTokenBytes;
+    addSession("big-new-1", 32_768);
+    // 3,000 distinct words (≈ 24k characters of uncached pre-tokens): past the in-place bound.
+    const words = Array.from({ length: 3_000 }, (_, i) => `w${(i * 7919).toString(36)}q`);
+    const content = words.join(" ");
+    const calls = gateway.standin.calls.length;
+    const run = vi.spyOn(gateway.offload!.pool, "run");
+    const response = await send("big-new-1", [{ role: "user", content }]);
+    expect(response.status).toBe(200);
+    expect(run.mock.calls.map(([work]) => work.kind)).toEqual(["encode"]);
+    run.mockRestore();
+    const reference = createChatRenderer({ tokenizer: gateway.tokenizer });
+    expect(generateBodies(calls)).toEqual([
+      reference.renderPrompt({ messages: [{ role: "user", content }], tools: [], chatTemplateKwargs: {} }),
+    ]);
+  });
+
+  it("should render 300 messages in a worker and a large observation delta of known words in place, token-identical", async () => {
+    await gateway.offload!.pool.maxTokenBytes;
     addSession("many-1", 32_768);
     const messages: Array<{ role: string; content: string }> = [];
     for (let i = 0; i < 300; i++)
@@ -171,7 +190,6 @@ describe("turn runner with the encode offload (stand-in engine, not a model)", (
     ).toBe(200);
     expect(run.mock.calls.map(([work]) => (work.kind === "render" ? work.op : work.kind))).toEqual([
       "prompt",
-      "delta",
     ]);
     run.mockRestore();
     const plain = createChatRenderer({ tokenizer: gateway.tokenizer });

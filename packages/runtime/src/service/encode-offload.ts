@@ -26,14 +26,17 @@ const HEAVY_CHARS = 16_384;
  * that stops at the limit, so a light input costs a few microseconds.
  */
 export function isHeavyRender(input: Pick<ConversationState, "messages" | "tools">): boolean {
-  if (input.messages.length >= HEAVY_MESSAGES) return true;
+  return input.messages.length >= HEAVY_MESSAGES || renderChars(input, HEAVY_CHARS) >= HEAVY_CHARS;
+}
+
+/** Characters of strings (keys included) in `input`'s messages and tools, counted up to `cap`. */
+function renderChars(input: Pick<ConversationState, "messages" | "tools">, cap: number): number {
   let chars = 0;
   const stack: unknown[] = [input.messages, input.tools];
-  while (stack.length > 0) {
+  while (stack.length > 0 && chars < cap) {
     const value = stack.pop();
     if (typeof value === "string") {
       chars += value.length;
-      if (chars >= HEAVY_CHARS) return true;
     } else if (Array.isArray(value)) {
       for (const item of value) stack.push(item);
     } else if (typeof value === "object" && value !== null) {
@@ -43,8 +46,22 @@ export function isHeavyRender(input: Pick<ConversationState, "messages" | "tools
       }
     }
   }
-  return chars >= HEAVY_CHARS;
+  return chars;
 }
+
+/**
+ * Texts (and renders) up to this many characters are first tried on the event loop through the
+ * tokenizer's bounded encode (`encodeWithin`, the pre-token cache): ≈ 0.1 µs per cached token, so a
+ * 128k-token prompt of known words costs ≈ 15 ms in place, less than the worker's round trip adds.
+ */
+const IN_PLACE_MAX_CHARS = 1 << 20;
+
+/**
+ * The bound of an in-place encode: characters of pre-tokens not yet cached (each through the library's
+ * BPE, ≈ 5 µs per token). Past it the text goes to a worker, so new or pathological words never stall
+ * the loop for more than ≈ 10 ms.
+ */
+const IN_PLACE_MISSED_CHARS = 8_192;
 
 /**
  * The cache key of a render: its full input (the state may change between two tries of one turn). Each
@@ -187,14 +204,41 @@ export function createEncodeOffload({
         renders: Map<string, PoolResult>;
         deferrals: number;
         messageKeys: WeakMap<object, string>;
+        /** Texts and renders shorter than this are tried in place ({@link IN_PLACE_MAX_CHARS}). */
+        inPlaceChars: number;
       }
     | undefined;
+  // The longest token's UTF-8 bytes + 1, once the pool knows it: a text of `chars` UTF-16 units has at
+  // most 3 × chars bytes, so below `maxContextTokens × tokenBytes / 3` no size bound can refuse it and
+  // encoding it in place gives what the worker path would.
+  let tokenBytes: number | undefined;
+  pool.maxTokenBytes.then(
+    (bytes) => {
+      tokenBytes = bytes + 1;
+    },
+    () => {},
+  );
+  const inPlaceChars = (maxContextTokens: number | undefined): number =>
+    tokenBytes === undefined
+      ? 0
+      : Math.min(
+          IN_PLACE_MAX_CHARS,
+          maxContextTokens === undefined
+            ? Number.POSITIVE_INFINITY
+            : Math.floor((maxContextTokens * tokenBytes) / 3),
+        );
+  const encodeInPlace = (text: string, maxChars: number): number[] | undefined =>
+    text.length < maxChars ? tokenizer.encodeWithin?.(text, IN_PLACE_MISSED_CHARS) : undefined;
   const encode = (text: string): number[] => {
     const scope = active;
     if (scope !== undefined && needsOffload(text, limits)) {
       const ids = scope.cache.get(text);
       if (ids !== undefined) return toIdList(ids);
-      if (scope.deferrals < MAX_DEFERRALS) throw new DeferredEncode(text);
+      if (scope.deferrals < MAX_DEFERRALS) {
+        const inPlace = encodeInPlace(text, scope.inPlaceChars);
+        if (inPlace !== undefined) return inPlace;
+        throw new DeferredEncode(text);
+      }
     }
     return tokenizer.encode(text);
   };
@@ -213,11 +257,19 @@ export function createEncodeOffload({
   ): number[] | undefined => {
     const scope = active;
     if (scope === undefined || scope.deferrals >= MAX_DEFERRALS || !isHeavyRender(input)) return undefined;
+    // Heavy by its text only, and the tokenizer can bound its work: render here; the prompt's encode
+    // tries the bounded in-place path and defers to a worker only past the bound.
+    if (rendersInPlace(input, scope.inPlaceChars)) return undefined;
     const key = renderKey(op, input, scope.messageKeys);
     const result = scope.renders.get(key);
     if (result === undefined) throw new DeferredRender(op, input, key);
     return "ids" in result ? toIdList(result.ids) : undefined;
   };
+
+  const rendersInPlace = (input: ConversationState | ObservationDeltaInput, maxChars: number): boolean =>
+    tokenizer.encodeWithin !== undefined &&
+    input.messages.length < HEAVY_MESSAGES &&
+    renderChars(input, maxChars) < maxChars;
 
   return {
     tokenizer: wrapped,
@@ -243,6 +295,7 @@ export function createEncodeOffload({
         renders: new Map<string, PoolResult>(),
         deferrals: 0,
         messageKeys: new WeakMap<object, string>(),
+        inPlaceChars: inPlaceChars(maxContextTokens),
       };
       for (;;) {
         let deferred: DeferredEncode | DeferredRender;
