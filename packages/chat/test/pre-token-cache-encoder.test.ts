@@ -224,6 +224,21 @@ describe("createPreTokenCacheEncoder", () => {
     expect(encoder!.cachedPreTokens).toBeGreaterThan(0);
   });
 
+  it("should encode within a bound on uncached pre-token characters, else give undefined", () => {
+    const { fast, library } = readPair("qwen3");
+    const text = "alpha beta gamma alpha beta gamma";
+    // Pre-tokens "alpha" (5), " beta" (5), " gamma" (6), " alpha" (6): 22 uncached characters. The
+    // refused try keeps what it cached ("alpha", " beta"), so 12 more suffice, 11 do not.
+    expect(fast.encodeWithin(text, 15)).toBeUndefined();
+    expect(fast.encodeWithin(text, 11)).toBeUndefined();
+    expect(fast.encodeWithin(text, 12)).toEqual(library.encode(text));
+    // Now cached: no budget needed, and a long new word is refused before its BPE runs.
+    expect(fast.encodeWithin(text, 0)).toEqual(library.encode(text));
+    expect(fast.encodeWithin(`${text} ${"z".repeat(100_000)}`, 8_192)).toBeUndefined();
+    expect(fast.encodeWithin("", 0)).toEqual([]);
+    expect(library.encodeWithin(text, 1_000)).toBeUndefined();
+  });
+
   it("should refuse shapes it does not reproduce (the library's encode is kept)", () => {
     const { json, config } = readPair("qwen3");
     const variants: unknown[] = [
