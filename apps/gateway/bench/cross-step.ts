@@ -4,7 +4,8 @@
 // stand-in, not a model: unlimited concurrency, a fixed latency per token) for synchronous,
 // --partial-rollout and --fully-async, each without and with --agentic-prelaunch. Between steps a stand-in
 // "trainer" holds the run for BENCH_TRAIN_MS (partial rollout keeps the gate paused then; fully async keeps
-// generating; with fully async, prelaunched Groups are not held but run at once, docs/contract.md).
+// generating; with fully async, prelaunched Groups are not held but run at once, and the slots Groups free
+// during the hold are refilled with the next step's Groups, docs/contract.md).
 //
 // What it measures: wall time, engine idle fraction (time with no request running on the engine) and
 // resident occupancy (mean resident Groups ÷ the resident capacity) of each configuration; every
@@ -24,7 +25,11 @@
 // trainer hold, which nothing overlaps; the synchronous wall of the same round divided by that lower
 // bound is the best speed-up fully async + prelaunch could have had. The bench also prints the same with
 // the work alone (start-up and first request left out, as an earlier version did: too loose, a slot is
-// held through both) and how much of its resident capacity fully async + prelaunch kept busy.
+// held through both) and how much of its resident capacity fully async + prelaunch kept busy. The bound
+// knows every Group's slot time in advance; fully async cannot (it starts Groups in prompt order and runs
+// each to its end), so it also loses the last step's tail (slots left empty: no further Group is needed)
+// and the slot time of over-sampled Groups still in flight, or finished beyond the batch, at the end: the
+// bench prints both, and measured ≈ bound × occupied × (1 − beyond).
 //
 // What it cannot measure: real engines (a batch's per-token latency grows with its size; here each request
 // sleeps its own per-token latency, so overlapping Groups is free for the engine, only the one JavaScript
