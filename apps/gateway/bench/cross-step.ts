@@ -4,24 +4,39 @@
 // stand-in, not a model: unlimited concurrency, a fixed latency per token) for synchronous,
 // --partial-rollout and --fully-async, each without and with --agentic-prelaunch. Between steps a stand-in
 // "trainer" holds the run for BENCH_TRAIN_MS (partial rollout keeps the gate paused then; fully async keeps
-// generating; with fully async, prelaunched Groups are not held but run at once, docs/contract.md).
+// generating; with fully async, prelaunched Groups are not held but run at once, and the slots Groups free
+// during the hold are refilled with the next step's Groups, docs/contract.md).
 //
-// What it measures: wall time and engine idle fraction (time with no request running on the engine) of
-// each configuration; every configuration is first run once and discarded (warm-up: JIT, module caches),
-// then BENCH_XS_ROUNDS rounds (≥ 3) each run every configuration once, in an order rotated per round, so
-// a slow spell of the shared machine hits all configurations alike. Per configuration it prints the median
-// and the spread (min–max) of the rounds, and per round the ratio synchronous ÷ fully async + prelaunch.
-// It also prints the bound the workload itself puts on that ratio: a Group's work is its longest sample's
-// time from its first reply to its end (later turns and tool calls, timed in this run; the first request
-// is left out as it may wait at a barrier or a closed gate), at most BENCH_XS_OVER_SAMPLING Groups are
-// resident at once, so no schedule of the exported Groups' work finishes before Σ work ÷ that many (and
-// never before the longest Group) plus the last trainer hold; the synchronous wall of the same round
-// divided by that lower bound is the best speed-up fully async + prelaunch could have had.
+// What it measures: wall time, engine idle fraction (time with no request running on the engine) and
+// resident occupancy (mean resident Groups ÷ the resident capacity) of each configuration; every
+// configuration is first run once and discarded (warm-up: JIT, module caches), then BENCH_XS_ROUNDS rounds
+// (≥ 3) each run every configuration once, in an order rotated per round, so a slow spell of the shared
+// machine hits all configurations alike. Per configuration it prints the median and the spread (min–max)
+// of the rounds, and per round the ratio synchronous ÷ fully async + prelaunch. Engine state and resident
+// Groups are sampled every SAMPLE_MS (time-weighted), not re-checked on every token: a per-token check
+// costs O(requests) per token, which slowed the configurations with more requests in flight most.
 //
-// What it cannot measure: real engines (a batch's per-token latency grows with its size here it does
-// not, so overlapping Groups is free), real sandboxes (start-up is a sleep), or absolute speeds: the
+// It also prints the bound the workload itself puts on that ratio. A Group holds one of the
+// BENCH_XS_OVER_SAMPLING resident slots (`--agentic-concurrency`: Prepare and Runtime share it) from its
+// launch to its last agent's exit: its slot time is the agent start-up, its first request (the Group's
+// first-request barrier and first reply) and its work (later turns and tool calls), all timed in this
+// run. No schedule that exports 32 Groups with that many resident finishes before Σ slot time of the 32
+// shortest completed Groups ÷ the resident slots (never before the longest of them), plus the last
+// trainer hold, which nothing overlaps; the synchronous wall of the same round divided by that lower
+// bound is the best speed-up fully async + prelaunch could have had. The bench also prints the same with
+// the work alone (start-up and first request left out, as an earlier version did: too loose, a slot is
+// held through both) and how much of its resident capacity fully async + prelaunch kept busy. The bound
+// knows every Group's slot time in advance; fully async cannot (it starts Groups in prompt order and runs
+// each to its end), so it also loses the last step's tail (slots left empty: no further Group is needed)
+// and the slot time of over-sampled Groups still in flight, or finished beyond the batch, at the end: the
+// bench prints both, and measured ≈ bound × occupied × (1 − beyond).
+//
+// What it cannot measure: real engines (a batch's per-token latency grows with its size; here each request
+// sleeps its own per-token latency, so overlapping Groups is free for the engine, only the one JavaScript
+// thread running agents, gateway and engine together slows with the requests in flight), real sandboxes (start-up is a sleep), or absolute speeds: the
 // latencies are scaled down so the bench stays short, and on a loaded machine timers stretch every
 // configuration; read the ratios of the same round, not the seconds.
+import { performance as nodePerformance } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import type { PromptItem } from "@relax/runtime";
 import { type CrossStepOptions, createLogger, RolloutController, RunReporter } from "@relax/runtime";
@@ -43,6 +58,8 @@ const OVER_SAMPLING = env("BENCH_XS_OVER_SAMPLING", 10);
 const ROUNDS = Math.max(3, env("BENCH_XS_ROUNDS", 3));
 /** Steps of the discarded warm-up run of each configuration. */
 const WARMUP_STEPS = env("BENCH_XS_WARMUP_STEPS", 1);
+/** Sampling period of engine state and resident Groups, in ms. */
+const SAMPLE_MS = 2;
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 const benchStarted = performance.now();
 
@@ -58,8 +75,25 @@ interface Measured {
   idleFraction: number;
   rows: number;
   aborts: number;
-  /** Lower bound of the wall time of any schedule doing this run's work, in seconds (see the header). */
+  /** Lower bound of the wall time of any schedule doing this run's Groups, from their slot time, in s. */
   boundS: number;
+  /** The same from their work alone (start-up and first request left out), in seconds. */
+  workBoundS: number;
+  /** Mean resident train Groups ÷ resident capacity, over the wall. */
+  occupancy: number;
+  /**
+   * Event-loop utilisation over the wall: the one JavaScript thread runs agents, gateway and stand-in
+   * engine, so near 1 every timer (token latency included) fires late.
+   */
+  loopBusy: number;
+  /** Mean slot time of the completed Groups, split: start-up, first request, the rest; in ms. */
+  slotMs: { startUp: number; firstRequest: number; rest: number };
+  /**
+   * Share of the slot time of every Group started (unfinished ones up to the end) beyond the bound's
+   * Groups: Groups in flight at the end or finished after the last batch, and longer Groups run in place
+   * of shorter ones.
+   */
+  beyondBound: number;
 }
 
 /**
@@ -71,17 +105,28 @@ interface GroupWork {
   samples: number;
   ended: number;
   work: number;
+  /** `performance.now()` when its first agent started (its slot is taken just before). */
+  launched: number;
+  /** Longest sample's first request: from its agent's start-up end to its first reply, in ms. */
+  firstRequest: number;
+  /** From launch to its last agent's exit, in ms. */
+  slot: number;
 }
 
 /**
- * The lower bound of the header: the `needed` smallest completed Groups' work (the exported Groups did
- * at least that much), spread over `slots` resident Groups, never below the longest of them, plus the
- * trainer hold after the last step, which nothing overlaps. In seconds.
+ * The lower bound of the header: the `needed` smallest completed Groups' slot time (or work), spread
+ * over `slots` resident Groups, never below the longest of them, plus the trainer hold after the last
+ * step, which nothing overlaps. In seconds.
  */
-function workBound(groups: Iterable<GroupWork>, needed: number, slots: number): number {
-  const works = [...groups]
+function slotBound(
+  groups: readonly GroupWork[],
+  needed: number,
+  slots: number,
+  of: (group: GroupWork) => number,
+): number {
+  const works = groups
     .filter((group) => group.ended === group.samples)
-    .map((group) => group.work)
+    .map(of)
     .sort((a, b) => a - b)
     .slice(0, needed);
   const total = works.reduce((sum, work) => sum + work, 0);
@@ -102,9 +147,18 @@ async function measure(name: string, crossStep: CrossStepOptions, steps = STEPS)
   const launcher = createFakeLauncher({
     fetch: gateway.fetch,
     agent: async (context) => {
+      const agentStarted = performance.now();
       await sleep(START_MS);
       const [label, slot] = context.sessionLabel.split(".s") as [string, string];
-      const group = groups.get(label) ?? { samples: 0, ended: 0, work: 0 };
+      const group = groups.get(label) ?? {
+        samples: 0,
+        ended: 0,
+        work: 0,
+        launched: agentStarted,
+        firstRequest: 0,
+        slot: 0,
+      };
+      group.launched = Math.min(group.launched, agentStarted);
       groups.set(label, group);
       group.samples++;
       let firstReply: number | undefined;
@@ -114,14 +168,19 @@ async function measure(name: string, crossStep: CrossStepOptions, steps = STEPS)
         params: { toolMedianMs: TOOL_MEDIAN_MS, maxTurns: MAX_TURNS },
         complete: async (messages) => {
           const response = await context.chat({ model: "m", messages });
-          firstReply ??= performance.now();
+          if (firstReply === undefined) {
+            firstReply = performance.now();
+            group.firstRequest = Math.max(group.firstRequest, firstReply - agentStarted - START_MS);
+          }
           if (response.status !== 200) throw new Error(`HTTP ${response.status}`);
           return ((await response.json()) as { choices: Array<{ message: ChatMessage }> }).choices[0]!
             .message;
         },
       });
       group.ended++;
-      group.work = Math.max(group.work, performance.now() - (firstReply ?? performance.now()));
+      const exited = performance.now();
+      group.work = Math.max(group.work, exited - (firstReply ?? exited));
+      group.slot = Math.max(group.slot, exited - group.launched);
       return { status: "succeeded", output: { kind: "implicit", reward: result.reward } };
     },
   });
@@ -134,23 +193,21 @@ async function measure(name: string, crossStep: CrossStepOptions, steps = STEPS)
     crossStep,
   });
 
-  // Engine idle time: re-checked by the stand-in on every state change and token.
-  let tracking = true;
-  let busy = false;
+  // Engine idle time and resident Groups: sampled every SAMPLE_MS, each sample weighted by the time
+  // since the previous one.
   let idleMs = 0;
-  let idleSince = performance.now();
+  let residentMs = 0;
+  const loopBefore = nodePerformance.eventLoopUtilization();
   const started = performance.now();
-  const tracker = (async () => {
-    while (tracking) {
-      await gateway.standin.until(
-        (requests) => !tracking || requests.some((request) => request.state === "running") !== busy,
-      );
-      const now = performance.now();
-      if (!busy) idleMs += now - idleSince;
-      busy = !busy;
-      if (!busy) idleSince = now;
-    }
-  })();
+  let sampledAt = started;
+  const sample = () => {
+    const now = performance.now();
+    const busy = gateway.standin.requests().some((request) => request.state === "running");
+    if (!busy) idleMs += now - sampledAt;
+    residentMs += (controller?.residentGroups ?? 0) * (now - sampledAt);
+    sampledAt = now;
+  };
+  const sampler = setInterval(sample, SAMPLE_MS);
   let rows = 0;
   let aborts = 0;
   for (let step = 0; step < steps; step++) {
@@ -168,16 +225,47 @@ async function measure(name: string, crossStep: CrossStepOptions, steps = STEPS)
     aborts += result.rows.reduce((sum, row) => sum + row.abort_count, 0);
     await sleep(TRAIN_MS);
   }
+  sample();
+  clearInterval(sampler);
   const ended = performance.now();
-  if (!busy) idleMs += ended - idleSince;
-  tracking = false;
+  const loopBusy = nodePerformance.eventLoopUtilization(loopBefore).utilization;
   await controller.interruptAll();
   await gateway.close();
-  // The tracker's last `until` is left pending (the engine is closed); it holds nothing open.
-  void tracker.catch(() => undefined);
   const wallMs = ended - started;
-  const boundS = workBound(groups.values(), steps * GROUPS, OVER_SAMPLING);
-  return { name, wallS: wallMs / 1000, idleFraction: idleMs / wallMs, rows, aborts, boundS };
+  return {
+    name,
+    wallS: wallMs / 1000,
+    idleFraction: idleMs / wallMs,
+    rows,
+    aborts,
+    ...groupFigures([...groups.values()], steps * GROUPS, ended),
+    occupancy: residentMs / wallMs / OVER_SAMPLING,
+    loopBusy,
+  };
+}
+
+/** The bounds and the mean slot split of a run's Groups (see {@link Measured}). */
+function groupFigures(
+  groups: readonly GroupWork[],
+  needed: number,
+  ended: number,
+): Pick<Measured, "boundS" | "workBoundS" | "slotMs" | "beyondBound"> {
+  const done = groups.filter((group) => group.ended === group.samples);
+  const mean = (of: (group: GroupWork) => number) =>
+    done.reduce((sum, group) => sum + of(group), 0) / Math.max(1, done.length);
+  const firstRequest = mean((group) => group.firstRequest);
+  const spentMs = groups.reduce(
+    (sum, group) => sum + (group.ended === group.samples ? group.slot : ended - group.launched),
+    0,
+  );
+  const boundS = slotBound(groups, needed, OVER_SAMPLING, (group) => group.slot);
+  const boundSlotMs = (boundS * 1000 - TRAIN_MS) * OVER_SAMPLING;
+  return {
+    boundS,
+    beyondBound: Math.max(0, 1 - boundSlotMs / spentMs),
+    workBoundS: slotBound(groups, needed, OVER_SAMPLING, (group) => group.work),
+    slotMs: { startUp: START_MS, firstRequest, rest: mean((group) => group.slot) - START_MS - firstRequest },
+  };
 }
 
 const allConfigs: Array<[string, CrossStepOptions]> = [
@@ -197,7 +285,7 @@ const BEST = "fully async + prelaunch";
 
 for (const [name, crossStep] of configs) await measure(name, crossStep, WARMUP_STEPS);
 const runs = new Map<string, Measured[]>(configs.map(([name]) => [name, []]));
-const roundRatios: Array<{ ratio: number; ceiling: number }> = [];
+const roundRatios: Array<{ ratio: number; ceiling: number; workCeiling: number }> = [];
 for (let round = 0; round < ROUNDS; round++) {
   const order = configs.map((_, i) => configs[(i + round) % configs.length]!);
   const measured = new Map<string, Measured>();
@@ -205,7 +293,11 @@ for (let round = 0; round < ROUNDS; round++) {
   for (const [name, result] of measured) runs.get(name)!.push(result);
   const sync = measured.get(SYNC)!;
   const best = measured.get(BEST)!;
-  roundRatios.push({ ratio: sync.wallS / best.wallS, ceiling: sync.wallS / best.boundS });
+  roundRatios.push({
+    ratio: sync.wallS / best.wallS,
+    ceiling: sync.wallS / best.boundS,
+    workCeiling: sync.wallS / best.workBoundS,
+  });
 }
 
 const median = (values: readonly number[]) => {
@@ -220,14 +312,16 @@ console.log(
   `\ncross-step bench: ${STEPS} steps × ${GROUPS} Groups × ${SAMPLES} samples (over-sampling ${OVER_SAMPLING}), long-tail agent (start-up ${START_MS} ms, tool median ${TOOL_MEDIAN_MS} ms), stand-in engine (not a model) at ${TOKEN_LATENCY_MS} ms/token, trainer step ${TRAIN_MS} ms; ${ROUNDS} interleaved rounds after one discarded ${WARMUP_STEPS}-step warm-up run of each configuration; medians (min–max)`,
 );
 console.log(
-  "config                          wall s (spread)        engine idle %   rows  aborts  vs sync  bound s  walls per round",
+  "config                          wall s (spread)        engine idle %   occupied %  loop busy %  rows  aborts  vs sync  bound s  walls per round",
 );
 for (const [name] of configs) {
   const list = runs.get(name)!;
   const walls = list.map((r) => r.wallS);
   const idle = list.map((r) => r.idleFraction * 100);
+  const occupied = median(list.map((r) => r.occupancy * 100));
+  const loop = median(list.map((r) => r.loopBusy * 100));
   console.log(
-    `${name.padEnd(30)} ${median(walls).toFixed(2).padStart(6)} (${spread(walls)})  ${median(idle).toFixed(1).padStart(5)} (${spread(idle, 1)})  ${String(median(list.map((r) => r.rows))).padStart(5)}  ${String(median(list.map((r) => r.aborts))).padStart(6)}  ${(syncMedian / median(walls)).toFixed(2).padStart(6)}×  ${median(
+    `${name.padEnd(30)} ${median(walls).toFixed(2).padStart(6)} (${spread(walls)})  ${median(idle).toFixed(1).padStart(5)} (${spread(idle, 1)})  ${occupied.toFixed(1).padStart(10)}  ${loop.toFixed(1).padStart(11)}  ${String(median(list.map((r) => r.rows))).padStart(5)}  ${String(median(list.map((r) => r.aborts))).padStart(6)}  ${(syncMedian / median(walls)).toFixed(2).padStart(6)}×  ${median(
       list.map((r) => r.boundS),
     )
       .toFixed(2)
@@ -236,10 +330,19 @@ for (const [name] of configs) {
 }
 const ratios = roundRatios.map((r) => r.ratio);
 const ceilings = roundRatios.map((r) => r.ceiling);
+const times = (values: readonly number[]) => values.map((value) => `${value.toFixed(2)}×`).join(", ");
+const bestRuns = runs.get(BEST)!;
+const slotMs = (of: (r: Measured) => number) => median(bestRuns.map(of)).toFixed(0);
 console.log(
   `fully async + prelaunch vs synchronous, per round (same round): ${ratios.map((r) => `${r.toFixed(2)}×`).join(", ")} (target ≥ 1.5× in each: ${ratios.every((r) => r >= 1.5) ? "met" : "not met"}); median ${median(ratios).toFixed(2)}×`,
 );
 console.log(
-  `  bound from the work itself, per round: synchronous wall ÷ (Σ work of the ${STEPS * GROUPS} exported Groups ÷ ${OVER_SAMPLING} resident Groups, ≥ the longest, + last trainer hold) = ${ceilings.map((c) => `${c.toFixed(2)}×`).join(", ")} — no schedule of that work beats it; measured ÷ bound ${median(ratios.map((r, i) => r / ceilings[i]!)).toFixed(2)} (median)`,
+  `  bound from the resident slots, per round: synchronous wall ÷ (Σ slot time of the ${STEPS * GROUPS} shortest completed Groups of fully async + prelaunch ÷ ${OVER_SAMPLING} resident slots, ≥ the longest, + last trainer hold) = ${times(ceilings)} — no schedule of those Groups with ${OVER_SAMPLING} resident beats it (${ceilings.every((c) => c >= 1.5) ? "1.5× within reach in each round" : `1.5× out of reach in ${ceilings.filter((c) => c < 1.5).length} of ${ceilings.length} rounds`}); measured ÷ bound ${median(ratios.map((r, i) => r / ceilings[i]!)).toFixed(2)} (median)`,
+);
+console.log(
+  `  a Group's slot time (fully async + prelaunch, mean of completed Groups, median of rounds): ${slotMs((r) => r.slotMs.startUp + r.slotMs.firstRequest + r.slotMs.rest)} ms = agent start-up ${slotMs((r) => r.slotMs.startUp)} + first request ${slotMs((r) => r.slotMs.firstRequest)} (barrier and first reply) + later turns and tools ${slotMs((r) => r.slotMs.rest)}; the work alone (start-up and first request left out) would allow ${times(roundRatios.map((r) => r.workCeiling))}, but a Group holds its slot through both`,
+);
+console.log(
+  `  fully async + prelaunch kept ${median(bestRuns.map((r) => r.occupancy * 100)).toFixed(1)} % of its ${OVER_SAMPLING} resident slots occupied (median; the rest: the last step's tail, when no further Group is needed, and slots freed between steps) and spent ${median(bestRuns.map((r) => r.beyondBound * 100)).toFixed(1)} % of that slot time beyond the bound's Groups (over-sampled Groups in flight at the end or finished after the last batch, longer Groups run in place of shorter ones): measured ≈ bound × occupied × (1 − beyond)`,
 );
 console.log(`  bench took ${((performance.now() - benchStarted) / 1000).toFixed(1)} s`);

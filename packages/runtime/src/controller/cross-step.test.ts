@@ -277,7 +277,7 @@ describe("RolloutController across steps (fake launcher, stand-in engine)", () =
     expect(gate.state).toBe("open");
   });
 
-  it("should run a prelaunched Group at once under fully async (no hold), so a step closes on it while its own Group sits in a tool call", async () => {
+  it("should run a prelaunched Group at once under fully async (no hold), so a step closes on it while its own Group sits in a tool call, and refill the freed slot between steps", async () => {
     let releaseTool: (() => void) | undefined;
     const toolReleased = new Promise<void>((resolve) => {
       releaseTool = resolve;
@@ -311,20 +311,25 @@ describe("RolloutController across steps (fake launcher, stand-in engine)", () =
       });
       await vi.waitFor(() => expect(closed0).toBe(true), { timeout: 3000 });
       const step0 = await running0;
-      expect(generateCalls()).toHaveLength(2);
+      expect(launcher.launched).toHaveLength(3);
       expect(step0.rows.map((row) => [row.prompt_index, row.partition, row.steps_lived])).toEqual([
         [1, 0, [0]],
       ]);
       expect(step0).toMatchObject({ debt: 0, residentGroups: 1, queuedGroups: 0 });
       expect(controller.prelaunched).toEqual({ groups: 0, sessions: 0 });
-      // The carried Group finishes between the steps and is step 1's batch; nothing else is launched.
+      // Between the steps the slot the fast Group freed is refilled at once with a Group for step 1
+      // (prompt 0 again, dataset cycled; not held, it runs its first turn now and sits in its tool call).
+      await vi.waitFor(() => expect(generateCalls()).toHaveLength(3));
+      expect(controller.residentGroups).toBe(2);
+      // Both finish between the steps; step 1 takes the oldest, the other stays queued.
       releaseTool?.();
-      await vi.waitFor(() => expect(controller.queuedGroups).toBe(1));
+      await vi.waitFor(() => expect(controller.queuedGroups).toBe(2));
       const step1 = await step(1, false);
       expect(
         step1.rows.map((row) => [row.prompt_index, row.partition, row.steps_lived, row.weight_version_lag]),
       ).toEqual([[0, 1, [0, 1], 1]]);
-      expect(launcher.launched).toHaveLength(2);
+      expect(step1).toMatchObject({ debt: 0, residentGroups: 0, queuedGroups: 1 });
+      expect(launcher.launched).toHaveLength(3);
       expectTokenInvariants([...step0.rows, ...step1.rows]);
     } finally {
       releaseTool?.();

@@ -249,6 +249,11 @@ export class RolloutController {
   #currentStep: number | undefined;
   /** The gate was paused by a partial-rollout step close (the next train step reopens it). */
   #pausedAtClose = false;
+  /**
+   * Fully async + prelaunch, between two train steps: the loop refilling freed slots with the next step's
+   * Groups (see #refillBetweenSteps); stopped when the next train step opens or the run ends.
+   */
+  #refill: { stopped: boolean } | undefined;
 
   constructor(options: RolloutControllerOptions) {
     this.#options = options;
@@ -338,6 +343,7 @@ export class RolloutController {
    * results (dropped `interrupted`) are returned, not reported. Call it when the run ends.
    */
   async interruptAll(): Promise<GroupResult[]> {
+    this.#stopRefill();
     const residents = [...this.#pool.values()];
     for (const resident of residents) resident.interrupt.abort(new DOMException("run ended", "AbortError"));
     await Promise.all(residents.map((resident) => resident.settled));
@@ -448,10 +454,54 @@ export class RolloutController {
   }
 
   async #runTrainStep(options: ControllerStepOptions): Promise<StepResult> {
+    this.#stopRefill();
     const step = this.#openTrainStep(options);
     await this.#fillTrainStep(step);
     await this.#closeTrainStep(step);
-    return this.#endTrainStep(step);
+    const result = await this.#endTrainStep(step);
+    this.#refillBetweenSteps(step);
+    return result;
+  }
+
+  /**
+   * Fully async + prelaunch, after a step that a next step follows has returned: while the trainer holds
+   * the run (until the next train step opens, or {@link interruptAll}), every slot a Group frees is
+   * refilled at once with a Group for the next step, up to `concurrency` resident and `M` (over-sampling)
+   * started for it and resident, exactly as the step itself prelaunches (not held: they run at once), until
+   * the next step's whole batch (`groupsPerStep`) is queued finished: more would only wait, growing stale.
+   * Without it the resident pool drained during every trainer step (docs/contract.md#cross-step-scheduling).
+   */
+  #refillBetweenSteps(step: TrainStep): void {
+    const { rolloutId, prompts, groupSize, concurrency, groupsPerStep } = step.options;
+    if (!step.flags.fullyAsync || !step.flags.prelaunch || step.options.nextStepFollows !== true) return;
+    const refill = { stopped: false };
+    this.#refill = refill;
+    const cap = groupsPerStep + step.surplus;
+    void (async () => {
+      while (!refill.stopped && this.#options.group.signal?.aborted !== true) {
+        while (
+          this.#trainResident() < concurrency &&
+          this.#countResidents(rolloutId, "prelaunched") < cap &&
+          this.#finished.length < groupsPerStep
+        )
+          this.#launchTrain({
+            prompts,
+            groupSize,
+            forStep: rolloutId + 1,
+            held: false,
+            runningStep: rolloutId,
+          });
+        await this.#wakeup.wait();
+      }
+    })();
+  }
+
+  /** Stops the between-steps refill loop, if one runs (it launches nothing more). */
+  #stopRefill(): void {
+    if (this.#refill === undefined) return;
+    this.#refill.stopped = true;
+    this.#refill = undefined;
+    this.#wakeup.notify();
   }
 
   /**
