@@ -103,8 +103,9 @@ export interface ForestStats {
   observationTokens: number;
   responseTokens: number;
   /**
-   * Bytes of token and logprob storage (typed arrays): 4 per token, plus 4 per generated token whose
-   * response holds only float32 logprobs (SGLang's), else 8.
+   * Bytes of token and logprob storage (typed arrays' contents): per node delta 2 per token plus 8 per
+   * token id above 65,535 when packing saves at least 64 bytes, else 4 per token (see `ForestNode.tokens`);
+   * plus 4 per generated token whose response holds only float32 logprobs (SGLang's), else 8.
    */
   tokenBytes: number;
 }

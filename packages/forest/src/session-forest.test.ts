@@ -184,10 +184,19 @@ describe("SessionForest: a two-turn tool conversation (character tokenizer)", ()
       pendingTurns: 0,
       transitions: { append: 2, branch: 0, drift: 0, reset: 0 },
     });
-    // 4 bytes a token id, and 4 a logprob: this conversation's logprobs are float32 values.
-    expect(stats.tokenBytes).toBe(
-      4 * (stats.observationTokens + stats.responseTokens) + 4 * stats.responseTokens,
-    );
+    // [ids, ids above 65,535 (the special tokens)] of the root, observation, response, observation, response.
+    const wide = (ids: Int32Array) => ids.filter((id) => id > 65_535).length;
+    expect(forest.nodes().map((node) => [node.tokens.length, wide(node.tokens)])).toEqual([
+      [0, 0],
+      [31, 5],
+      [41, 1],
+      [21, 3],
+      [5, 1],
+    ]);
+    // Only the first response is packed (2 bytes an id + 8 a wide one: 82 + 8 = 90, saving 74 ≥ 64); the
+    // others stay at 4 bytes an id (124, 84, 20). Logprobs: 4 bytes each (float32 values), 46 of them.
+    expect(stats.responseTokens).toBe(46);
+    expect(stats.tokenBytes).toBe(124 + 90 + 84 + 20 + 4 * 46);
   });
 });
 

@@ -9,15 +9,17 @@ import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
 import { collectImageData, collectPrefix, collectPrefixArray, trainLength } from "./node/collect-prefix";
 import { computeForestStats } from "./node/compute-forest-stats";
-import type {
-  ForestNode,
-  InternalNode,
-  InternalObservation,
-  InternalResponse,
-  InternalRoot,
-  Mutable,
-  ObservationNode,
-  ResponseNode,
+import {
+  addChild,
+  type ForestNode,
+  type InternalNode,
+  type InternalObservation,
+  type InternalResponse,
+  type InternalRoot,
+  type Mutable,
+  type ObservationNode,
+  type ResponseNode,
+  storeNode,
 } from "./node/forest-node";
 import { buildTrainingSample } from "./sample/build-sample";
 import type { TrainingSample } from "./sample/training-sample";
@@ -134,7 +136,7 @@ export class SessionForest {
     this.metadata = checkMetadata(metadata, "metadata");
     this.redactionMarkers = [...(options.redactionMarkers ?? DEFAULT_REDACTION_MARKERS)];
     this.#renderer = renderer;
-    this.#root = {
+    this.#root = storeNode<InternalRoot>({
       kind: "root",
       stateHash: ROOT_STATE_HASH,
       parentStateHash: null,
@@ -144,7 +146,7 @@ export class SessionForest {
       prefixTokens: 0,
       prefixTrainTokens: 0,
       children: [],
-    };
+    });
     this.#nodes.set(ROOT_STATE_HASH, this.#root);
     this.#context = {
       nodes: this.#nodes,
@@ -288,19 +290,19 @@ export class SessionForest {
     turnId: number;
   }): InternalObservation {
     const { parent, rendered, tools, chatTemplateKwargs, seed, supersede } = input;
-    const node: InternalObservation = {
+    const node = storeNode<InternalObservation>({
       kind: "observation",
       stateHash: input.stateHash,
       parentStateHash: parent.stateHash,
       order: this.#nodes.size,
       messageCount: input.messageCount,
       tokens: rendered.tokens,
-      prefixTokens: parent.prefixTokens + parent.tokens.length,
+      prefixTokens: parent.prefixTokens + parent.tokenCount,
       prefixTrainTokens: parent.prefixTrainTokens + trainLength(parent),
       children: [],
       messages: structuredClone(input.messages),
       turnId: input.turnId,
-    };
+    });
     if (rendered.trainTokens !== undefined) node.trainTokens = rendered.trainTokens;
     if (rendered.media !== undefined && rendered.media.length > 0)
       node.media = structuredClone(rendered.media);
@@ -315,7 +317,7 @@ export class SessionForest {
       if (input.startsSegment) node.resetFrom = this.#latestResponse;
     }
     this.#nodes.set(node.stateHash, node);
-    parent.children.push(node.stateHash);
+    addChild(parent, node.stateHash);
     if (supersede !== undefined) supersede.supersededBy = node.stateHash;
     return node;
   }
@@ -339,7 +341,7 @@ export class SessionForest {
     }
     const { message, finishReason, tokens, logprobs, weightVersionSpans, timing, metadata } =
       checkCommitInput(input);
-    const promptTokens = observation.prefixTokens + observation.tokens.length;
+    const promptTokens = observation.prefixTokens + observation.tokenCount;
     const trainPromptTokens = observation.prefixTrainTokens + trainLength(observation);
     if (this.maxContextTokens !== undefined && trainPromptTokens + tokens.length > this.maxContextTokens) {
       throw new SessionContextLengthError({
@@ -368,7 +370,7 @@ export class SessionForest {
     }
 
     const hadResponse = this.#hasResponseChild(observation);
-    const node: InternalResponse = {
+    const node = storeNode<InternalResponse>({
       kind: "response",
       stateHash,
       parentStateHash: observation.stateHash,
@@ -383,11 +385,11 @@ export class SessionForest {
       finishReason,
       weightVersionSpans,
       turnId: record.turnId,
-    };
+    });
     if (timing !== undefined) node.timing = timing;
     if (metadata !== undefined) node.metadata = metadata;
     this.#nodes.set(stateHash, node);
-    observation.children.push(stateHash);
+    addChild(observation, stateHash);
     delete observation.failure;
     this.#latestResponse = stateHash;
     record.status = "committed";
@@ -691,7 +693,7 @@ export class SessionForest {
       redactionMarkers: data.redactionMarkers,
     });
     for (const node of nodes) {
-      forest.#nodes.get(node.parentStateHash as string)!.children.push(node.stateHash);
+      addChild(forest.#nodes.get(node.parentStateHash as string)!, node.stateHash);
       forest.#nodes.set(node.stateHash, node);
     }
     forest.#turns.push(...(turns as MutableTurn[]));

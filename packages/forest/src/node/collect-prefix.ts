@@ -1,4 +1,5 @@
 import type { InternalNode } from "./forest-node";
+import { unpackTokensInto } from "./token-store";
 
 /** Concatenates the lineage tokens of `stateHash` into a `number[]` of known length. */
 export function collectPrefix(
@@ -10,15 +11,14 @@ export function collectPrefix(
   let node = nodes.get(stateHash);
   let end = length;
   while (node !== undefined) {
-    const tokens = node.tokens;
-    end -= tokens.length;
-    for (let i = 0; i < tokens.length; i++) out[end + i] = tokens[i]!;
+    end -= node.tokenCount;
+    unpackTokensInto(node.tokenStore, node.tokenCount, out, end);
     node = node.parentStateHash === null ? undefined : nodes.get(node.parentStateHash);
   }
   return out;
 }
 
-/** Like {@link collectPrefix}, into an `Int32Array` (one `set` per node). */
+/** Like {@link collectPrefix}, into an `Int32Array` (one `set` per node, then its wide ids). */
 export function collectPrefixArray(
   nodes: ReadonlyMap<string, InternalNode>,
   stateHash: string,
@@ -28,8 +28,8 @@ export function collectPrefixArray(
   let node = nodes.get(stateHash);
   let end = length;
   while (node !== undefined) {
-    end -= node.tokens.length;
-    out.set(node.tokens, end);
+    end -= node.tokenCount;
+    unpackTokensInto(node.tokenStore, node.tokenCount, out, end);
     node = node.parentStateHash === null ? undefined : nodes.get(node.parentStateHash);
   }
   return out;
@@ -39,7 +39,7 @@ export function collectPrefixArray(
 export function trainLength(node: InternalNode): number {
   return node.kind === "observation" && node.trainTokens !== undefined
     ? node.trainTokens.length
-    : node.tokens.length;
+    : node.tokenCount;
 }
 
 /** The image URLs of the lineage of `stateHash`, root first, in prompt order (SGLang `image_data`). */

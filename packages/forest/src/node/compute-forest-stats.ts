@@ -36,13 +36,13 @@ export function computeForestStats(options: {
   }
   for (const node of options.nodes) {
     stats.nodes++;
-    stats.tokenBytes += node.tokens.byteLength;
+    stats.tokenBytes += node.tokenStore.byteLength;
     if (node.kind === "observation") {
       stats.observations++;
-      stats.observationTokens += node.tokens.length;
+      stats.observationTokens += node.tokenCount;
     } else if (node.kind === "response") {
       stats.responses++;
-      stats.responseTokens += node.tokens.length;
+      stats.responseTokens += node.tokenCount;
       stats.tokenBytes += node.logprobs.byteLength;
     }
   }

@@ -1,5 +1,6 @@
 import type { AssistantMessage, ChatMessage, ChatTemplateKwargs, FunctionTool, MediaItem } from "@relax/chat";
 import type { WeightVersionSpan } from "../sample/training-sample";
+import { packTokens, type TokenStore, unpackTokens } from "./token-store";
 
 /** Engine finish reason of a committed response (SGLang `meta_info.finish_reason.type`). */
 export type ResponseFinishReason = "stop" | "length" | "abort";
@@ -23,7 +24,9 @@ interface ForestNodeBase {
   /** Messages in the full state (root 0). */
   readonly messageCount: number;
   /**
-   * Token ids this node adds to its lineage (its delta). Shared storage: never mutate it.
+   * Token ids this node adds to its lineage (its delta). The forest keeps them packed (16 bits per id
+   * where they fit, see `token-store.ts`): reading this unpacks them into a fresh `Int32Array`, or gives
+   * the stored one when the delta is kept unpacked (never mutate it). Read it once per use, not per id.
    */
   readonly tokens: Int32Array;
   /** Tokens on the lineage before this node (sum of the ancestors' deltas). */
@@ -110,7 +113,47 @@ export type ForestNode = RootNode | ObservationNode | ResponseNode;
 
 /** Mutable shapes used inside the package; the public types are their read-only views. */
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-export type InternalRoot = Mutable<RootNode> & { children: string[] };
-export type InternalObservation = Mutable<ObservationNode> & { children: string[] };
-export type InternalResponse = Mutable<ResponseNode> & { children: string[] };
+/** How a node keeps its `tokens` (a getter on the nodes' prototype reads them back). */
+interface StoredTokens {
+  readonly tokens: Int32Array;
+  /** The packed ids (see {@link packTokens}). */
+  readonly tokenStore: TokenStore;
+  /** Number of ids (`tokens.length`, without unpacking). */
+  readonly tokenCount: number;
+}
+type Internal<T> = Omit<Mutable<T>, "tokens"> & StoredTokens & { children: string[] };
+export type InternalRoot = Internal<RootNode>;
+export type InternalObservation = Internal<ObservationNode>;
+export type InternalResponse = Internal<ResponseNode>;
 export type InternalNode = InternalRoot | InternalObservation | InternalResponse;
+
+/** The prototype of every node: `tokens` unpacks `tokenStore`. */
+const NODE_PROTOTYPE = Object.defineProperty({}, "tokens", {
+  get(this: StoredTokens): Int32Array {
+    return unpackTokens(this.tokenStore, this.tokenCount);
+  },
+  enumerable: false,
+  configurable: false,
+});
+
+/**
+ * A node from its fields: `tokens` is packed into `tokenStore` (its count in `tokenCount`) and read back
+ * through the nodes' prototype, so that a node keeps its ids once, at 2 bytes per id where they fit.
+ */
+export function storeNode<T extends InternalNode>(
+  fields: Omit<T, "tokenStore" | "tokenCount" | "tokens"> & { tokens: Int32Array },
+): T {
+  const { tokens, ...rest } = fields;
+  const node: Record<string, unknown> = Object.assign(Object.create(NODE_PROTOTYPE), rest);
+  node.tokenStore = packTokens(tokens);
+  node.tokenCount = tokens.length;
+  return node as unknown as T;
+}
+
+/**
+ * Appends `stateHash` to `node.children` as a new exact-size array. `push` on an empty array reserves
+ * 17 slots (≈ 150 B), where a node has one child in a linear session: 8 B per child instead.
+ */
+export function addChild(node: InternalNode, stateHash: string): void {
+  node.children = node.children.length === 0 ? [stateHash] : [...node.children, stateHash];
+}

@@ -1,5 +1,5 @@
 import { SnapshotError } from "../errors/snapshot-error";
-import type { InternalObservation, InternalResponse } from "../node/forest-node";
+import { type InternalObservation, type InternalResponse, storeNode } from "../node/forest-node";
 import { chainStateHash, seedStateHash } from "../state/state-hash";
 import { compactLogprobs } from "../turn/validate-response";
 import type { ForestSnapshot } from "./forest-snapshot";
@@ -53,7 +53,7 @@ export function restoreObservation(
   for (const message of node.messages) chain = chainStateHash(chain, message);
   if (chain !== node.stateHash)
     fail(`${path}.stateHash`, `does not match its messages (recomputed ${chain})`);
-  const restored: InternalObservation = {
+  const restored = storeNode<InternalObservation>({
     kind: "observation",
     stateHash: node.stateHash,
     parentStateHash: node.parentStateHash,
@@ -65,7 +65,7 @@ export function restoreObservation(
     children: [],
     messages: node.messages,
     turnId: node.turnId,
-  };
+  });
   if (node.trainTokens !== undefined) restored.trainTokens = Int32Array.from(node.trainTokens);
   if (node.media !== undefined) restored.media = node.media;
   if (node.tools !== undefined) restored.tools = node.tools;
@@ -100,7 +100,7 @@ export function restoreResponse(
   if (node.weightVersionSpans.length > 0 && end !== node.tokens.length) {
     fail(`${path}.weightVersionSpans`, "spans must cover every token");
   }
-  const restored: InternalResponse = {
+  const restored = storeNode<InternalResponse>({
     kind: "response",
     stateHash: node.stateHash,
     parentStateHash: node.parentStateHash,
@@ -115,7 +115,7 @@ export function restoreResponse(
     finishReason: node.finishReason,
     weightVersionSpans: node.weightVersionSpans,
     turnId: node.turnId,
-  };
+  });
   if (node.timing !== undefined) restored.timing = node.timing;
   if (node.metadata !== undefined) restored.metadata = node.metadata;
   return restored;

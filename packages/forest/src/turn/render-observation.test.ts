@@ -1,11 +1,11 @@
 import type { ChatMessage, MediaExpansion, TokenRenderer } from "@relax/chat";
 import { describe, expect, it } from "vitest";
 import { ForestInputError } from "../errors/forest-input-error";
-import type { InternalResponse, InternalRoot } from "../node/forest-node";
+import { type InternalResponse, type InternalRoot, storeNode } from "../node/forest-node";
 import { ROOT_STATE_HASH } from "../state/state-hash";
 import { renderObservation } from "./render-observation";
 
-const root: InternalRoot = {
+const root = storeNode<InternalRoot>({
   kind: "root",
   stateHash: ROOT_STATE_HASH,
   parentStateHash: null,
@@ -15,7 +15,7 @@ const root: InternalRoot = {
   prefixTokens: 0,
   prefixTrainTokens: 0,
   children: [],
-};
+});
 const response = { kind: "response", tokens: Int32Array.from([7, 8]) } as unknown as InternalResponse;
 const messages: ChatMessage[] = [{ role: "user", content: "hi" }];
 

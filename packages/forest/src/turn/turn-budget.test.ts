@@ -1,17 +1,17 @@
 import { describe, expect, it } from "vitest";
 import { SessionContextLengthError } from "../errors/session-context-length-error";
-import type { InternalNode } from "../node/forest-node";
+import { type InternalNode, storeNode } from "../node/forest-node";
 import { turnBudget } from "./turn-budget";
 
 /** A node with `tokens` of its own after `prefix` inference and `trainPrefix` training tokens. */
 const node = (tokens: number, prefix: number, trainPrefix: number, trainTokens?: number): InternalNode =>
-  ({
+  storeNode({
     kind: "observation",
     tokens: new Int32Array(tokens),
     prefixTokens: prefix,
     prefixTrainTokens: trainPrefix,
     ...(trainTokens !== undefined && { trainTokens: new Int32Array(trainTokens) }),
-  }) as unknown as InternalNode;
+  } as unknown as Parameters<typeof storeNode>[0]);
 
 describe("turnBudget", () => {
   it("should count the lineage and the new observation, its training view when it has one", () => {

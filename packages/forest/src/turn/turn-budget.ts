@@ -44,7 +44,7 @@ export function turnBudget({
   sessionId,
 }: TurnBudgetOptions): TurnBudget {
   const tokens = rendered?.tokens;
-  const promptTokens = base.prefixTokens + base.tokens.length + (tokens?.length ?? 0);
+  const promptTokens = base.prefixTokens + base.tokenCount + (tokens?.length ?? 0);
   const trainPromptTokens =
     base.prefixTrainTokens + trainLength(base) + (rendered?.trainTokens?.length ?? tokens?.length ?? 0);
   let budget = maxNewTokens;

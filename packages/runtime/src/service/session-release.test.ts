@@ -42,9 +42,9 @@ describe("a dropped session's memory (stand-in engine, not a model; encode pool 
   /**
    * Runs a session as bench/ingress.ts shapes it (a first message rendered in a worker, then turns with a
    * large observation delta and short ones) and returns only weak references to what it stored: the
-   * session, its forest and every node's token array.
+   * session, its forest and every node (each owns its token storage).
    */
-  async function runSession(id: string): Promise<{ refs: WeakRef<object>[]; tokenArrays: number }> {
+  async function runSession(id: string): Promise<{ refs: WeakRef<object>[]; nodeCount: number }> {
     const forest = new SessionForest({ sessionId: id, renderer: gateway.renderer, maxContextTokens: 65_536 });
     const session = new GatewaySession({ id, groupId: "g", mode: "train", forest });
     gateway.registry.add(session);
@@ -54,17 +54,18 @@ describe("a dropped session's memory (stand-in engine, not a model; encode pool 
       messages.push(await send(id, messages));
       messages.push({ role: "user", content: `Result ${turn}: ${sentence.repeat(turn === 1 ? 300 : 2)}` });
     }
-    const arrays = forest.nodes().map((node) => node.tokens);
-    expect(arrays.filter((tokens) => tokens.length > 5_000).length).toBeGreaterThanOrEqual(2);
+    // The nodes, which own their (packed) token storage: `node.tokens` of a packed node is a fresh copy.
+    const nodes = forest.nodes();
+    expect(nodes.filter((node) => node.tokens.length > 5_000).length).toBeGreaterThanOrEqual(2);
     return {
-      refs: [session, forest, ...arrays].map((value) => new WeakRef(value)),
-      tokenArrays: arrays.length,
+      refs: [session, forest, ...nodes].map((value) => new WeakRef(value)),
+      nodeCount: nodes.length,
     };
   }
 
-  it("should free the session, its forest and every token array once the registry drops it", async () => {
-    const { refs, tokenArrays } = await runSession("release-1");
-    expect(tokenArrays).toBe(9); // root, 4 observations and 4 responses
+  it("should free the session, its forest and every node with its token storage once the registry drops it", async () => {
+    const { refs, nodeCount } = await runSession("release-1");
+    expect(nodeCount).toBe(9); // root, 4 observations and 4 responses
     await collect();
     // Control: while registered, everything is alive (the check can fail).
     expect(refs.filter((ref) => ref.deref() === undefined)).toHaveLength(0);
