@@ -134,7 +134,8 @@ export class PreTokenCacheEncoder {
   readonly #normalized: AddedTokenSplitter;
   readonly #splits: RegExp[];
   readonly #byteLevel: ByteLevelStage;
-  readonly #cache = new Map<string, readonly number[]>();
+  /** Pre-token → its ids: a single id as a number (most pre-tokens), else the list. */
+  readonly #cache = new Map<string, number | readonly number[]>();
   readonly #unknownId: number | undefined;
   /** Characters of uncached pre-tokens the running {@link encodeWithin} may still encode. */
   #missBudget = Number.POSITIVE_INFINITY;
@@ -199,35 +200,46 @@ export class PreTokenCacheEncoder {
   /** Splits `text` with stage `stage`'s regex (`Isolated`): every gap and every non-empty match, in order. */
   #split(text: string, stage: number, out: number[]): void {
     const pattern = this.#splits[stage] as RegExp;
+    const last = stage + 1 === this.#splits.length;
     pattern.lastIndex = 0;
     let previous = 0;
     for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
       const start = match.index;
-      const length = match[0].length;
+      const piece = match[0];
       if (previous < start) this.#emit(text.slice(previous, start), stage, out);
-      if (length > 0) this.#emit(match[0], stage, out);
-      else pattern.lastIndex = advance(text, pattern.lastIndex);
-      previous = start + length;
+      if (piece.length === 0) pattern.lastIndex = advance(text, pattern.lastIndex);
+      else if (!last) this.#split(piece, stage + 1, out);
+      else {
+        // The hot path, inlined: a cached single-id pre-token.
+        const cached = this.#cache.get(piece);
+        if (typeof cached === "number") out.push(cached);
+        else this.#emitIds(piece, cached, out);
+      }
+      previous = start + piece.length;
     }
     if (previous < text.length) this.#emit(previous === 0 ? text : text.slice(previous), stage, out);
   }
 
   #emit(piece: string, stage: number, out: number[]): void {
-    if (stage + 1 < this.#splits.length) {
-      this.#split(piece, stage + 1, out);
-      return;
-    }
-    let ids = this.#cache.get(piece);
+    if (stage + 1 < this.#splits.length) this.#split(piece, stage + 1, out);
+    else this.#emitIds(piece, this.#cache.get(piece), out);
+  }
+
+  /** Appends the ids of the last stage's `piece`, encoding and caching them when `cached` is missing. */
+  #emitIds(piece: string, cached: number | readonly number[] | undefined, out: number[]): void {
+    let ids = cached;
     if (ids === undefined) {
       if (piece.length > this.#missBudget) throw OVER_BUDGET;
       this.#missBudget -= piece.length;
-      ids = this.#encodePreToken(piece);
+      const encoded = this.#encodePreToken(piece);
+      ids = encoded.length === 1 ? (encoded[0] as number) : encoded;
       if (piece.length <= MAX_CACHED_PRE_TOKEN_CHARS) {
         if (this.#cache.size >= MAX_CACHED_PRE_TOKENS) this.#cache.clear();
         this.#cache.set(piece, ids);
       }
     }
-    for (let i = 0; i < ids.length; i++) out.push(ids[i] as number);
+    if (typeof ids === "number") out.push(ids);
+    else for (let i = 0; i < ids.length; i++) out.push(ids[i] as number);
   }
 
   /** The library's byte-level mapping and BPE of one pre-token, and its id lookup. */
