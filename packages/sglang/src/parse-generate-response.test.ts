@@ -335,6 +335,33 @@ describe("parseGenerateResponse on untrusted shapes", () => {
     expect(parseError({ output_ids: [] }).path).toBe("meta_info");
   });
 
+  it("should name the per-token entry that fails, ids and triples alike (checked without zod when valid)", () => {
+    const triples = [
+      [-0.1, 1, null],
+      [-0.2, 151645],
+    ];
+    expect(parseError({ output_ids: [1, -2], meta_info: meta }).path).toBe("output_ids[1]");
+    // biome-ignore lint/suspicious/noSparseArray: a hole is read as undefined, as zod reads it
+    expect(parseError({ output_ids: [1, , 3], meta_info: meta }).path).toBe("output_ids[1]");
+    const badTriple = { ...meta, output_token_logprobs: [triples[0], [-0.2, 151645, 7]] };
+    expect(parseError({ output_ids: [1, 151645], meta_info: badTriple }).path).toBe(
+      "meta_info.output_token_logprobs[1]",
+    );
+    const tooLong = { ...meta, output_token_logprobs: [[-0.1, 1, null, null]] };
+    expect(parseError({ output_ids: [1], meta_info: tooLong }).path).toBe(
+      "meta_info.output_token_logprobs[0]",
+    );
+    const infinite = { ...meta, output_token_logprobs: [[Number.POSITIVE_INFINITY, 1, null]] };
+    expect(parseError({ output_ids: [1], meta_info: infinite }).path).toBe(
+      "meta_info.output_token_logprobs[0]",
+    );
+    const valid = { output_ids: [1, 151645], meta_info: { ...meta, output_token_logprobs: triples } };
+    expect(parseGenerateResponse(valid, context)).toMatchObject({
+      outputIds: [1, 151645],
+      outputLogprobs: [-0.1, -0.2],
+    });
+  });
+
   it("should reject a batch reply", () => {
     expect(parseError([{}, {}]).reason).toBe(
       "expected one response object, got an array of 2 (a batch or n > 1 reply)",

@@ -52,12 +52,68 @@ export function parseGenerateResponse(body: unknown, context: ParseGenerateRespo
     }
     value = value[0];
   }
+  const fast = parseWithCheckedArrays(value);
+  if (fast !== undefined) return buildGenerateResult(fast, context);
   const parsed = generateResponseSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     throw new SglangResponseError({ url, rid, path: formatFieldPath(issue.path), reason: issue.message });
   }
   return buildGenerateResult(parsed.data, context);
+}
+
+/**
+ * The response validated as `generateResponseSchema` would, with its two per-token arrays (`output_ids`,
+ * `meta_info.output_token_logprobs`) checked by a plain loop instead of zod (a zod tuple union per token
+ * was most of a turn's parse): the rest goes through zod without them and they are put back as they
+ * came. `undefined` when either array, or the rest, does not pass, so that the caller's full zod parse
+ * reports the first issue exactly as before.
+ */
+function parseWithCheckedArrays(value: unknown): GenerateResponseWire | undefined {
+  if (!isRecord(value) || !isRecord(value.meta_info)) return undefined;
+  const { output_ids: ids, meta_info: meta, ...rest } = value;
+  const { output_token_logprobs: triples, ...restMeta } = meta;
+  const idsChecked = Array.isArray(ids);
+  const triplesChecked = Array.isArray(triples);
+  if (
+    (idsChecked && !everyItem(ids, isTokenId)) ||
+    (triplesChecked && !everyItem(triples, isLogprobTriple))
+  ) {
+    return undefined;
+  }
+  const light = {
+    ...rest,
+    ...(idsChecked ? {} : { output_ids: ids }),
+    meta_info: triplesChecked ? restMeta : meta,
+  };
+  const parsed = generateResponseSchema.safeParse(light);
+  if (!parsed.success) return undefined;
+  if (idsChecked) parsed.data.output_ids = ids as number[];
+  if (triplesChecked) parsed.data.meta_info.output_token_logprobs = triples as LogprobTripleWire[];
+  return parsed.data;
+}
+
+/** Like `Array.prototype.every`, but a hole counts as `undefined` (as zod reads it), not as skipped. */
+function everyItem(array: unknown[], test: (value: unknown) => boolean): boolean {
+  for (let i = 0; i < array.length; i++) if (!test(array[i])) return false;
+  return true;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `tokenId` of the schema: a non-negative safe integer. */
+function isTokenId(value: unknown): boolean {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0;
+}
+
+/** `logprobTripleSchema`: `[finite number | null, tokenId]` or `[finite number | null, tokenId, string | null]`. */
+function isLogprobTriple(value: unknown): boolean {
+  if (!Array.isArray(value) || (value.length !== 2 && value.length !== 3)) return false;
+  const [logprob, id] = value;
+  if (!(logprob === null || (typeof logprob === "number" && Number.isFinite(logprob)))) return false;
+  return isTokenId(id) && (value.length === 2 || value[2] === null || typeof value[2] === "string");
 }
 
 /**

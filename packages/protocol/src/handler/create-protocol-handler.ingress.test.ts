@@ -106,6 +106,22 @@ describe("createProtocolHandler: --max-request-bytes", () => {
     expect(contexts).toHaveLength(0);
   });
 
+  it("should read a body within its declared content-length whole, and refuse one longer than it declares", async () => {
+    const small = JSON.stringify({ messages: [{ role: "user", content: "hi" }] });
+    const within = handlerWith({ maxRequestBytes: 100 });
+    const declared = { "content-length": String(small.length) };
+    expect((await within.handler(request(CHAT, small, declared))).status).toBe(200);
+    expect(within.contexts[0]!.request.messages).toEqual([{ role: "user", content: "hi" }]);
+    // An in-process Request (no HTTP parser) may declare less than it carries: the limit still holds.
+    const { handler, contexts } = handlerWith({ maxRequestBytes: 100 });
+    const response = await handler(request(CHAT, big, { "content-length": "50" }));
+    expect(response.status).toBe(413);
+    expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+      "request body exceeds the gateway limit of 100 bytes (--max-request-bytes)",
+    );
+    expect(contexts).toHaveLength(0);
+  });
+
   it("should stop reading a chunked body once it passes the limit (Anthropic body: request_too_large)", async () => {
     const { handler } = handlerWith({ maxRequestBytes: 100 });
     const body = countingBody(["x".repeat(60), "x".repeat(60), "x".repeat(60), "x".repeat(60)]);
