@@ -183,6 +183,67 @@ export interface EncodeOffload<T extends TextTokenizer = TextTokenizer> {
   close(): Promise<void>;
 }
 
+/**
+ * When the event loop may render and encode a large input itself: the tokenizer bounds its uncached work
+ * (`encodeWithin`) and no size bound could refuse the input. Below `maxContextTokens × tokenBytes / 3`
+ * characters (a UTF-16 unit is at most 3 UTF-8 bytes; `tokenBytes` is the longest token's bytes + 1,
+ * once the pool knows it) the worker path would tokenise too, so doing it here gives the same result.
+ */
+function createInPlaceEncoder(tokenizer: TextTokenizer, pool: EncodePool) {
+  let tokenBytes: number | undefined;
+  pool.maxTokenBytes.then(
+    (bytes) => {
+      tokenBytes = bytes + 1;
+    },
+    () => {},
+  );
+  return {
+    /** Characters below which a text or render of a session with this context is tried in place. */
+    maxChars(maxContextTokens: number | undefined): number {
+      if (tokenBytes === undefined || tokenizer.encodeWithin === undefined) return 0;
+      if (maxContextTokens === undefined) return IN_PLACE_MAX_CHARS;
+      return Math.min(IN_PLACE_MAX_CHARS, Math.floor((maxContextTokens * tokenBytes) / 3));
+    },
+    /** Whether a heavy render is heavy by its text only, and short enough to render here. */
+    renders(input: ConversationState | ObservationDeltaInput, maxChars: number): boolean {
+      return input.messages.length < HEAVY_MESSAGES && renderChars(input, maxChars) < maxChars;
+    },
+  };
+}
+
+/** `tokenizer` with its `encode` replaced (every other member bound to the tokenizer). */
+function withEncode<T extends TextTokenizer>(tokenizer: T, encode: (text: string) => number[]): T {
+  return new Proxy(tokenizer, {
+    get(target, property) {
+      if (property === "encode") return encode;
+      const value = Reflect.get(target, property, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** `renderer` whose prompt and delta renders take the ids of `deferred` when it has them. */
+function withDeferredRenders<R extends ChatRenderer>(
+  renderer: R,
+  deferred: (
+    op: "prompt" | "delta",
+    input: ConversationState | ObservationDeltaInput,
+  ) => number[] | undefined,
+): R {
+  return new Proxy(renderer, {
+    get(target, property) {
+      if (property === "renderPrompt") {
+        return (state: ConversationState) => deferred("prompt", state) ?? target.renderPrompt(state);
+      }
+      if (property === "renderObservationDelta") {
+        return (input: ObservationDeltaInput) =>
+          deferred("delta", input) ?? target.renderObservationDelta(input);
+      }
+      return Reflect.get(target, property, target);
+    },
+  });
+}
+
 /** Most large texts one `run` encodes before it gives up deferring and encodes in place. */
 const MAX_DEFERRALS = 8;
 
@@ -208,25 +269,7 @@ export function createEncodeOffload({
         inPlaceChars: number;
       }
     | undefined;
-  // The longest token's UTF-8 bytes + 1, once the pool knows it: a text of `chars` UTF-16 units has at
-  // most 3 × chars bytes, so below `maxContextTokens × tokenBytes / 3` no size bound can refuse it and
-  // encoding it in place gives what the worker path would.
-  let tokenBytes: number | undefined;
-  pool.maxTokenBytes.then(
-    (bytes) => {
-      tokenBytes = bytes + 1;
-    },
-    () => {},
-  );
-  const inPlaceChars = (maxContextTokens: number | undefined): number =>
-    tokenBytes === undefined
-      ? 0
-      : Math.min(
-          IN_PLACE_MAX_CHARS,
-          maxContextTokens === undefined
-            ? Number.POSITIVE_INFINITY
-            : Math.floor((maxContextTokens * tokenBytes) / 3),
-        );
+  const inPlace = createInPlaceEncoder(tokenizer, pool);
   const encodeInPlace = (text: string, maxChars: number): number[] | undefined =>
     text.length < maxChars ? tokenizer.encodeWithin?.(text, IN_PLACE_MISSED_CHARS) : undefined;
   const encode = (text: string): number[] => {
@@ -242,13 +285,7 @@ export function createEncodeOffload({
     }
     return tokenizer.encode(text);
   };
-  const wrapped = new Proxy(tokenizer, {
-    get(target, property) {
-      if (property === "encode") return encode;
-      const value = Reflect.get(target, property, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  const wrapped = withEncode(tokenizer, encode);
 
   /** The ids of a render from the worker, `undefined` to render in place, or a deferral. */
   const deferredRender = (
@@ -259,43 +296,24 @@ export function createEncodeOffload({
     if (scope === undefined || scope.deferrals >= MAX_DEFERRALS || !isHeavyRender(input)) return undefined;
     // Heavy by its text only, and the tokenizer can bound its work: render here; the prompt's encode
     // tries the bounded in-place path and defers to a worker only past the bound.
-    if (rendersInPlace(input, scope.inPlaceChars)) return undefined;
+    if (inPlace.renders(input, scope.inPlaceChars)) return undefined;
     const key = renderKey(op, input, scope.messageKeys);
     const result = scope.renders.get(key);
     if (result === undefined) throw new DeferredRender(op, input, key);
     return "ids" in result ? toIdList(result.ids) : undefined;
   };
 
-  const rendersInPlace = (input: ConversationState | ObservationDeltaInput, maxChars: number): boolean =>
-    tokenizer.encodeWithin !== undefined &&
-    input.messages.length < HEAVY_MESSAGES &&
-    renderChars(input, maxChars) < maxChars;
-
   return {
     tokenizer: wrapped,
     pool,
-    wrapRenderer<R extends ChatRenderer>(renderer: R): R {
-      return new Proxy(renderer, {
-        get(target, property) {
-          if (property === "renderPrompt") {
-            return (state: ConversationState) =>
-              deferredRender("prompt", state) ?? target.renderPrompt(state);
-          }
-          if (property === "renderObservationDelta") {
-            return (input: ObservationDeltaInput) =>
-              deferredRender("delta", input) ?? target.renderObservationDelta(input);
-          }
-          return Reflect.get(target, property, target);
-        },
-      });
-    },
+    wrapRenderer: <R extends ChatRenderer>(renderer: R): R => withDeferredRenders(renderer, deferredRender),
     async run(fn, { signal, check, maxContextTokens, tooLarge }) {
       const scope = {
         cache: new Map<string, Int32Array>(),
         renders: new Map<string, PoolResult>(),
         deferrals: 0,
         messageKeys: new WeakMap<object, string>(),
-        inPlaceChars: inPlaceChars(maxContextTokens),
+        inPlaceChars: inPlace.maxChars(maxContextTokens),
       };
       for (;;) {
         let deferred: DeferredEncode | DeferredRender;
