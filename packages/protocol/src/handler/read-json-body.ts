@@ -1,10 +1,18 @@
 import { CanonicalizationError } from "@relax/chat";
 import { ProtocolError } from "../errors/protocol-error";
 import type { Protocol } from "../shared/protocol";
-import { type RequestLimits, scanRequestLimits } from "./scan-request-limits";
+import { type RequestLimits, scanRequestLimits, scanRequestLimitsYielding } from "./scan-request-limits";
 
 /** Default of `maxRequestBytes`: 32 MiB, above any real agent request (a 128k-token context is ~0.5–1 MiB of JSON, a few images a few MiB). */
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Bodies of at least this many bytes are read chunk by chunk (each decoded as it arrives) and scanned in
+ * slices that give the event loop back ({@link scanRequestLimitsYielding}), so a multi-MiB body is never
+ * one long block of work on a shard's loop; smaller ones (a 128k-token context is ~0.5 MiB) are read in
+ * one call and scanned at once.
+ */
+export const LARGE_BODY_BYTES = 1024 * 1024;
 
 /**
  * Default of `maxJsonDepth`: 128 levels of arrays/objects counted from the body itself. The envelope
@@ -32,7 +40,11 @@ export async function readJsonBody(
   options: { maxBytes: number; maxDepth: number; protocol: Protocol; limits: RequestLimits },
 ): Promise<unknown> {
   const text = await readBodyText(request, options.maxBytes);
-  scanRequestLimits(text, options.protocol, options.limits, options.maxDepth);
+  if (text.length >= LARGE_BODY_BYTES) {
+    await scanRequestLimitsYielding(text, options.protocol, options.limits, options.maxDepth);
+  } else {
+    scanRequestLimits(text, options.protocol, options.limits, options.maxDepth);
+  }
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -57,7 +69,8 @@ function tooLarge(maxBytes: number, detail: string): ProtocolError {
  * The body as UTF-8 text (BOM stripped, invalid bytes replaced), at most `maxBytes` bytes read. A
  * declared `content-length` within the limit bounds the body (the HTTP parser reads no more), so it is
  * read in one call (`request.arrayBuffer()`: on `@hono/node-server` straight from the socket's buffers, no
- * WHATWG `Request`/stream built); a body without one is streamed and cut at the limit.
+ * WHATWG `Request`/stream built); a body without one, or of {@link LARGE_BODY_BYTES} or more, is streamed
+ * (each chunk decoded as it arrives, no copy of the whole body) and cut at the limit.
  */
 async function readBodyText(request: Request, maxBytes: number): Promise<string> {
   const declared = request.headers.get("content-length");
@@ -66,15 +79,17 @@ async function readBodyText(request: Request, maxBytes: number): Promise<string>
     await request.body?.cancel().catch(() => undefined);
     throw tooLarge(maxBytes, ` of ${declaredBytes} bytes`);
   }
-  if (declaredBytes !== undefined) {
+  if (declaredBytes !== undefined && declaredBytes < LARGE_BODY_BYTES) {
     const bytes = await request.arrayBuffer();
     // A `Request` built in-process (not from a socket) may carry a body longer than it declares.
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes, "");
     return utf8.decode(bytes);
   }
   if (request.body === null) return "";
+  // Each chunk decoded as it arrives (a multi-byte character split between chunks is kept for the next).
   const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
+  const decoder = new TextDecoder();
+  let text = "";
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -84,16 +99,9 @@ async function readBodyText(request: Request, maxBytes: number): Promise<string>
       await reader.cancel().catch(() => undefined);
       throw tooLarge(maxBytes, "");
     }
-    chunks.push(value);
+    text += decoder.decode(value, { stream: true });
   }
-  if (chunks.length === 1) return utf8.decode(chunks[0]);
-  const joined = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    joined.set(chunk, at);
-    at += chunk.byteLength;
-  }
-  return utf8.decode(joined);
+  return text + decoder.decode();
 }
 
 const utf8 = new TextDecoder();

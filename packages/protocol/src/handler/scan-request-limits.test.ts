@@ -2,7 +2,13 @@ import { describe, expect, it } from "vitest";
 import { TEXT_TURN } from "../../test/support/scripted-generate";
 import { createProtocolHandler, type GenerateContext } from "./create-protocol-handler";
 import { findTooDeep } from "./read-json-body";
-import { DEFAULT_REQUEST_LIMITS, type RequestLimits, scanRequestLimits } from "./scan-request-limits";
+import {
+  DEFAULT_REQUEST_LIMITS,
+  type RequestLimits,
+  SCAN_SLICE_CHARS,
+  scanRequestLimits,
+  scanRequestLimitsYielding,
+} from "./scan-request-limits";
 
 const CHAT = "/v1/chat/completions";
 const RESPONSES = "/v1/responses";
@@ -283,5 +289,54 @@ describe("scanRequestLimits", () => {
     for (const text of ['{"messages": [1, 2', '{"a" "b"}', "]]]", '{"x": "unterminated', "", "nul"]) {
       expect(() => scanRequestLimits(text, "chat-completions", DEFAULT_REQUEST_LIMITS, 2)).not.toThrow();
     }
+  });
+
+  it("should give the same verdicts in slices, yielding between them (large bodies)", async () => {
+    const messages = Array.from({ length: 100_000 }, (_, i) => ({
+      role: i % 2 ? "assistant" : "user",
+      content: `m ${i}`,
+    }));
+    const properties = Object.fromEntries(
+      Array.from({ length: 50_000 }, (_, i) => [`f_${i}`, { type: "string", description: `"q\\" ${i}` }]),
+    );
+    const bodies = [
+      JSON.stringify({ model: "m", messages }),
+      JSON.stringify({
+        messages: [{ role: "user", content: "hi" }],
+        tools: [{ type: "function", function: { name: "f", parameters: { type: "object", properties } } }],
+      }),
+      JSON.stringify({ messages: [{ role: "user", content: "z".repeat(5 * 1024 * 1024) }] }),
+      JSON.stringify({ messages: messages.slice(0, 9_000) }, null, 2),
+    ];
+    const outcomes: string[] = [];
+    for (const text of bodies) {
+      expect(text.length).toBeGreaterThan(SCAN_SLICE_CHARS * 4);
+      let expected = "passed";
+      try {
+        scanRequestLimits(text, "chat-completions", DEFAULT_REQUEST_LIMITS, 128);
+      } catch (error) {
+        expected = (error as Error).message;
+      }
+      let ticks = 0;
+      const timer = setInterval(() => ticks++, 0);
+      const sliced = await scanRequestLimitsYielding(
+        text,
+        "chat-completions",
+        DEFAULT_REQUEST_LIMITS,
+        128,
+      ).then(
+        () => "passed",
+        (error: Error) => error.message,
+      );
+      clearInterval(timer);
+      expect(sliced).toBe(expected);
+      outcomes.push(`${sliced.slice(0, 60)} ${ticks > 0 ? "yielded" : "blocked"}`);
+    }
+    expect(outcomes).toEqual([
+      "messages[10000]: a request holds at most 10000 messages (--m yielded",
+      "tools[0].function.parameters.properties.f_6664.type: the too yielded",
+      "messages[0].content: the request's strings hold more than 41 blocked",
+      "passed yielded",
+    ]);
   });
 });

@@ -93,7 +93,33 @@ export function scanRequestLimits(
   limits: RequestLimits,
   maxDepth: number,
 ): void {
-  const state: ScanState = {
+  scanSlice(newScanState(text, protocol, limits, maxDepth), 0, Number.POSITIVE_INFINITY);
+}
+
+/** Characters of a large body {@link scanRequestLimitsYielding} scans between two yields. */
+export const SCAN_SLICE_CHARS = 65_536;
+
+/**
+ * {@link scanRequestLimits} for a large body, giving the event loop back (a `setTimeout(0)`) after each
+ * {@link SCAN_SLICE_CHARS} characters, so that a multi-MiB body (a denial-of-service attempt or a
+ * legitimate large request) never holds the loop for more than a slice (≈ 1–2 ms) while other
+ * requests wait. Same verdict, same errors.
+ */
+export async function scanRequestLimitsYielding(
+  text: string,
+  protocol: Protocol,
+  limits: RequestLimits,
+  maxDepth: number,
+): Promise<void> {
+  const state = newScanState(text, protocol, limits, maxDepth);
+  for (let i = 0; i >= 0 && i < text.length; ) {
+    i = scanSlice(state, i, i + SCAN_SLICE_CHARS);
+    if (i >= 0 && i < text.length) await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+function newScanState(text: string, protocol: Protocol, limits: RequestLimits, maxDepth: number): ScanState {
+  return {
     text,
     protocol,
     limits,
@@ -104,36 +130,46 @@ export function scanRequestLimits(
     toolNodes: 0,
     chars: 0,
   };
+}
+
+/**
+ * Scans the tokens that start before `stop` (a token is always read whole) and returns where to go on,
+ * or -1 when the scan is over (the end, or text it does not understand).
+ */
+function scanSlice(state: ScanState, from: number, stop: number): number {
+  const { text } = state;
   const n = text.length;
-  let i = 0;
+  let i = from;
   while (i < n) {
+    if (i >= stop) return i;
     const code = text.charCodeAt(i);
     if (code === 32 || code === 10 || code === 13 || code === 9 || code === 58 /* : */) {
       i++;
     } else if (code === 34 /* " */) {
       const end = stringEnd(text, i);
-      if (end < 0) return;
+      if (end < 0) return -1;
       onString(state, i, end);
       i = end + 1;
     } else if (code === 123 /* { */ || code === 91 /* [ */) {
-      if (!openContainer(state, code === 91)) return;
+      if (!openContainer(state, code === 91)) return -1;
       i++;
     } else if (code === 125 /* } */ || code === 93 /* ] */) {
       const closed = state.frames.pop();
-      if (closed === undefined) return;
+      if (closed === undefined) return -1;
       if (state.frames.length === state.toolsAt) state.toolsAt = -1;
       i++;
     } else if (code === 44 /* , */) {
       const top = state.frames.at(-1);
-      if (top === undefined) return;
+      if (top === undefined) return -1;
       if (!top.isArray) top.expectKey = true;
       i++;
     } else {
       // A number, true, false or null: up to the next delimiter.
-      if (!onValue(state)) return;
+      if (!onValue(state)) return -1;
       i = scalarEnd(text, i);
     }
   }
+  return -1;
 }
 
 /** The index of the `"` closing the string that opens at `start`, or -1 when it is not closed. */
