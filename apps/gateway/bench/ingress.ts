@@ -12,7 +12,8 @@
 //      and turns/s (sessions ÷ median turn-index wall time, gateway ÷ proxy, target ≥ 0.7);
 //   2. the gateway's first turn ÷ its steady turn (CPU), target ≤ 3 at 128k. Every target is printed as
 //      met or NOT MET. Each session's first message is unique (no render or tokenisation is reused across
-//      sessions), and the CPU baseline is read once the agents' process is up (its spawn is not counted).
+//      sessions), and the CPU baseline is read once the agents' process is up (its spawn is not counted)
+//      and after a full garbage collection (freeing the previous run's sessions is no run's first turn).
 //      What it cannot show: CPU time on a loaded shared machine inflates with contention (both sides
 //      alike, hence the interleaving); the proxy tokenises nothing, so the first turn (the whole prompt
 //      through the BPE tokeniser) has no proxy counterpart; the prompt is one sentence repeated, so after
@@ -30,6 +31,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { serve } from "@hono/node-server";
 import { createChatRenderer, HfTokenizer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
@@ -47,6 +50,11 @@ import { createSglangClient } from "@relax/sglang";
 import { percentile } from "../src/report/format-summary";
 
 const benchStarted = performance.now();
+
+// A full collection before each run, so that freeing the previous run's sessions (dropped after it) is
+// not counted in the next run's first turn.
+setFlagsFromString("--expose-gc");
+const collectGarbage = runInNewContext("gc") as () => void;
 
 const engineProcess = spawn(
   process.execPath,
@@ -177,6 +185,7 @@ async function runClients(options: {
     const { user, system } = process.cpuUsage();
     return (user + system) / 1000;
   };
+  collectGarbage();
   const cpuBefore = cpuMs();
   const child = spawn(
     process.execPath,
