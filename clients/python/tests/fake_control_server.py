@@ -81,6 +81,9 @@ class FakeControlServer:
         self.engine_healthy = True
         self.starting_answers = 0  # GET /status answers 503 "still starting" this many times first
         self.step_end_written = threading.Event()
+        #: Set while no step runs: a client that gave up on a stream waits on it before the next step.
+        self.step_idle = threading.Event()
+        self.step_idle.set()
         self._step_finished = True
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", port), self._handler_class())
@@ -253,6 +256,7 @@ class FakeControlServer:
             message = "rollout_id %d asked, next is %d (steps run in order)" % (rollout_id, self.next_rollout_id)
             return self._error(handler, 409, "step_out_of_order", message, "rollout_id")
         self.state = "running"
+        self.step_idle.clear()
         self._step_finished = False
         try:
             self._stream(handler, self.step_scripts.get(rollout_id, []))
@@ -266,3 +270,4 @@ class FakeControlServer:
         self._step_finished = True
         self.state = "idle" if self.state == "running" else self.state
         self.next_rollout_id += 1
+        self.step_idle.set()
