@@ -131,3 +131,14 @@ describe("EncodePool (real worker threads)", () => {
     await expect(encodePool.encode("x")).rejects.toThrow("the encode pool is closed");
   });
 });
+
+describe("EncodePool whose workers cannot start", () => {
+  it("should reject ready() and maxTokenBytes with the worker's error, not wait for ever", async () => {
+    const broken = new EncodePool({ tokenizerDir: "/nonexistent/tokenizer-dir", size: 1, maxSize: 1 });
+    pools.push(broken);
+    await expect(broken.ready()).rejects.toThrow(
+      /^encode worker failed to start: .*\/nonexistent\/tokenizer-dir/,
+    );
+    await expect(broken.maxTokenBytes).rejects.toThrow("encode worker failed to start");
+  });
+});

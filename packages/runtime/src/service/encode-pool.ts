@@ -308,9 +308,12 @@ export class EncodePool {
 
   /** A worker that could not start: every queued task fails with its error (the next one may retry). */
   #fail(slot: Slot, error: Error): void {
+    // Read before `#remove`, which forgets the scanner: a scanner that cannot start rejects
+    // `maxTokenBytes` (and so `ready()`) instead of leaving them pending for ever.
+    const wasScanner = this.#scanner === slot;
     this.#remove(slot);
     for (const task of this.#queue.splice(0)) this.#settle(task, () => task.reject(error));
-    if (this.#scanner === slot) this.#rejectMaxTokenBytes(error);
+    if (wasScanner) this.#rejectMaxTokenBytes(error);
   }
 
   /** A worker that died or was terminated: its task (if any) fails, the pool keeps its base size. */
