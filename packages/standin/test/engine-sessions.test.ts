@@ -3,6 +3,7 @@ import { createSglangClient } from "@relax/sglang";
 import { afterEach, describe, expect, it } from "vitest";
 import { createStandinEngine } from "../src/index";
 import type { StandinEngine } from "../src/standin-engine-types";
+import { pngHeader } from "./support/png-header";
 import { chatPrompt, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();
@@ -16,17 +17,6 @@ afterEach(async () => {
 const IMAGE_PAD = 151655;
 const VISION_START = 151652;
 const VISION_END = 151653;
-
-/** A data URL of a PNG header of `width`×`height` (the stand-in reads only the size). */
-function pngHeader(width: number, height: number): string {
-  const bytes = new Uint8Array(33);
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(16, width);
-  view.setUint32(20, height);
-  bytes.set([8, 2, 0, 0, 0], 24);
-  return `data:image/png;base64,${Buffer.from(bytes).toString("base64")}`;
-}
 
 /**
  * A stand-in whose policy records the full prompt it ran (what the engine "sees") and answers by turn;

@@ -1,6 +1,7 @@
 import { QWEN2_VL_PROCESSOR_DEFAULTS } from "@relax/chat";
 import { afterEach, describe, expect, it } from "vitest";
 import { constantPolicy, createStandinEngine, type StandinEngine } from "../src/index";
+import { pngHeader } from "./support/png-header";
 import { qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 // biome-ignore lint/suspicious/noExplicitAny: replies are JSON read by known paths in assertions
@@ -15,15 +16,6 @@ afterEach(async () => {
 });
 
 const PAD = 151655;
-function pngHeader(width: number, height: number): string {
-  const bytes = new Uint8Array(33);
-  bytes.set([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-  const view = new DataView(bytes.buffer);
-  view.setUint32(16, width);
-  view.setUint32(20, height);
-  bytes.set([8, 2, 0, 0, 0], 24);
-  return `data:image/png;base64,${Buffer.from(bytes).toString("base64")}`;
-}
 
 async function start(vision: boolean, contextLength = 32768) {
   const engine = createStandinEngine({
