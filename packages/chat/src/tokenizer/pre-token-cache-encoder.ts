@@ -1,4 +1,5 @@
 import type { Tokenizer } from "@huggingface/tokenizers";
+import { type AsciiSplitScanner, createAsciiSplitScanner } from "./ascii-split-scanner";
 
 /** Pre-tokens of at most this many UTF-16 code units have their ids cached (the library caches BPE
  * results up to the same length). */
@@ -120,7 +121,11 @@ interface PreTokenizerJson {
  * and its BPE model (on a cache miss). What this class does itself is the iteration that the library's
  * Sequence pre-tokenizer does (split `Isolated`: the gaps between matches and the matches, in order,
  * empty strings dropped; each later stage applied to each piece of the earlier one) and the id lookup
- * (added token, else vocabulary, else the unknown id).
+ * (added token, else vocabulary, else the unknown id). One exception, for speed: the split pattern
+ * Qwen and Llama 3 share is run on ASCII text by an {@link AsciiSplitScanner} (its classes are exact
+ * there; it hands every position that would read a non-ASCII character to the library's regex), which
+ * is checked against the regex on every string of up to four characters over the pattern's classes
+ * (`test/ascii-split-scanner.test.ts`) and makes a 128k-token first prompt ≈ 1.3× faster to encode.
  *
  * Built only for the shape shared by Qwen, Llama 3, DeepSeek V3 and gpt-oss tokenizers: a BPE model
  * without `fuse_unk`, a `Sequence` pre-tokenizer of one or more `Split` (`Isolated`, not inverted) then
@@ -133,6 +138,10 @@ export class PreTokenCacheEncoder {
   readonly #unnormalized: AddedTokenSplitter;
   readonly #normalized: AddedTokenSplitter;
   readonly #splits: RegExp[];
+  /** Each of {@link #splits} with flag `y` instead of `g`: a match exactly at `lastIndex`. */
+  readonly #stickySplits: RegExp[];
+  /** Per stage, the ASCII scanner of its pattern when {@link createAsciiSplitScanner} knows it. */
+  readonly #scanners: (AsciiSplitScanner | undefined)[];
   readonly #byteLevel: ByteLevelStage;
   /** Pre-token → its ids: a single id as a number (most pre-tokens), else the list. */
   readonly #cache = new Map<string, number | readonly number[]>();
@@ -146,6 +155,8 @@ export class PreTokenCacheEncoder {
     this.#unnormalized = new AddedTokenSplitter(library.splitter_unnormalized.trie as TrieNode);
     this.#normalized = new AddedTokenSplitter(library.splitter_normalized.trie as TrieNode);
     this.#splits = splits;
+    this.#stickySplits = splits.map((split) => new RegExp(split.source, `${split.flags.replace("g", "")}y`));
+    this.#scanners = splits.map((split) => createAsciiSplitScanner(split));
     this.#byteLevel = byteLevel;
     this.#unknownId = library.model.unk_token_id;
   }
@@ -197,8 +208,17 @@ export class PreTokenCacheEncoder {
     return out;
   }
 
-  /** Splits `text` with stage `stage`'s regex (`Isolated`): every gap and every non-empty match, in order. */
+  /**
+   * Splits `text` with stage `stage`'s regex (`Isolated`): every gap and every non-empty match, in order.
+   * A stage with an {@link AsciiSplitScanner} (Qwen's and Llama 3's pattern) reads ASCII text with it and
+   * runs the regex only at positions the scanner declines; see {@link #scanSplit}.
+   */
   #split(text: string, stage: number, out: number[]): void {
+    const scanner = this.#scanners[stage];
+    if (scanner !== undefined) {
+      this.#scanSplit(text, stage, scanner, out);
+      return;
+    }
     const pattern = this.#splits[stage] as RegExp;
     const last = stage + 1 === this.#splits.length;
     pattern.lastIndex = 0;
@@ -218,6 +238,36 @@ export class PreTokenCacheEncoder {
       previous = start + piece.length;
     }
     if (previous < text.length) this.#emit(previous === 0 ? text : text.slice(previous), stage, out);
+  }
+
+  /**
+   * {@link #split} for a stage whose pattern matches at every position (no gaps, no empty matches): each
+   * match starts where the previous one ended, and is the scanner's or, where the scanner would read a
+   * non-ASCII character, the sticky regex's at that position (the match a global scan finds there).
+   */
+  #scanSplit(text: string, stage: number, scanner: AsciiSplitScanner, out: number[]): void {
+    const sticky = this.#stickySplits[stage] as RegExp;
+    const last = stage + 1 === this.#splits.length;
+    const length = text.length;
+    let position = 0;
+    while (position < length) {
+      let end = scanner.matchEnd(text, position);
+      if (end < 0) {
+        sticky.lastIndex = position;
+        // Unreachable for the accepted patterns (they match every character); a loud guard, not a gap.
+        if (!sticky.test(text) || sticky.lastIndex === position)
+          throw new Error(`pre-tokenizer stage ${stage} did not match at ${position}`);
+        end = sticky.lastIndex;
+      }
+      const piece = end - position === length ? text : text.slice(position, end);
+      if (!last) this.#split(piece, stage + 1, out);
+      else {
+        const cached = this.#cache.get(piece);
+        if (typeof cached === "number") out.push(cached);
+        else this.#emitIds(piece, cached, out);
+      }
+      position = end;
+    }
   }
 
   #emit(piece: string, stage: number, out: number[]): void {
