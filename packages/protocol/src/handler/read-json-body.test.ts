@@ -49,4 +49,33 @@ describe("readJsonBody, large bodies (read chunk by chunk)", () => {
       "messages[10000]: a request holds at most 10000 messages (--max-request-messages raises it)",
     );
   });
+
+  it("should refuse at the chunk where a limit is crossed, then read the rest undecoded (the connection stays usable)", async () => {
+    const messages = Array.from({ length: 20_000 }, (_, i) => ({ role: "user", content: `m${i}` }));
+    const head = new TextEncoder().encode(JSON.stringify({ messages }).slice(0, -2));
+    // Past the limit comes 2 MiB of bytes that are not even UTF-8 text: never decoded, only read.
+    const tail = new Uint8Array(2 * 1024 * 1024).fill(0xff);
+    const chunks = [
+      head,
+      ...Array.from({ length: 32 }, (_, i) => tail.subarray(i * 65_536, (i + 1) * 65_536)),
+    ];
+    let pulled = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (pulled === chunks.length) controller.close();
+        else controller.enqueue(chunks[pulled++]!);
+      },
+    });
+    const length = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+    const request = new Request("http://gateway/v1/chat/completions", {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": String(length) },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    await expect(readJsonBody(request, options)).rejects.toThrow(
+      "messages[10000]: a request holds at most 10000 messages (--max-request-messages raises it)",
+    );
+    expect(pulled).toBe(chunks.length);
+  });
 });

@@ -1,16 +1,21 @@
 import { CanonicalizationError } from "@relax/chat";
 import { ProtocolError } from "../errors/protocol-error";
 import type { Protocol } from "../shared/protocol";
-import { type RequestLimits, scanRequestLimits, scanRequestLimitsYielding } from "./scan-request-limits";
+import {
+  RequestLimitScan,
+  type RequestLimits,
+  SCAN_SLICE_CHARS,
+  scanRequestLimits,
+} from "./scan-request-limits";
 
 /** Default of `maxRequestBytes`: 32 MiB, above any real agent request (a 128k-token context is ~0.5–1 MiB of JSON, a few images a few MiB). */
 export const DEFAULT_MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 
 /**
- * Bodies of at least this many bytes are read chunk by chunk (each decoded as it arrives) and scanned in
- * slices that give the event loop back ({@link scanRequestLimitsYielding}), so a multi-MiB body is never
- * one long block of work on a shard's loop; smaller ones (a 128k-token context is ~0.5 MiB) are read in
- * one call and scanned at once.
+ * Bodies of at least this many bytes are read chunk by chunk, each chunk decoded and scanned as it
+ * arrives (in slices that give the event loop back), so a multi-MiB body is never one long block of work
+ * on a shard's loop and an over-limit one is refused where the limit is crossed; smaller ones (a
+ * 128k-token context is ~0.5 MiB) are read in one call and scanned at once.
  */
 export const LARGE_BODY_BYTES = 1024 * 1024;
 
@@ -28,7 +33,8 @@ export const DEFAULT_MAX_JSON_DEPTH = 128;
  * then parses it as JSON. A 10^5-deep body costs one pass, never the stack.
  *
  * A `content-length` above the limit is refused before a byte is read; a chunked body is refused as soon
- * as the bytes read pass the limit (the rest is not read).
+ * as the bytes read pass the limit (the rest is not read). A large body over `maxDepth` or `limits` is
+ * refused at the chunk where the limit is crossed (its rest is read and dropped undecoded).
  *
  * @throws ProtocolError 413 `request_too_large` when the body is larger than `maxBytes`.
  * @throws CanonicalizationError (`body`) for invalid JSON; (the deep value's path, e.g.
@@ -39,12 +45,7 @@ export async function readJsonBody(
   request: Request,
   options: { maxBytes: number; maxDepth: number; protocol: Protocol; limits: RequestLimits },
 ): Promise<unknown> {
-  const text = await readBodyText(request, options.maxBytes);
-  if (text.length >= LARGE_BODY_BYTES) {
-    await scanRequestLimitsYielding(text, options.protocol, options.limits, options.maxDepth);
-  } else {
-    scanRequestLimits(text, options.protocol, options.limits, options.maxDepth);
-  }
+  const text = await readBodyText(request, options);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -66,13 +67,21 @@ function tooLarge(maxBytes: number, detail: string): ProtocolError {
 }
 
 /**
- * The body as UTF-8 text (BOM stripped, invalid bytes replaced), at most `maxBytes` bytes read. A
- * declared `content-length` within the limit bounds the body (the HTTP parser reads no more), so it is
- * read in one call (`request.arrayBuffer()`: on `@hono/node-server` straight from the socket's buffers, no
- * WHATWG `Request`/stream built); a body without one, or of {@link LARGE_BODY_BYTES} or more, is streamed
- * (each chunk decoded as it arrives, no copy of the whole body) and cut at the limit.
+ * The body as UTF-8 text (BOM stripped, invalid bytes replaced), at most `maxBytes` bytes read, scanned
+ * against the request limits. A declared `content-length` below {@link LARGE_BODY_BYTES} bounds the body
+ * (the HTTP parser reads no more), so it is read in one call (`request.arrayBuffer()`: on
+ * `@hono/node-server` straight from the socket's buffers, no WHATWG `Request`/stream built) and scanned
+ * at once. A larger body, or one without a length, is streamed: each chunk is decoded and scanned as it
+ * arrives ({@link RequestLimitScan}, in slices of {@link SCAN_SLICE_CHARS} with the event loop given back
+ * between them), so a body over a limit is refused at the chunk where the limit is crossed. The rest of
+ * such a body is then read and dropped undecoded (the client gets its 400 on an intact connection), and
+ * a body is cut at `maxBytes`.
  */
-async function readBodyText(request: Request, maxBytes: number): Promise<string> {
+async function readBodyText(
+  request: Request,
+  options: { maxBytes: number; maxDepth: number; protocol: Protocol; limits: RequestLimits },
+): Promise<string> {
+  const { maxBytes } = options;
   const declared = request.headers.get("content-length");
   const declaredBytes = declared !== null && /^\d+$/.test(declared.trim()) ? Number(declared) : undefined;
   if (declaredBytes !== undefined && declaredBytes > maxBytes) {
@@ -83,25 +92,72 @@ async function readBodyText(request: Request, maxBytes: number): Promise<string>
     const bytes = await request.arrayBuffer();
     // A `Request` built in-process (not from a socket) may carry a body longer than it declares.
     if (bytes.byteLength > maxBytes) throw tooLarge(maxBytes, "");
-    return utf8.decode(bytes);
+    const text = utf8.decode(bytes);
+    scanRequestLimits(text, options.protocol, options.limits, options.maxDepth);
+    return text;
   }
   if (request.body === null) return "";
   // Each chunk decoded as it arrives (a multi-byte character split between chunks is kept for the next).
   const reader = request.body.getReader();
   const decoder = new TextDecoder();
+  const scan = new RequestLimitScan(options.protocol, options.limits, options.maxDepth);
   let text = "";
   let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge(maxBytes, "");
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      const piece = done ? decoder.decode() : decoder.decode(value, { stream: true });
+      text += piece;
+      await scanYielding(scan, piece);
+      if (done) break;
+      total += value.byteLength;
+      if (total > maxBytes) {
+        await reader.cancel().catch(() => undefined);
+        throw tooLarge(maxBytes, "");
+      }
     }
-    text += decoder.decode(value, { stream: true });
+  } catch (error) {
+    if (!(error instanceof ProtocolError && error.code === "request_limit_exceeded") && !isDepthError(error))
+      throw error;
+    await drain(reader, maxBytes - total);
+    throw error;
   }
-  return text + decoder.decode();
+  return text;
+}
+
+/** Pushes `piece` to `scan` in slices of {@link SCAN_SLICE_CHARS}, giving the event loop back between them. */
+async function scanYielding(scan: RequestLimitScan, piece: string): Promise<void> {
+  if (piece.length <= SCAN_SLICE_CHARS) {
+    scan.push(piece);
+    return;
+  }
+  for (let at = 0; at < piece.length && !scan.over; at += SCAN_SLICE_CHARS) {
+    if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    scan.push(piece.slice(at, at + SCAN_SLICE_CHARS));
+  }
+}
+
+/** The scan's depth verdict (the only `CanonicalizationError` it throws): refused like a limit. */
+function isDepthError(error: unknown): boolean {
+  return error instanceof CanonicalizationError;
+}
+
+/** Reads the rest of a refused body and drops it undecoded; past `budget` more bytes it is cancelled. */
+async function drain(reader: ReadableStreamDefaultReader<Uint8Array>, budget: number): Promise<void> {
+  let left = budget;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      left -= value.byteLength;
+      if (left < 0) {
+        await reader.cancel().catch(() => undefined);
+        return;
+      }
+    }
+  } catch {
+    // The client went away: nothing left to drain.
+  }
 }
 
 const utf8 = new TextDecoder();

@@ -4,6 +4,7 @@ import { createProtocolHandler, type GenerateContext } from "./create-protocol-h
 import { findTooDeep } from "./read-json-body";
 import {
   DEFAULT_REQUEST_LIMITS,
+  RequestLimitScan,
   type RequestLimits,
   SCAN_SLICE_CHARS,
   scanRequestLimits,
@@ -335,8 +336,76 @@ describe("scanRequestLimits", () => {
     expect(outcomes).toEqual([
       "messages[10000]: a request holds at most 10000 messages (--m yielded",
       "tools[0].function.parameters.properties.f_6664.type: the too yielded",
-      "messages[0].content: the request's strings hold more than 41 blocked",
+      "messages[0].content: the request's strings hold more than 41 yielded",
       "passed yielded",
     ]);
+  });
+
+  it("should give the whole text's verdict when the text arrives in pieces cut anywhere (strings, escapes, keys, numbers)", () => {
+    let seed = 11;
+    const random = () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const tight: RequestLimits = {
+      maxMessages: 6,
+      maxContentParts: 5,
+      maxToolSchemaNodes: 12,
+      maxChars: 500,
+    };
+    const verdict = (scan: () => void) => {
+      try {
+        scan();
+        return "passed";
+      } catch (error) {
+        return (error as Error).message;
+      }
+    };
+    const verdicts = new Set<string>();
+    for (let n = 0; n < 400; n++) {
+      const body: Record<string, unknown> = {
+        messages: Array.from({ length: Math.floor(random() * 9) }, () => ({
+          role: "user",
+          content:
+            random() < 0.5
+              ? `t\\"${"x".repeat(Math.floor(random() * 120))}\\`
+              : [
+                  { type: "text", text: 'a"\\' },
+                  { type: "image_url", image_url: { url: "y".repeat(40) } },
+                ],
+        })),
+        [`k"\\${n}`]: random() < 0.2 ? [[[[[[[1]]]]]]] : random() < 0.5 ? -12.5e3 : [true, null, 1234567],
+        tools: Array.from({ length: Math.floor(random() * 3) }, () => ({
+          type: "function",
+          function: { name: "f", parameters: { type: "object", properties: { a: { type: "string" } } } },
+        })),
+      };
+      for (const text of [JSON.stringify(body), JSON.stringify(body, null, 1)]) {
+        const expected = verdict(() => scanRequestLimits(text, "chat-completions", tight, 7));
+        verdicts.add(expected);
+        for (let cuts = 0; cuts < 4; cuts++) {
+          const scan = new RequestLimitScan("chat-completions", tight, 7);
+          const actual = verdict(() => {
+            let at = 0;
+            while (at < text.length) {
+              const size = random() < 0.3 ? 1 : 1 + Math.floor(random() * 12);
+              scan.push(text.slice(at, at + size));
+              at += size;
+            }
+          });
+          expect(actual, text).toBe(expected);
+        }
+      }
+    }
+    // Every kind of verdict occurs, so that the comparison covers each limit.
+    expect([...verdicts].map((v) => v.replace(/^.*?: (?=[a-z])/, "").slice(0, 18))).toEqual(
+      expect.arrayContaining([
+        "a request holds at",
+        "passed",
+        "the request's stri",
+        "the tool definitio",
+        "nests arrays/objec",
+      ]),
+    );
   });
 });

@@ -63,7 +63,6 @@ interface Frame {
 }
 
 interface ScanState {
-  text: string;
   protocol: Protocol;
   limits: RequestLimits;
   maxDepth: number;
@@ -73,7 +72,27 @@ interface ScanState {
   contentParts: number;
   toolNodes: number;
   chars: number;
+  /** A token the last piece ended inside of: a string, a scalar (number, true, false, null), or none. */
+  pending: Pending;
+  /** Inside a pending string: the next character is escaped (the piece ended in an odd backslash run). */
+  escaped: boolean;
+  /** Inside a pending key: its raw text so far (at most {@link MAX_KEY_CHARS}). */
+  keyRaw: string;
+  /** Inside a pending string value: whether its characters count against `maxChars`. */
+  counted: boolean;
+  /** The scan is over: text it does not understand (left to `JSON.parse`), or a verdict thrown. */
+  over: boolean;
 }
+
+enum Pending {
+  None = 0,
+  Key = 1,
+  Value = 2,
+  Scalar = 3,
+}
+
+/** Characters of a key kept for the limits and error paths; the keys they look for are short. */
+const MAX_KEY_CHARS = 1024;
 
 /**
  * Scans a request body's JSON text once, before it is parsed, and throws at the first limit it crosses:
@@ -93,7 +112,7 @@ export function scanRequestLimits(
   limits: RequestLimits,
   maxDepth: number,
 ): void {
-  scanSlice(newScanState(text, protocol, limits, maxDepth), 0, Number.POSITIVE_INFINITY);
+  new RequestLimitScan(protocol, limits, maxDepth).push(text);
 }
 
 /** Characters of a large body {@link scanRequestLimitsYielding} scans between two yields. */
@@ -111,82 +130,197 @@ export async function scanRequestLimitsYielding(
   limits: RequestLimits,
   maxDepth: number,
 ): Promise<void> {
-  const state = newScanState(text, protocol, limits, maxDepth);
-  for (let i = 0; i >= 0 && i < text.length; ) {
-    i = scanSlice(state, i, i + SCAN_SLICE_CHARS);
-    if (i >= 0 && i < text.length) await new Promise((resolve) => setTimeout(resolve, 0));
+  const scan = new RequestLimitScan(protocol, limits, maxDepth);
+  for (let at = 0; at < text.length && !scan.over; at += SCAN_SLICE_CHARS) {
+    if (at > 0) await new Promise((resolve) => setTimeout(resolve, 0));
+    scan.push(text.slice(at, at + SCAN_SLICE_CHARS));
   }
 }
 
-function newScanState(text: string, protocol: Protocol, limits: RequestLimits, maxDepth: number): ScanState {
-  return {
-    text,
-    protocol,
-    limits,
-    maxDepth,
-    frames: [],
-    toolsAt: -1,
-    contentParts: 0,
-    toolNodes: 0,
-    chars: 0,
-  };
+/**
+ * {@link scanRequestLimits} over a body that arrives in pieces (any cut: inside a string, an escape, a
+ * number or a key): `push` each piece of the text in order; the verdict is the one the whole text gets,
+ * thrown by the `push` of the piece where the limit is crossed, so a body can be refused before the
+ * rest of it is read or decoded. One difference: a string is counted against `maxChars` as it is read,
+ * so an over-long string is refused even when the body breaks off before it closes (the whole-text scan
+ * leaves an unclosed string to `JSON.parse`).
+ */
+export class RequestLimitScan {
+  readonly #state: ScanState;
+
+  constructor(protocol: Protocol, limits: RequestLimits, maxDepth: number) {
+    this.#state = {
+      protocol,
+      limits,
+      maxDepth,
+      frames: [],
+      toolsAt: -1,
+      contentParts: 0,
+      toolNodes: 0,
+      chars: 0,
+      pending: Pending.None,
+      escaped: false,
+      keyRaw: "",
+      counted: false,
+      over: false,
+    };
+  }
+
+  /** Whether the scan is over (a verdict thrown, or text it leaves to `JSON.parse`): later pushes do nothing. */
+  get over(): boolean {
+    return this.#state.over;
+  }
+
+  /**
+   * Scans the next piece of the body's text.
+   *
+   * @throws the errors of {@link scanRequestLimits}, at the first limit crossed (the scan is then over).
+   */
+  push(piece: string): void {
+    const state = this.#state;
+    if (state.over) return;
+    try {
+      if (!scanPiece(state, piece)) state.over = true;
+    } catch (error) {
+      state.over = true;
+      throw error;
+    }
+  }
 }
 
-/**
- * Scans the tokens that start before `stop` (a token is always read whole) and returns where to go on,
- * or -1 when the scan is over (the end, or text it does not understand).
- */
-function scanSlice(state: ScanState, from: number, stop: number): number {
-  const { text } = state;
+/** Scans one piece of the text; `false` when the scan is over (text it does not understand). */
+function scanPiece(state: ScanState, text: string): boolean {
   const n = text.length;
-  let i = from;
+  let i = continuePending(state, text);
   while (i < n) {
-    if (i >= stop) return i;
     const code = text.charCodeAt(i);
     if (code === 32 || code === 10 || code === 13 || code === 9 || code === 58 /* : */) {
       i++;
     } else if (code === 34 /* " */) {
-      const end = stringEnd(text, i);
-      if (end < 0) return -1;
-      onString(state, i, end);
-      i = end + 1;
+      if (!beginString(state)) return false;
+      i = readString(state, text, i + 1);
     } else if (code === 123 /* { */ || code === 91 /* [ */) {
-      if (!openContainer(state, code === 91)) return -1;
+      if (!openContainer(state, code === 91)) return false;
       i++;
     } else if (code === 125 /* } */ || code === 93 /* ] */) {
       const closed = state.frames.pop();
-      if (closed === undefined) return -1;
+      if (closed === undefined) return false;
       if (state.frames.length === state.toolsAt) state.toolsAt = -1;
       i++;
     } else if (code === 44 /* , */) {
       const top = state.frames.at(-1);
-      if (top === undefined) return -1;
+      if (top === undefined) return false;
       if (!top.isArray) top.expectKey = true;
       i++;
     } else {
-      // A number, true, false or null: up to the next delimiter.
-      if (!onValue(state)) return -1;
-      i = scalarEnd(text, i);
+      // A number, true, false or null: up to the next delimiter (maybe in the next piece).
+      if (!onValue(state)) return false;
+      i = scalarEnd(text, i + 1);
+      if (i === n) state.pending = Pending.Scalar;
     }
   }
-  return -1;
+  return true;
 }
 
-/** The index of the `"` closing the string that opens at `start`, or -1 when it is not closed. */
-function stringEnd(text: string, start: number): number {
-  let at = text.indexOf('"', start + 1);
-  while (at > 0) {
+/** Where the token the previous piece ended inside of ends in `text` (`text.length`: not yet). */
+function continuePending(state: ScanState, text: string): number {
+  if (state.pending === Pending.None) return 0;
+  if (state.pending === Pending.Scalar) {
+    const end = scalarEnd(text, 0);
+    if (end < text.length) state.pending = Pending.None;
+    return end;
+  }
+  return readString(state, text, 0);
+}
+
+/**
+ * Starts a string token (the opening quote read): a key of the current object, or a value (counted as
+ * one; its characters count against `maxChars` unless it is an image payload).
+ */
+function beginString(state: ScanState): boolean {
+  const top = state.frames.at(-1);
+  state.escaped = false;
+  if (top !== undefined && !top.isArray && top.expectKey) {
+    state.pending = Pending.Key;
+    state.keyRaw = "";
+    return true;
+  }
+  if (!onValue(state)) return false;
+  state.pending = Pending.Value;
+  state.counted = !(top !== undefined && !top.isArray && PAYLOAD_KEYS.has(top.key));
+  return true;
+}
+
+/**
+ * Reads the pending string from `from` in `text`: up to its closing quote (the token ends; the index
+ * after it is returned) or to the end of the piece (`text.length`; the string goes on in the next piece).
+ * Value characters are counted against `maxChars` as they are read.
+ */
+function readString(state: ScanState, text: string, from: number): number {
+  const n = text.length;
+  if (from >= n) return n;
+  const begin = state.escaped ? from + 1 : from;
+  state.escaped = false;
+  const end = closingQuote(text, begin);
+  const stop = end < 0 ? n : end;
+  if (state.pending === Pending.Key) {
+    if (state.keyRaw.length < MAX_KEY_CHARS)
+      state.keyRaw += text.slice(from, Math.min(stop, from + MAX_KEY_CHARS));
+  } else if (state.counted) {
+    state.chars += stop - from;
+    if (state.chars > state.limits.maxChars) {
+      throw limitError(
+        state,
+        pathTo(state),
+        `the request's strings hold more than ${state.limits.maxChars} characters in all`,
+        "--max-request-chars",
+      );
+    }
+  }
+  if (end < 0) {
     let backslashes = 0;
-    for (let j = at - 1; j > start && text.charCodeAt(j) === 92; j--) backslashes++;
+    for (let j = n - 1; j >= begin && text.charCodeAt(j) === 92; j--) backslashes++;
+    state.escaped = backslashes % 2 === 1;
+    return n;
+  }
+  if (state.pending === Pending.Key) endKey(state);
+  state.pending = Pending.None;
+  return end + 1;
+}
+
+/** The index of the first unescaped `"` at or after `begin` (no escape pending before it), or -1. */
+function closingQuote(text: string, begin: number): number {
+  let at = text.indexOf('"', begin);
+  while (at >= 0) {
+    let backslashes = 0;
+    for (let j = at - 1; j >= begin && text.charCodeAt(j) === 92; j--) backslashes++;
     if (backslashes % 2 === 0) return at;
     at = text.indexOf('"', at + 1);
   }
   return -1;
 }
 
-/** The index just past the scalar starting at `start`. */
-function scalarEnd(text: string, start: number): number {
-  let at = start + 1;
+/** Records the key just read on its object. */
+function endKey(state: ScanState): void {
+  const top = state.frames.at(-1)!;
+  const raw = state.keyRaw;
+  let key = raw;
+  if (raw.includes("\\")) {
+    try {
+      key = JSON.parse(`"${raw}"`) as string;
+    } catch {
+      key = raw;
+    }
+  }
+  top.key = key;
+  top.expectKey = false;
+  top.count++;
+  state.keyRaw = "";
+}
+
+/** The index of the first delimiter at or after `from` (`text.length` when none). */
+function scalarEnd(text: string, from: number): number {
+  let at = from;
   for (; at < text.length; at++) {
     const code = text.charCodeAt(at);
     if (
@@ -202,29 +336,6 @@ function scalarEnd(text: string, start: number): number {
     }
   }
   return at;
-}
-
-/** A key (recorded on its object) or a string value (counted). */
-function onString(state: ScanState, start: number, end: number): void {
-  const top = state.frames.at(-1);
-  if (top !== undefined && !top.isArray && top.expectKey) {
-    const raw = state.text.slice(start + 1, end);
-    top.key = raw.includes("\\") ? (JSON.parse(`"${raw}"`) as string) : raw;
-    top.expectKey = false;
-    top.count++;
-    return;
-  }
-  if (!onValue(state)) return;
-  if (top !== undefined && !top.isArray && PAYLOAD_KEYS.has(top.key)) return;
-  state.chars += end - start - 1;
-  if (state.chars > state.limits.maxChars) {
-    throw limitError(
-      state,
-      pathTo(state),
-      `the request's strings hold more than ${state.limits.maxChars} characters in all`,
-      "--max-request-chars",
-    );
-  }
 }
 
 /**
