@@ -19,6 +19,7 @@ interface Pair {
   library: HfTokenizer;
   json: {
     pre_tokenizer?: unknown;
+    normalizer?: unknown;
     model: { type?: string };
     added_tokens: { id: number; content: string }[];
   };
@@ -211,6 +212,38 @@ describe("createPreTokenCacheEncoder", () => {
     expect(ids).toEqual(library.encode(many, { add_special_tokens: false }).ids);
     expect(encoder!.cachedPreTokens).toBeLessThanOrEqual(MAX_CACHED_PRE_TOKENS);
     expect(encoder!.cachedPreTokens).toBeGreaterThan(0);
+  });
+
+  it("should skip an NFC normaliser only on text below U+0300, which NFC leaves unchanged", () => {
+    // The premise, against V8's own NFC: every character below U+0300 and every pair of them is in NFC.
+    const changed: string[] = [];
+    for (let a = 0; a < 0x300; a++) {
+      const one = String.fromCharCode(a);
+      if (one.normalize("NFC") !== one) changed.push(one);
+      for (let b = 0; b < 0x300; b++) {
+        const two = one + String.fromCharCode(b);
+        if (two.normalize("NFC") !== two) changed.push(two);
+      }
+    }
+    expect(changed).toEqual([]);
+    const { json, config } = readPair("qwen3");
+    expect(json.normalizer).toEqual({ type: "NFC" });
+    const library = new Tokenizer(json as never, config as never);
+    const encoder = createPreTokenCacheEncoder(library, json)!;
+    const parts = library as unknown as { normalizer: ((text: string) => string) & { form?: string } };
+    const nfc = parts.normalizer;
+    const normalized: string[] = [];
+    parts.normalizer = Object.assign((text: string) => (normalized.push(text), nfc(text)), { form: "NFC" });
+    const reference = (text: string) =>
+      new Tokenizer(json as never, config as never).encode(text, { add_special_tokens: false }).ids;
+    // Latin-1 and Latin Extended-B (one- and two-byte strings below U+0300): not normalised.
+    for (const text of ["café au lait", "Ǖber ɐ ʰ˿ naïve"])
+      expect(encoder.encode(text)).toEqual(reference(text));
+    expect(normalized).toEqual([]);
+    // A combining acute accent (U+0301) is composed: the same ids as the precomposed "é".
+    expect(encoder.encode("cafe\u0301")).toEqual(reference("café"));
+    expect(encoder.encode("x\u0300")).toEqual(reference("x\u0300"));
+    expect(normalized).toEqual(["cafe\u0301", "x\u0300"]);
   });
 
   it("should encode within a bound on uncached pre-token characters, else give undefined", () => {

@@ -35,6 +35,45 @@ function withImageIdentities(message: ChatMessage): unknown {
   return { ...message, content };
 }
 
+/** The fields of a message in the canonical shape (string fields only, known keys), else `undefined`. */
+interface PlainMessage {
+  role: string;
+  content: string;
+  reasoning: string | undefined;
+  toolCallId: string | undefined;
+  /** The serialised `tool_calls`, when present. */
+  calls: string | undefined;
+}
+
+function plainMessage(message: ChatMessage): PlainMessage | undefined {
+  if (Array.isArray(message.content)) return undefined;
+  const record = message as unknown as Record<string, unknown>;
+  for (const key in record) {
+    if (!MESSAGE_KEYS.has(key)) return undefined;
+  }
+  const {
+    role,
+    content,
+    reasoning_content: reasoning,
+    tool_call_id: toolCallId,
+    tool_calls: toolCalls,
+  } = record;
+  if (!isString(role) || !isString(content)) return undefined;
+  if (reasoning !== undefined && !isString(reasoning)) return undefined;
+  if (toolCallId !== undefined && !isString(toolCallId)) return undefined;
+  let calls: string | undefined;
+  if (toolCalls !== undefined) {
+    calls = plainToolCalls(toolCalls);
+    if (calls === undefined) return undefined;
+  }
+  return { role, content, reasoning, toolCallId, calls };
+}
+
+/** The generic form of a message that is not in the canonical shape. */
+function genericForm(message: ChatMessage): string {
+  return stableStringify(Array.isArray(message.content) ? withImageIdentities(message) : message);
+}
+
 /**
  * The hashed form of a message: exactly `stableStringify(message)` (sorted keys, compact, non-ASCII kept),
  * written directly for the canonical message shape (string fields in the known key order) and delegated to
@@ -44,30 +83,60 @@ function withImageIdentities(message: ChatMessage): unknown {
  * by content digest, not by URL spelling.
  */
 export function serializeMessage(message: ChatMessage): string {
-  if (Array.isArray(message.content)) return stableStringify(withImageIdentities(message));
-  const record = message as unknown as Record<string, unknown>;
-  for (const key in record) {
-    if (!MESSAGE_KEYS.has(key)) return stableStringify(message);
-  }
-  const {
-    role,
-    content,
-    reasoning_content: reasoning,
-    tool_call_id: toolCallId,
-    tool_calls: toolCalls,
-  } = record;
-  if (!isString(role) || !isString(content)) return stableStringify(message);
-  if (reasoning !== undefined && !isString(reasoning)) return stableStringify(message);
-  if (toolCallId !== undefined && !isString(toolCallId)) return stableStringify(message);
-  let calls: string | undefined;
-  if (toolCalls !== undefined) {
-    calls = plainToolCalls(toolCalls);
-    if (calls === undefined) return stableStringify(message);
-  }
-  let out = `{"content":${JSON.stringify(content)}`;
-  if (reasoning !== undefined) out += `,"reasoning_content":${JSON.stringify(reasoning)}`;
-  out += `,"role":${JSON.stringify(role)}`;
-  if (toolCallId !== undefined) out += `,"tool_call_id":${JSON.stringify(toolCallId)}`;
-  if (calls !== undefined) out += `,"tool_calls":${calls}`;
+  const plain = plainMessage(message);
+  if (plain === undefined) return genericForm(message);
+  let out = `{"content":${JSON.stringify(plain.content)}`;
+  if (plain.reasoning !== undefined) out += `,"reasoning_content":${JSON.stringify(plain.reasoning)}`;
+  out += `,"role":${JSON.stringify(plain.role)}`;
+  if (plain.toolCallId !== undefined) out += `,"tool_call_id":${JSON.stringify(plain.toolCallId)}`;
+  if (plain.calls !== undefined) out += `,"tool_calls":${plain.calls}`;
   return `${out}}`;
+}
+
+/** What {@link updateWithMessage} writes to: a `node:crypto` `Hash` (UTF-8 for strings). */
+interface HashSink {
+  update(data: string): unknown;
+}
+
+/**
+ * Feeds exactly the UTF-8 bytes of {@link serializeMessage}`(message)` into `hash`, without building that
+ * string: a long string field that JSON would not escape is fed as it is, between its quotes, instead of
+ * being copied by `JSON.stringify` and again by the concatenation (a 128k-token first message hashes in
+ * about half the time). The cut points are ASCII quotes, so the UTF-8 of the pieces is the UTF-8 of the
+ * whole.
+ */
+export function updateWithMessage(hash: HashSink, message: ChatMessage): void {
+  const plain = plainMessage(message);
+  if (plain === undefined) {
+    hash.update(genericForm(message));
+    return;
+  }
+  hash.update('{"content":');
+  updateWithJsonString(hash, plain.content);
+  if (plain.reasoning !== undefined) {
+    hash.update(',"reasoning_content":');
+    updateWithJsonString(hash, plain.reasoning);
+  }
+  let tail = `,"role":${JSON.stringify(plain.role)}`;
+  if (plain.toolCallId !== undefined) tail += `,"tool_call_id":${JSON.stringify(plain.toolCallId)}`;
+  if (plain.calls !== undefined) tail += `,"tool_calls":${plain.calls}`;
+  hash.update(`${tail}}`);
+}
+
+/** Strings shorter than this are stringified (one small copy costs less than three `update` calls). */
+const RAW_STRING_MIN_CHARS = 4_096;
+
+/**
+ * A code unit `JSON.stringify` escapes (`"`, `\`, U+0000–U+001F, and a lone surrogate; any surrogate
+ * is taken here, so a paired one only costs the stringified path).
+ */
+const ESCAPED_IN_JSON = /["\\\u0000-\u001f\ud800-\udfff]/;
+
+function updateWithJsonString(hash: HashSink, value: string): void {
+  if (value.length < RAW_STRING_MIN_CHARS || ESCAPED_IN_JSON.test(value)) hash.update(JSON.stringify(value));
+  else {
+    hash.update('"');
+    hash.update(value);
+    hash.update('"');
+  }
 }

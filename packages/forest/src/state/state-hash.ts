@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import type { ChatMessage, ChatTemplateKwargs, ConversationState, FunctionTool } from "@relax/chat";
 import { stableStringify } from "@relax/chat/internal";
-import { serializeMessage } from "./serialize-message";
+import { updateWithMessage } from "./serialize-message";
 
 /** Domain tag of version 1 of the chained state hash; part of every seed, so a format change never collides. */
 const SEED_TAG = "relax.forest.state.v1";
@@ -44,7 +44,9 @@ export function seedStateHash(
  * @param message - a canonical message.
  */
 export function chainStateHash(previous: string, message: ChatMessage): string {
-  return createHash("sha256").update(previous).update("\n").update(serializeMessage(message)).digest("hex");
+  const hash = createHash("sha256").update(previous).update("\n");
+  updateWithMessage(hash, message);
+  return hash.digest("hex");
 }
 
 /**
