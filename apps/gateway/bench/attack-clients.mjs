@@ -4,12 +4,17 @@
 //   prompt, a first user message of `repeat` sentences, then the agent's replies and short user messages,
 //   back to the first two messages every 16 turns (a fork at the prefix, as an agent that restarts a
 //   subtask). Prints `{turns: [[startEpochMs, rttMs], …]}`.
-// - attacker: for each phase of `phases` ({name, from, to} epoch ms), sends that phase's body one
-//   request at a time, each as soon as the previous is answered, until `to`. The bodies are built before
+// - attacker: for each phase of `phases` ({name, from, to} epoch ms, and the phase's session: url,
+//   credential), sends that phase's body one request at a time, each as soon as the previous is
+//   answered, until `to`. The bodies are built before
 //   `startAt`. Prints `{attacks: {name: [{ms, status, code}, …]}}`.
 const config = JSON.parse(process.argv[2]);
 const { role, url, credential, startAt } = config;
-const headers = { "content-type": "application/json", authorization: `Bearer ${credential}` };
+const headersOf = (credential) => ({
+  "content-type": "application/json",
+  authorization: `Bearer ${credential}`,
+});
+const headers = headersOf(credential);
 const sleepUntil = (at) => new Promise((resolve) => setTimeout(resolve, Math.max(0, at - Date.now())));
 
 async function healthy() {
@@ -74,7 +79,11 @@ async function attacker() {
     attacks[phase.name] = results;
     while (Date.now() < phase.to) {
       const started = performance.now();
-      const response = await fetch(url, { method: "POST", headers, body: bodies.get(phase.name) });
+      const response = await fetch(phase.url, {
+        method: "POST",
+        headers: headersOf(phase.credential),
+        body: bodies.get(phase.name),
+      });
       const text = await response.text();
       let code = null;
       try {

@@ -46,6 +46,11 @@ export { createProtocolHandler } from "./handler/create-protocol-handler";
 export type { GenerateContext, ProtocolHandlerOptions, RequestEndEvent } from "./handler/handler-options";
 export type { ModelInfo } from "./handler/list-models";
 export { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES } from "./handler/read-json-body";
+export {
+  DEFAULT_REFUSAL_BACKOFF,
+  RefusalBackoff,
+  type RefusalBackoffOptions,
+} from "./handler/refusal-backoff";
 export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./handler/scan-request-limits";
 // Responses
 export { convertResponsesRequest } from "./responses/convert-responses-request";

@@ -60,6 +60,8 @@ describe("relax rollout flags", () => {
         "8388608",
         "--max-json-depth",
         "256",
+        "--refusal-backoff-max-ms",
+        "0",
       ]),
     );
     expect([
@@ -68,7 +70,8 @@ describe("relax rollout flags", () => {
       config.maxToolSchemaNodes,
       config.maxRequestChars,
       config.maxJsonDepth,
-    ]).toEqual([50_000, 60_000, 70_000, 8_388_608, 256]);
+      config.refusalBackoffMaxMs,
+    ]).toEqual([50_000, 60_000, 70_000, 8_388_608, 256, 0]);
   });
 
   it("should default --metadata-key to metadata and keep a given key", () => {

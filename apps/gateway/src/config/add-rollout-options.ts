@@ -349,6 +349,11 @@ export function addGatewayOptions(command: Command): Command {
       int("--max-request-chars"),
     )
     .option(
+      "--refusal-backoff-max-ms <ms>",
+      "longest wait of the per-session backoff on refused bodies: from a session's second refused body (refusals less than 30 s apart), its next body is read after 25 ms, doubling to this; 0 turns it off (default 500)",
+      int("--refusal-backoff-max-ms"),
+    )
+    .option(
       "--max-json-depth <n>",
       "deepest array/object nesting in a request body (the body is level 1); deeper gets 400 (default 128)",
       int("--max-json-depth"),

@@ -4,7 +4,7 @@ import { describeError } from "../errors/describe-error";
 import { errorDescriptorToResponse } from "../errors/to-error-response";
 import { authenticateRequest } from "./authenticate-request";
 import type { HandlerSettings } from "./handler-options";
-import { readJsonBody } from "./read-json-body";
+import { readSessionBody } from "./refusal-backoff";
 
 /**
  * Answers `POST /v1/messages/count_tokens` with `{input_tokens}`: credential, body and Anthropic
@@ -23,7 +23,7 @@ export async function handleCountTokens(
   try {
     const auth = await authenticateRequest(httpRequest, settings);
     sessionId = auth.sessionId;
-    const body = await readJsonBody(httpRequest, {
+    const body = await readSessionBody(httpRequest, auth.sessionId, settings.backoff, {
       maxBytes: settings.maxRequestBytes,
       maxDepth: settings.maxJsonDepth,
       protocol: protocol,

@@ -11,7 +11,7 @@ import { SSE_HEADERS } from "../sse/sse-headers";
 import { authenticateRequest } from "./authenticate-request";
 import type { GenerateContext, HandlerSettings } from "./handler-options";
 import type { ProtocolAdapter } from "./protocol-adapters";
-import { readJsonBody } from "./read-json-body";
+import { readSessionBody } from "./refusal-backoff";
 
 /**
  * Serves one generation request of `adapter`'s protocol: {@link readGenerationRequest} (credential,
@@ -106,7 +106,7 @@ export async function readGenerationRequest(
   const { normalizers } = settings;
   const auth = await authenticateRequest(httpRequest, settings);
   report.sessionId = auth.sessionId;
-  const rawBody = await readJsonBody(httpRequest, {
+  const rawBody = await readSessionBody(httpRequest, auth.sessionId, settings.backoff, {
     maxBytes: settings.maxRequestBytes,
     maxDepth: settings.maxJsonDepth,
     protocol,

@@ -6,6 +6,7 @@ import type { Protocol, ProtocolWarning } from "../shared/protocol";
 import type { ResponseFormatConstraint } from "../shared/read-response-format";
 import type { ModelInfo } from "./list-models";
 import { DEFAULT_MAX_JSON_DEPTH, DEFAULT_MAX_REQUEST_BYTES } from "./read-json-body";
+import { RefusalBackoff, type RefusalBackoffOptions } from "./refusal-backoff";
 import { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./scan-request-limits";
 
 /** What `generate` receives for one model request. */
@@ -100,6 +101,13 @@ export interface ProtocolHandlerOptions {
    * @default DEFAULT_REQUEST_LIMITS (10,000 messages, 20,000 content parts, 20,000 tool schema values, 4 Mi characters)
    */
   requestLimits?: Partial<RequestLimits>;
+  /**
+   * The per-session backoff on refused bodies ({@link RefusalBackoff}): from a session's second refused
+   * body (over a size or request limit, too deep, not JSON; refusals less than 30 s apart count
+   * together), its next body is read only after a wait of 25 ms doubling to 500 ms; `false` turns it
+   * off. @default DEFAULT_REFUSAL_BACKOFF
+   */
+  refusalBackoff?: Partial<RefusalBackoffOptions> | false;
 }
 
 /** {@link ProtocolHandlerOptions} with every default applied: what the handler's parts read. */
@@ -115,7 +123,11 @@ export type HandlerSettings = Required<
     | "maxRequestBytes"
     | "maxJsonDepth"
   >
-> & { requestLimits: RequestLimits } & Pick<
+> & {
+  requestLimits: RequestLimits;
+  /** The handler's one backoff on refused bodies; `undefined` when turned off. */
+  backoff: RefusalBackoff | undefined;
+} & Pick<
     ProtocolHandlerOptions,
     "authenticate" | "models" | "onWarning" | "onRequestEnd" | "normalizers" | "history" | "countTokens"
   >;
@@ -132,6 +144,7 @@ export function resolveHandlerSettings(options: ProtocolHandlerOptions): Handler
     maxRequestBytes: options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES,
     maxJsonDepth: options.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
     requestLimits: { ...DEFAULT_REQUEST_LIMITS, ...definedOnly(options.requestLimits) },
+    backoff: options.refusalBackoff === false ? undefined : new RefusalBackoff(options.refusalBackoff ?? {}),
   };
 }
 

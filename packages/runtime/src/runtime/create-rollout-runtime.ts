@@ -535,6 +535,7 @@ function createControllerPortApp(
     maxRequestBytes: gateway.maxRequestBytes,
     maxJsonDepth: gateway.maxJsonDepth,
     requestLimits: gateway.requestLimits,
+    refusalBackoffMaxMs: gateway.refusalBackoffMaxMs,
     // Sessions and states as the controller sees them; forests live on the shards.
     health: () => {
       const shards = parts.shards();

@@ -96,6 +96,8 @@ export interface RolloutComponents {
     maxJsonDepth: number;
     /** Per-request work bounds (`--max-request-messages`, `--max-request-content-parts`, `--max-tool-schema-nodes`, `--max-request-chars`). */
     requestLimits: RequestLimits;
+    /** Longest wait of the backoff on a session's refused bodies, in ms (`--refusal-backoff-max-ms`); 0 = off. */
+    refusalBackoffMaxMs: number;
     /** Gateway shard processes (`--gateway-shards`, `auto` resolved): 1 = this process serves agents. */
     shards: number;
     /** A shard silent this long is declared hung (`--gateway-shard-timeout`), in ms. */
@@ -379,6 +381,7 @@ export function planGateway(
       maxToolSchemaNodes: config.maxToolSchemaNodes,
       maxChars: config.maxRequestChars,
     },
+    refusalBackoffMaxMs: config.refusalBackoffMaxMs,
     shards: config.gatewayShards === "auto" ? autoShards() : config.gatewayShards,
     shardTimeoutMs: config.gatewayShardTimeout * 1000,
   };

@@ -86,6 +86,7 @@ export function createAgentApi(options: AgentApiOptions): Hono {
     maxRequestBytes: gateway.maxRequestBytes,
     maxJsonDepth: gateway.maxJsonDepth,
     requestLimits: gateway.requestLimits,
+    refusalBackoffMaxMs: gateway.refusalBackoffMaxMs,
     health: options.health,
     // context.sessionId is the presented credential: the events carry the session's label instead.
     onWarning: (warning, context) => {

@@ -30,6 +30,11 @@ export interface GatewayAppOptions {
   maxJsonDepth?: number;
   /** Per-request work bounds checked before the body is parsed (`--max-request-messages`, …); over one → 400. @default DEFAULT_REQUEST_LIMITS */
   requestLimits?: Partial<RequestLimits>;
+  /**
+   * Longest wait of the backoff on a session's refused bodies, in ms (`--refusal-backoff-max-ms`; see
+   * `RefusalBackoff` in @relax/protocol); `0` turns it off. @default 500
+   */
+  refusalBackoffMaxMs?: number;
   /** Extra fields for `/health` (backend, run progress). */
   health?: () => Record<string, unknown>;
   onWarning?: ProtocolHandlerOptions["onWarning"];
@@ -84,6 +89,14 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
     ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
     ...(options.maxJsonDepth !== undefined ? { maxJsonDepth: options.maxJsonDepth } : {}),
     ...(options.requestLimits !== undefined ? { requestLimits: options.requestLimits } : {}),
+    ...(options.refusalBackoffMaxMs !== undefined
+      ? {
+          refusalBackoff:
+            options.refusalBackoffMaxMs === 0
+              ? (false as const)
+              : { maxMs: options.refusalBackoffMaxMs, initialMs: Math.min(25, options.refusalBackoffMaxMs) },
+        }
+      : {}),
     basePath,
     defaultModel: modelName,
     models: () => [{ id: modelName, ownedBy: "relax" }],

@@ -25,14 +25,16 @@ beforeAll(async () => {
 
 async function gatewayWith(overrides: Record<string, unknown>) {
   const registry = new SessionRegistry();
-  registry.add(
-    new GatewaySession({
-      id: "live",
-      groupId: "g",
-      mode: "train",
-      forest: new SessionForest({ sessionId: "live", renderer }),
-    }),
-  );
+  for (const id of ["live", "other"]) {
+    registry.add(
+      new GatewaySession({
+        id,
+        groupId: "g",
+        mode: "train",
+        forest: new SessionForest({ sessionId: id, renderer }),
+      }),
+    );
+  }
   const gateway = planGateway(resolveConfig({}, { ...REQUIRED, ...overrides }));
   const app = createGatewayApp({
     registry,
@@ -41,16 +43,31 @@ async function gatewayWith(overrides: Record<string, unknown>) {
     maxRequestBytes: gateway.maxRequestBytes,
     maxJsonDepth: gateway.maxJsonDepth,
     requestLimits: gateway.requestLimits,
+    refusalBackoffMaxMs: gateway.refusalBackoffMaxMs,
   });
   return { gateway, server: await listenGateway({ app, host: "127.0.0.1", port: 0 }) };
 }
 
-const post = (port: number, path: string, body: string) =>
+const post = (port: number, path: string, body: string, credential = "live") =>
   fetch(`http://127.0.0.1:${port}/agentic_api${path}`, {
     method: "POST",
-    headers: { authorization: "Bearer live", "content-type": "application/json" },
+    headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" },
     body,
   });
+
+/** The round trip of each of `count` over-limit bodies of `credential`, sent one after another, in ms. */
+async function refusalTimes(port: number, count: number, credential = "live"): Promise<number[]> {
+  const body = JSON.stringify({ messages: [1, 2, 3].map(() => ({ role: "user", content: "x" })) });
+  const times: number[] = [];
+  for (let i = 0; i < count; i++) {
+    const started = performance.now();
+    const response = await post(port, "/v1/chat/completions", body, credential);
+    expect(response.status).toBe(400);
+    await response.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  return times;
+}
 
 describe("request limits from the rollout config, over real HTTP", () => {
   it("should plan the documented defaults", async () => {
@@ -121,5 +138,28 @@ describe("request limits from the rollout config, over real HTTP", () => {
     expect(((await long.json()) as { error: { message: string } }).error.message).toBe(
       "input: the request's strings hold more than 20 characters in all (--max-request-chars raises it)",
     );
+  });
+
+  it("should put only the session that keeps sending refused bodies in backoff (--refusal-backoff-max-ms)", async () => {
+    const { gateway, server } = await gatewayWith({ maxRequestMessages: 2 });
+    await using _server = server;
+    expect(gateway.refusalBackoffMaxMs).toBe(500);
+    // Waits before each body: 0, 0, then 25, 50 and 100 ms after the previous refusal.
+    const times = await refusalTimes(server.port, 5);
+    expect(times[2]!).toBeGreaterThanOrEqual(24);
+    expect(times[3]!).toBeGreaterThanOrEqual(49);
+    expect(times[4]!).toBeGreaterThanOrEqual(99);
+    // Another session's bodies are read at once: its first two refusals wait for nothing.
+    const other = await refusalTimes(server.port, 2, "other");
+    expect(Math.max(...other)).toBeLessThan(times[4]!);
+  });
+
+  it("should not back off with --refusal-backoff-max-ms 0", async () => {
+    const { gateway, server } = await gatewayWith({ maxRequestMessages: 2, refusalBackoffMaxMs: 0 });
+    await using _server = server;
+    expect(gateway.refusalBackoffMaxMs).toBe(0);
+    // With the backoff, 8 refusals in a row would wait 25 + 50 + 100 + 200 + 400 + 500 ms in all.
+    const times = await refusalTimes(server.port, 8);
+    expect(times.reduce((sum, ms) => sum + ms, 0)).toBeLessThan(1_275);
   });
 });
