@@ -1,5 +1,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { Tokenizer } from "@huggingface/tokenizers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
@@ -244,6 +246,24 @@ describe("createPreTokenCacheEncoder", () => {
     expect(encoder.encode("cafe\u0301")).toEqual(reference("café"));
     expect(encoder.encode("x\u0300")).toEqual(reference("x\u0300"));
     expect(normalized).toEqual(["cafe\u0301", "x\u0300"]);
+  });
+
+  it("should not keep the texts it cut cached pre-tokens from alive", () => {
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const { fast } = readPair("qwen3");
+    const filler = "the agent reads a long document and ".repeat(6_000);
+    // 40 texts of 216 Ki characters (8.6 Mi in all), each with a word of 14 letters seen nowhere else:
+    // a V8 slice of 13+ characters is a view that would keep its whole text alive from the cache.
+    const word = (i: number) =>
+      ` ${"abcdefghijklmn".replace(/./g, (c, k) => String.fromCharCode(97 + ((c.charCodeAt(0) + i * (k + 3)) % 26)))}`;
+    fast.encode(`${filler}${word(-1)}`);
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    for (let i = 0; i < 40; i++) fast.encode(`${filler.slice(i)}${word(i)}`);
+    gc();
+    gc();
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(2 * 1024 * 1024);
   });
 
   it("should encode within a bound on uncached pre-token characters, else give undefined", () => {

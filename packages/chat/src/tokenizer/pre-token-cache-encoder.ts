@@ -303,7 +303,7 @@ export class PreTokenCacheEncoder {
       ids = encoded.length === 1 ? (encoded[0] as number) : encoded;
       if (piece.length <= MAX_CACHED_PRE_TOKEN_CHARS) {
         if (this.#cache.size >= MAX_CACHED_PRE_TOKENS) this.#cache.clear();
-        this.#cache.set(piece, ids);
+        this.#cache.set(ownCopy(piece), ids);
       }
     }
     if (typeof ids === "number") out.push(ids);
@@ -322,6 +322,19 @@ export class PreTokenCacheEncoder {
     }
     return ids;
   }
+}
+
+/**
+ * `text` as a string that holds its own characters. In V8 a slice of 13 or more code units is a view
+ * that keeps the whole string it was cut from alive, so a cached pre-token cut from a 128k-token prompt
+ * would keep that prompt in memory as long as the cache holds it (measured: 60 prompts of 0.46 MB, each
+ * with one new long word, left 27 MB behind). Called on cache misses only.
+ */
+function ownCopy(text: string): string {
+  if (text.length < 13) return text;
+  const units = new Array<number>(text.length);
+  for (let i = 0; i < text.length; i++) units[i] = text.charCodeAt(i);
+  return String.fromCharCode(...units);
 }
 
 /** A code unit at or above U+0300, where NFC may change a text (see `#normalize`). */

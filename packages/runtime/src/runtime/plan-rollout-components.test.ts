@@ -157,6 +157,7 @@ describe("planRolloutComponents", () => {
         maxToolSchemaNodes: 20_000,
         maxChars: 4_194_304,
       },
+      refusalBackoffMaxMs: 500,
       // --gateway-shards auto: this machine's free cores at planning time (see the planGateway test).
       shards: expect.any(Number),
       shardTimeoutMs: 30_000,
