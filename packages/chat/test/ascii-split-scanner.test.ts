@@ -2,7 +2,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { type AsciiSplitScanner, createAsciiSplitScanner } from "../src/tokenizer/ascii-split-scanner";
+import {
+  type AsciiSplitScanner,
+  createAsciiSplitScanner,
+  writeCodeUnits,
+} from "../src/tokenizer/ascii-split-scanner";
 import { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
 import { resolveTokenizerSource } from "../src/tokenizer/resolve-tokenizer-source";
 import { seededRandom } from "./seeded-random";
@@ -30,6 +34,14 @@ function regexPieces(pattern: RegExp, text: string): string[] {
   return text.match(pattern) ?? [];
 }
 
+/** A reused array of code units, filled with letters beyond each short text. */
+const SCRATCH = new Uint16Array(64).fill(0x61);
+
+/** `scanner`'s match end at `start` in `text`. */
+function matchEndIn(scanner: AsciiSplitScanner, text: string, start: number): number {
+  return scanner.matchEnd(writeCodeUnits(text), start, text.length);
+}
+
 /** The pieces the scanner gives, with the sticky regex where it declines (as the encoder runs it). */
 const stickies = new Map<RegExp, RegExp>();
 function scannerPieces(scanner: AsciiSplitScanner, pattern: RegExp, text: string): string[] {
@@ -39,8 +51,10 @@ function scannerPieces(scanner: AsciiSplitScanner, pattern: RegExp, text: string
     stickies.set(pattern, sticky);
   }
   const pieces: string[] = [];
+  // Stale units past the text's length (as in the encoder's reused scratch array) must not be read.
+  const units = writeCodeUnits(text, SCRATCH.length >= text.length ? SCRATCH : undefined);
   for (let position = 0; position < text.length; ) {
-    let end = scanner.matchEnd(text, position);
+    let end = scanner.matchEnd(units, position, text.length);
     if (end < 0) {
       sticky.lastIndex = position;
       expect(sticky.test(text)).toBe(true);
@@ -101,7 +115,7 @@ describe.each([
 
   it("should be built for the library's compiled pattern, with its digit runs", () => {
     expect(scanner).toBeDefined();
-    expect(scanner.matchEnd("12345", 0)).toBe(digits);
+    expect(matchEndIn(scanner, "12345", 0)).toBe(digits);
   });
 
   it("should give the regex's pieces for every string of ≤ 4 characters over the pattern's classes", () => {
@@ -148,15 +162,15 @@ describe.each([
   });
 
   it("should decline (-1) exactly where a decision reads a non-ASCII character", () => {
-    expect(scanner.matchEnd("abé", 0)).toBe(-1); // is é a letter? the regex knows
-    expect(scanner.matchEnd("ab é", 0)).toBe(2);
-    expect(scanner.matchEnd(" \u00a0x", 0)).toBe(-1); // is U+00A0 white space? the regex knows
-    expect(scanner.matchEnd("'s", 0)).toBe(2);
-    expect(scanner.matchEnd("'re", 0)).toBe(3);
-    expect(scanner.matchEnd("'rx", 0)).toBe(3); // not a contraction: the apostrophe leads the word "rx"
-    expect(scanner.matchEnd("  \n\n x", 0)).toBe(4); // up to the last newline
-    expect(scanner.matchEnd("   x", 0)).toBe(2); // all but the last space, which leads "x"
-    expect(scanner.matchEnd("...\n\nx", 0)).toBe(5);
+    expect(matchEndIn(scanner, "abé", 0)).toBe(-1); // is é a letter? the regex knows
+    expect(matchEndIn(scanner, "ab é", 0)).toBe(2);
+    expect(matchEndIn(scanner, " \u00a0x", 0)).toBe(-1); // is U+00A0 white space? the regex knows
+    expect(matchEndIn(scanner, "'s", 0)).toBe(2);
+    expect(matchEndIn(scanner, "'re", 0)).toBe(3);
+    expect(matchEndIn(scanner, "'rx", 0)).toBe(3); // not a contraction: the apostrophe leads the word "rx"
+    expect(matchEndIn(scanner, "  \n\n x", 0)).toBe(4); // up to the last newline
+    expect(matchEndIn(scanner, "   x", 0)).toBe(2); // all but the last space, which leads "x"
+    expect(matchEndIn(scanner, "...\n\nx", 0)).toBe(5);
   });
 });
 
@@ -173,8 +187,8 @@ describe("createAsciiSplitScanner", () => {
   });
 
   it("should give Qwen one digit and Llama 3 runs of up to three", () => {
-    expect(createAsciiSplitScanner(libraryPattern("qwen3"))!.matchEnd("12345", 0)).toBe(1);
-    expect(createAsciiSplitScanner(libraryPattern("llama3_1"))!.matchEnd("12345", 0)).toBe(3);
-    expect(createAsciiSplitScanner(libraryPattern("llama3_1"))!.matchEnd("12a", 0)).toBe(2);
+    expect(matchEndIn(createAsciiSplitScanner(libraryPattern("qwen3"))!, "12345", 0)).toBe(1);
+    expect(matchEndIn(createAsciiSplitScanner(libraryPattern("llama3_1"))!, "12345", 0)).toBe(3);
+    expect(matchEndIn(createAsciiSplitScanner(libraryPattern("llama3_1"))!, "12a", 0)).toBe(2);
   });
 });

@@ -1,12 +1,16 @@
 import type { Tokenizer } from "@huggingface/tokenizers";
-import { type AsciiSplitScanner, createAsciiSplitScanner } from "./ascii-split-scanner";
+import { AsciiPreTokenTrie } from "./ascii-pre-token-trie";
+import { type AsciiSplitScanner, createAsciiSplitScanner, writeCodeUnits } from "./ascii-split-scanner";
 
 /** Pre-tokens of at most this many UTF-16 code units have their ids cached (the library caches BPE
  * results up to the same length). */
 export const MAX_CACHED_PRE_TOKEN_CHARS = 256;
 
-/** Cached pre-tokens per encoder; the cache is emptied when it would hold more. */
+/** Cached pre-tokens per encoder and kind (ASCII ones, the others); a cache is emptied when it would hold more. */
 export const MAX_CACHED_PRE_TOKENS = 32_768;
+
+/** The longest text whose code units go to the encoder's reused scratch array (2 bytes a unit: 8 MiB). */
+const MAX_SCRATCH_UNITS = 4 * 1024 * 1024;
 
 /** The parts of an `@huggingface/tokenizers` 0.2 `Tokenizer` the fast path reads (checked at build). */
 interface LibraryParts {
@@ -145,6 +149,10 @@ export class PreTokenCacheEncoder {
   readonly #byteLevel: ByteLevelStage;
   /** Pre-token → its ids: a single id as a number (most pre-tokens), else the list. */
   readonly #cache = new Map<string, number | readonly number[]>();
+  /** The ids of the ASCII pre-tokens a scanner matched, found by their code units (no string cut). */
+  readonly #asciiCache = new AsciiPreTokenTrie(MAX_CACHED_PRE_TOKENS);
+  /** Code units of the text a scanner reads, reused from call to call (grown up to {@link MAX_SCRATCH_UNITS}). */
+  #scratch = new Uint16Array(1024);
   readonly #unknownId: number | undefined;
   /** Whether the normaliser is exactly Unicode NFC (`{"type": "NFC"}`: Qwen2/2.5/3). */
   readonly #nfc: boolean;
@@ -166,7 +174,7 @@ export class PreTokenCacheEncoder {
 
   /** Pre-tokens whose ids are cached now. */
   get cachedPreTokens(): number {
-    return this.#cache.size;
+    return this.#cache.size + this.#asciiCache.size;
   }
 
   /**
@@ -267,25 +275,54 @@ export class PreTokenCacheEncoder {
     const sticky = this.#stickySplits[stage] as RegExp;
     const last = stage + 1 === this.#splits.length;
     const length = text.length;
+    // A later stage with a scanner of its own would overwrite the shared scratch: it gets its own array.
+    const units = last ? this.#unitsOf(text) : writeCodeUnits(text);
+    const ascii = this.#asciiCache;
     let position = 0;
     while (position < length) {
-      let end = scanner.matchEnd(text, position);
+      const end = scanner.matchEnd(units, position, length);
       if (end < 0) {
         sticky.lastIndex = position;
         // Unreachable for the accepted patterns (they match every character); a loud guard, not a gap.
         if (!sticky.test(text) || sticky.lastIndex === position)
           throw new Error(`pre-tokenizer stage ${stage} did not match at ${position}`);
-        end = sticky.lastIndex;
+        const stickyEnd = sticky.lastIndex;
+        this.#emit(stickyEnd - position === length ? text : text.slice(position, stickyEnd), stage, out);
+        position = stickyEnd;
+        continue;
       }
-      const piece = end - position === length ? text : text.slice(position, end);
-      if (!last) this.#split(piece, stage + 1, out);
-      else {
-        const cached = this.#cache.get(piece);
+      if (!last) {
+        this.#split(end - position === length ? text : text.slice(position, end), stage + 1, out);
+      } else {
+        // The hot path: a cached ASCII pre-token, found by its code units.
+        const cached = ascii.get(units, position, end);
         if (typeof cached === "number") out.push(cached);
-        else this.#emitIds(piece, cached, out);
+        else if (cached !== undefined) for (let i = 0; i < cached.length; i++) out.push(cached[i] as number);
+        else this.#emitAscii(text, units, position, end, out);
       }
       position = end;
     }
+  }
+
+  /** The code units of `text` in the reused scratch array (a fresh one past {@link MAX_SCRATCH_UNITS}). */
+  #unitsOf(text: string): Uint16Array {
+    if (text.length > this.#scratch.length && text.length <= MAX_SCRATCH_UNITS) {
+      this.#scratch = new Uint16Array(
+        Math.min(MAX_SCRATCH_UNITS, Math.max(text.length, this.#scratch.length * 2)),
+      );
+    }
+    return writeCodeUnits(text, this.#scratch);
+  }
+
+  /** {@link #emitIds} for an uncached ASCII pre-token `text[start..end)`, cached in the trie. */
+  #emitAscii(text: string, units: Uint16Array, start: number, end: number, out: number[]): void {
+    const piece = end - start === text.length ? text : text.slice(start, end);
+    if (piece.length > this.#missBudget) throw OVER_BUDGET;
+    this.#missBudget -= piece.length;
+    const encoded = this.#encodePreToken(piece);
+    const ids = encoded.length === 1 ? (encoded[0] as number) : encoded;
+    if (piece.length <= MAX_CACHED_PRE_TOKEN_CHARS) this.#asciiCache.set(units, start, end, ids);
+    for (let i = 0; i < encoded.length; i++) out.push(encoded[i] as number);
   }
 
   #emit(piece: string, stage: number, out: number[]): void {
