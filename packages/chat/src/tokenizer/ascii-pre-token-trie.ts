@@ -25,9 +25,10 @@ export class AsciiPreTokenTrie {
 
   /**
    * @param maxEntries - most pre-tokens held.
-   * @param maxNodes - most trie nodes (at most `2^24`: a key is `node × 128 + unit` in 31 bits).
+   * @param maxNodes - most trie nodes (at most `2^24`: a key is `node × 128 + unit` in 31 bits); the
+   *   default 2^19 bounds the arrays at ≈ 10 MB (32,768 pre-tokens of prose or code take ≈ 200k nodes).
    */
-  constructor(maxEntries: number, maxNodes = 1 << 20) {
+  constructor(maxEntries: number, maxNodes = 1 << 19) {
     if (maxNodes > 1 << 24) throw new RangeError(`maxNodes must be at most 2^24, got ${maxNodes}`);
     this.#maxEntries = maxEntries;
     this.#maxNodes = maxNodes;

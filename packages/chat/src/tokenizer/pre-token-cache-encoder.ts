@@ -9,8 +9,8 @@ export const MAX_CACHED_PRE_TOKEN_CHARS = 256;
 /** Cached pre-tokens per encoder and kind (ASCII ones, the others); a cache is emptied when it would hold more. */
 export const MAX_CACHED_PRE_TOKENS = 32_768;
 
-/** The longest text whose code units go to the encoder's reused scratch array (2 bytes a unit: 8 MiB). */
-const MAX_SCRATCH_UNITS = 4 * 1024 * 1024;
+/** The longest text whose code units go to the encoder's reused scratch array (2 bytes a unit: 2 MiB). */
+const MAX_SCRATCH_UNITS = 1024 * 1024;
 
 /** The parts of an `@huggingface/tokenizers` 0.2 `Tokenizer` the fast path reads (checked at build). */
 interface LibraryParts {
