@@ -7,7 +7,7 @@
 //   1. steady-state turn (turns 2.., read per turn index: the agents pause between turn indexes) against
 //      a plain node:http proxy at 8k, 32k and 128k: the proxy parses the body and sends one /generate
 //      with the SAME token ids the gateway sent on that turn index (recorded in a warm-up run), then
-//      parses the engine's answer and replies; per size one discarded warm-up of each, then 5 interleaved
+//      parses the engine's answer and replies; per size one discarded warm-up of each, then 7 interleaved
 //      repeats (BENCH_INGRESS_REPEATS), median [min–max] of: CPU per turn (gateway ÷ proxy, target ≤ 1.5)
 //      and turns/s (sessions ÷ median turn-index wall time, gateway ÷ proxy, target ≥ 0.7);
 //   2. the gateway's first turn ÷ its steady turn (CPU), target ≤ 3 at 128k. Every target is printed as
@@ -16,7 +16,7 @@
 //      and after a full garbage collection (freeing the previous run's sessions is no run's first turn).
 //      What it cannot show: CPU time on a loaded shared machine inflates with contention (both sides
 //      alike, hence the interleaving); a major GC (the gateway and the proxy share this process) lands in
-//      whichever turn index triggers it, 100–250 ms at once (the max of a spread; hence medians of 5, and
+//      whichever turn index triggers it, 100–250 ms at once (the max of a spread; hence medians of 7, and
 //      7 turns at 128k, whose first turn's garbage is collected during the steady ones); the proxy tokenises nothing, so the first turn (the whole prompt
 //      through the BPE tokeniser) has no proxy counterpart; the prompt is one sentence repeated, so after
 //      its first sentence every pre-token is a cache hit of the tokeniser — the tokeniser row below
@@ -241,7 +241,7 @@ dropSessions((await runClients({ url: floorUrl, sessions: 4, turns: 3, contextTo
 // interleaved pairs (gateway first, floor first, ...). Per run: CPU per turn of turns 2.. (median over
 // the turn indexes, ÷ sessions), turns/s of turns 2.. (sessions ÷ median turn-index wall time), and the
 // gateway's first turn (render + tokenise the whole prompt) ÷ its steady turn.
-const repeats = Number(process.env.BENCH_INGRESS_REPEATS ?? 5);
+const repeats = Number(process.env.BENCH_INGRESS_REPEATS ?? 7);
 const targets = { cpu: 1.5, rate: 0.7, first: 3 };
 const spread = (values: number[]) =>
   `${fmt(median(values))} [${fmt(Math.min(...values))}–${fmt(Math.max(...values))}]`;
