@@ -4,8 +4,8 @@
 // properties, and a 5 MiB unbroken word (each attack from a session of its own). Prints each attack's
 // refusal time (the first, which no backoff delays, then median and worst of all; target < 1 s) and the
 // healthy session's p99 round trip during each attack vs quiet (target ≤ 2×). The shard runs with the
-// default refusal backoff (from a session's second refused body, its next body waits 25 ms
-// doubling to 500 ms before it is read), so the attacker's later refusals include that wait;
+// default refusal backoff (after a session's refused body, its next body waits 50 ms, doubling to
+// 500 ms, before it is read), so the attacker's later refusals include that wait;
 // BENCH_REFUSAL_BACKOFF_MAX_MS=0 runs without it, to show what it bounds: the cost of the refusals
 // themselves, at the attacker's full rate.
 // The engine is the SGLang stand-in (a scripted stand-in, not a model, zero latency), in its own process;

@@ -350,7 +350,7 @@ export function addGatewayOptions(command: Command): Command {
     )
     .option(
       "--refusal-backoff-max-ms <ms>",
-      "longest wait of the per-session backoff on refused bodies: from a session's second refused body (refusals less than 30 s apart), its next body is read after 25 ms, doubling to this; 0 turns it off (default 500)",
+      "longest wait of the per-session backoff on refused bodies: after a session's body is refused, its next body is read 50 ms after that refusal, doubling with each further refusal to this; 0 turns it off (default 500)",
       int("--refusal-backoff-max-ms"),
     )
     .option(

@@ -102,10 +102,10 @@ export interface ProtocolHandlerOptions {
    */
   requestLimits?: Partial<RequestLimits>;
   /**
-   * The per-session backoff on refused bodies ({@link RefusalBackoff}): from a session's second refused
-   * body (over a size or request limit, too deep, not JSON; refusals less than 30 s apart count
-   * together), its next body is read only after a wait of 25 ms doubling to 500 ms; `false` turns it
-   * off. @default DEFAULT_REFUSAL_BACKOFF
+   * The per-session backoff on refused bodies ({@link RefusalBackoff}): after a session's body is refused
+   * (over a size or request limit, too deep, not JSON), its next body is read only 50 ms after that
+   * refusal, doubling with each further refusal (less than 30 s apart) to 500 ms; `false` turns it off.
+   * @default DEFAULT_REFUSAL_BACKOFF
    */
   refusalBackoff?: Partial<RefusalBackoffOptions> | false;
 }

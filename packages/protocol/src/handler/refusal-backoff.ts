@@ -3,13 +3,12 @@ import { ProtocolError } from "../errors/protocol-error";
 import { readJsonBody } from "./read-json-body";
 
 /**
- * How long a session that keeps sending bodies the gateway refuses waits before its next body is read.
- * The first refusal costs nothing; from the second within {@link RefusalBackoffOptions.resetMs}, the
- * session's next body is read `initialMs` after the last refusal, doubling with each further refusal up
- * to `maxMs`.
+ * How long a session whose bodies the gateway refuses waits before its next body is read: `initialMs`
+ * after its refusal, doubling with each further refusal less than {@link RefusalBackoffOptions.resetMs}
+ * after the previous one, up to `maxMs`.
  */
 export interface RefusalBackoffOptions {
-  /** Wait after the second refusal (refusals less than `resetMs` apart count together), in ms. @default 25 */
+  /** Wait after a first refusal, in ms. @default 50 */
   initialMs: number;
   /** Longest wait, in ms (a refused request is still answered well within 1 s). @default 500 */
   maxMs: number;
@@ -17,9 +16,9 @@ export interface RefusalBackoffOptions {
   resetMs: number;
 }
 
-/** The defaults of {@link RefusalBackoffOptions}: 25 ms doubling to 500 ms, forgotten after 30 s. */
+/** The defaults of {@link RefusalBackoffOptions}: 50 ms doubling to 500 ms, forgotten after 30 s. */
 export const DEFAULT_REFUSAL_BACKOFF: Readonly<RefusalBackoffOptions> = {
-  initialMs: 25,
+  initialMs: 50,
   maxMs: 500,
   resetMs: 30_000,
 };
@@ -41,9 +40,9 @@ interface SessionRefusals {
  * over-limit body costs its transfer and a scan up to the limit (tens of ms for 10^5 messages), so an
  * agent that sends such bodies back to back would otherwise take a core from every healthy session on
  * its shard. Bodies of a session in backoff are admitted one at a time, `delay` apart, and not read
- * (the socket is left unread, so TCP holds the sender) until then. Healthy sessions, and a session's
- * first refusal, never wait. A credential is the session's secret, so one agent cannot put another
- * session in backoff.
+ * (the socket is left unread, so TCP holds the sender) until then. A session never refused never waits,
+ * and one refusal costs its next body 50 ms (an agent's turn takes seconds). A credential is the
+ * session's secret, so one agent cannot put another session in backoff.
  *
  * What counts as a refusal: a body over `--max-request-bytes` (413), over a request limit (400
  * `request_limit_exceeded`), too deep, or not JSON.
@@ -86,10 +85,10 @@ export class RefusalBackoff {
     return at - now;
   }
 
-  /** The wait before the next body after `count` counted refusals: 0, then `initialMs` doubling to `maxMs`. */
+  /** The wait before the next body after `count` counted refusals: 0 for none, then `initialMs` doubling to `maxMs`. */
   delayAfter(count: number): number {
-    if (count < 2) return 0;
-    return Math.min(this.#options.maxMs, this.#options.initialMs * 2 ** (count - 2));
+    if (count < 1) return 0;
+    return Math.min(this.#options.maxMs, this.#options.initialMs * 2 ** (count - 1));
   }
 
   /** Records a refused body of `sessionId`. */

@@ -269,10 +269,10 @@ export const rolloutConfigSchema = z
       .positive()
       .default(4 * 1024 * 1024),
     /**
-     * Longest wait of the per-session backoff on refused bodies, in ms (`--refusal-backoff-max-ms`): from
-     * a session's second refused body (over a size or request limit, too deep, not JSON; refusals less
-     * than 30 s apart count together), its next body is read only after 25 ms, doubling per refusal up
-     * to this; `0` turns the backoff off (docs/contract.md#request-limits). @default 500
+     * Longest wait of the per-session backoff on refused bodies, in ms (`--refusal-backoff-max-ms`): after
+     * a session's body is refused (over a size or request limit, too deep, not JSON), its next body is
+     * read only 50 ms after that refusal, doubling with each further refusal (less than 30 s apart) up to
+     * this; `0` turns the backoff off (docs/contract.md#request-limits). @default 500
      */
     refusalBackoffMaxMs: z.number().int().min(0).max(10_000).default(500),
     /** Deepest array/object nesting anywhere in a body, the body being level 1 (`--max-json-depth`). @default 128 */

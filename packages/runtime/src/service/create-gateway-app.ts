@@ -94,7 +94,7 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
           refusalBackoff:
             options.refusalBackoffMaxMs === 0
               ? (false as const)
-              : { maxMs: options.refusalBackoffMaxMs, initialMs: Math.min(25, options.refusalBackoffMaxMs) },
+              : { maxMs: options.refusalBackoffMaxMs, initialMs: Math.min(50, options.refusalBackoffMaxMs) },
         }
       : {}),
     basePath,
