@@ -48,6 +48,9 @@ export function writeCodeUnits(text: string, scratch?: Uint16Array): Uint16Array
   return units;
 }
 
+/** Whether a `Uint16Array` reads `utf16le` bytes as code units (every platform Node ships for but s390x). */
+const LITTLE_ENDIAN = new Uint16Array(new Uint8Array([1, 0]).buffer)[0] === 1;
+
 /** The library's compiled source of the shared pattern, with `DIGITS` for alternative A3. */
 const PATTERN_SOURCE =
   "(?:'[sS]|'[tT]|'[rR][eE]|'[vV][eE]|'[mM]|'[lL][lL]|'[dD])|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|DIGITS| ?[^\\p{White_Space}\\p{L}\\p{N}]+[\\r\\n]*|\\p{White_Space}*[\\r\\n]+|\\p{White_Space}+(?!\\P{White_Space})|\\p{White_Space}+";
@@ -78,10 +81,11 @@ function classAt(units: Uint16Array, index: number): number {
 
 /**
  * The scanner for `pattern` when it is, exactly, the shared Qwen / Llama 3 split pattern (source and
- * flags `gu`); `undefined` for any other pattern (the caller keeps the regex).
+ * flags `gu`); `undefined` for any other pattern, and on a big-endian machine, where
+ * {@link writeCodeUnits} would not give code units (the caller keeps the regex).
  */
 export function createAsciiSplitScanner(pattern: RegExp): AsciiSplitScanner | undefined {
-  if (pattern.flags !== "gu") return undefined;
+  if (pattern.flags !== "gu" || !LITTLE_ENDIAN) return undefined;
   let digits: number;
   if (pattern.source === PATTERN_SOURCE.replace("DIGITS", "\\p{N}")) digits = 1;
   else if (pattern.source === PATTERN_SOURCE.replace("DIGITS", "\\p{N}{1,3}")) digits = 3;
