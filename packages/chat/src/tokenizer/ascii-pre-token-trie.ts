@@ -114,11 +114,11 @@ export class AsciiPreTokenTrie {
     }
     this.#keys[slot] = key;
     this.#children[slot] = child;
-    if (++this.#edges * 2 > this.#keys.length) this.#grow();
+    if (++this.#edges * 4 > this.#keys.length * 3) this.#grow();
     return child;
   }
 
-  /** Doubles the edge table (kept at most half full). */
+  /** Doubles the edge table (kept at most three quarters full). */
   #grow(): void {
     const keys = this.#keys;
     const children = this.#children;

@@ -9,8 +9,12 @@ export const MAX_CACHED_PRE_TOKEN_CHARS = 256;
 /** Cached pre-tokens per encoder and kind (ASCII ones, the others); a cache is emptied when it would hold more. */
 export const MAX_CACHED_PRE_TOKENS = 32_768;
 
-/** The longest text whose code units go to the encoder's reused scratch array (2 bytes a unit: 2 MiB). */
-const MAX_SCRATCH_UNITS = 1024 * 1024;
+/**
+ * The longest text whose code units go to the encoder's reused scratch array (2 bytes a unit: 32 KiB,
+ * what an observation delta needs); a longer one gets an array of its own, freed with it, so an encoder
+ * does not keep the size of the largest prompt it ever saw.
+ */
+const MAX_SCRATCH_UNITS = 16 * 1024;
 
 /** The parts of an `@huggingface/tokenizers` 0.2 `Tokenizer` the fast path reads (checked at build). */
 interface LibraryParts {
@@ -151,7 +155,7 @@ export class PreTokenCacheEncoder {
   readonly #cache = new Map<string, number | readonly number[]>();
   /** The ids of the ASCII pre-tokens a scanner matched, found by their code units (no string cut). */
   readonly #asciiCache = new AsciiPreTokenTrie(MAX_CACHED_PRE_TOKENS);
-  /** Code units of the text a scanner reads, reused from call to call (grown up to {@link MAX_SCRATCH_UNITS}). */
+  /** Code units of the text a scanner reads, reused from call to call (up to {@link MAX_SCRATCH_UNITS}). */
   #scratch = new Uint16Array(1024);
   readonly #unknownId: number | undefined;
   /** Whether the normaliser is exactly Unicode NFC (`{"type": "NFC"}`: Qwen2/2.5/3). */
@@ -306,7 +310,8 @@ export class PreTokenCacheEncoder {
 
   /** The code units of `text` in the reused scratch array (a fresh one past {@link MAX_SCRATCH_UNITS}). */
   #unitsOf(text: string): Uint16Array {
-    if (text.length > this.#scratch.length && text.length <= MAX_SCRATCH_UNITS) {
+    if (text.length > MAX_SCRATCH_UNITS) return writeCodeUnits(text);
+    if (text.length > this.#scratch.length) {
       this.#scratch = new Uint16Array(
         Math.min(MAX_SCRATCH_UNITS, Math.max(text.length, this.#scratch.length * 2)),
       );
