@@ -301,7 +301,7 @@ export class PreTokenCacheEncoder {
         // The hot path: a cached ASCII pre-token, found by its code units.
         const cached = ascii.get(units, position, end);
         if (typeof cached === "number") out.push(cached);
-        else if (cached !== undefined) for (let i = 0; i < cached.length; i++) out.push(cached[i] as number);
+        else if (cached !== undefined) pushIds(cached, out);
         else this.#emitAscii(text, units, position, end, out);
       }
       position = end;
@@ -322,12 +322,9 @@ export class PreTokenCacheEncoder {
   /** {@link #emitIds} for an uncached ASCII pre-token `text[start..end)`, cached in the trie. */
   #emitAscii(text: string, units: Uint16Array, start: number, end: number, out: number[]): void {
     const piece = end - start === text.length ? text : text.slice(start, end);
-    if (piece.length > this.#missBudget) throw OVER_BUDGET;
-    this.#missBudget -= piece.length;
-    const encoded = this.#encodePreToken(piece);
-    const ids = encoded.length === 1 ? (encoded[0] as number) : encoded;
+    const ids = this.#encodeMiss(piece);
     if (piece.length <= MAX_CACHED_PRE_TOKEN_CHARS) this.#asciiCache.set(units, start, end, ids);
-    for (let i = 0; i < encoded.length; i++) out.push(encoded[i] as number);
+    pushIds(ids, out);
   }
 
   #emit(piece: string, stage: number, out: number[]): void {
@@ -339,17 +336,24 @@ export class PreTokenCacheEncoder {
   #emitIds(piece: string, cached: number | readonly number[] | undefined, out: number[]): void {
     let ids = cached;
     if (ids === undefined) {
-      if (piece.length > this.#missBudget) throw OVER_BUDGET;
-      this.#missBudget -= piece.length;
-      const encoded = this.#encodePreToken(piece);
-      ids = encoded.length === 1 ? (encoded[0] as number) : encoded;
+      ids = this.#encodeMiss(piece);
       if (piece.length <= MAX_CACHED_PRE_TOKEN_CHARS) {
         if (this.#cache.size >= MAX_CACHED_PRE_TOKENS) this.#cache.clear();
         this.#cache.set(ownCopy(piece), ids);
       }
     }
-    if (typeof ids === "number") out.push(ids);
-    else for (let i = 0; i < ids.length; i++) out.push(ids[i] as number);
+    pushIds(ids, out);
+  }
+
+  /**
+   * The ids of an uncached pre-token (a number for a single id), charged to the running
+   * {@link encodeWithin}'s bound.
+   */
+  #encodeMiss(piece: string): number | readonly number[] {
+    if (piece.length > this.#missBudget) throw OVER_BUDGET;
+    this.#missBudget -= piece.length;
+    const encoded = this.#encodePreToken(piece);
+    return encoded.length === 1 ? (encoded[0] as number) : encoded;
   }
 
   /** The library's byte-level mapping and BPE of one pre-token, and its id lookup. */
@@ -364,6 +368,12 @@ export class PreTokenCacheEncoder {
     }
     return ids;
   }
+}
+
+/** Appends a pre-token's ids (a number for a single id) to `out`. */
+function pushIds(ids: number | readonly number[], out: number[]): void {
+  if (typeof ids === "number") out.push(ids);
+  else for (let i = 0; i < ids.length; i++) out.push(ids[i] as number);
 }
 
 /**

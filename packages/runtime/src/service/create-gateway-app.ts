@@ -1,6 +1,7 @@
 import type { AssistantTurn, CanonicalRequest } from "@relax/chat";
 import {
   createProtocolHandler,
+  DEFAULT_REFUSAL_BACKOFF,
   type GenerateContext,
   type HarnessNormalizers,
   ProtocolError,
@@ -94,7 +95,10 @@ export function createGatewayApp(options: GatewayAppOptions): Hono {
           refusalBackoff:
             options.refusalBackoffMaxMs === 0
               ? (false as const)
-              : { maxMs: options.refusalBackoffMaxMs, initialMs: Math.min(50, options.refusalBackoffMaxMs) },
+              : {
+                  maxMs: options.refusalBackoffMaxMs,
+                  initialMs: Math.min(DEFAULT_REFUSAL_BACKOFF.initialMs, options.refusalBackoffMaxMs),
+                },
         }
       : {}),
     basePath,
