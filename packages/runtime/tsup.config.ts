@@ -4,8 +4,7 @@ export default defineConfig({
   // shard-main is the entry of a gateway shard process (forked by the shard pool from dist/).
   entry: {
     index: "src/index.ts",
-    "testing/index": "src/testing/index.ts",
-    "shard-main": "src/shard/shard-main.ts",
+    "shard-main": "src/shard-main.ts",
   },
   format: ["esm"],
   dts: true,

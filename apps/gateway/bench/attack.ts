@@ -18,7 +18,8 @@ import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
-import { resolveConfig, resolveTokenizerPath, ShardPool } from "@relax/runtime";
+import { gatewayShardEntry, resolveConfig, resolveTokenizerPath } from "@relax/runtime";
+import { ShardPool } from "@relax/agent-api";
 import pino from "pino";
 import { percentile } from "../src/report/format-summary";
 
@@ -56,7 +57,8 @@ const config = resolveConfig(
 );
 const pool = await ShardPool.start({
   size: 1,
-  config,
+  entry: gatewayShardEntry(),
+  config: config as unknown as Record<string, unknown>,
   cwd: process.cwd(),
   engine: { baseUrl: engineUrl },
   host: "127.0.0.1",

@@ -38,9 +38,11 @@
 // configuration; read the ratios of the same round, not the seconds.
 import { performance as nodePerformance } from "node:perf_hooks";
 import { Writable } from "node:stream";
-import type { PromptItem } from "@relax/runtime";
-import { type CrossStepOptions, createLogger, RolloutController, RunReporter } from "@relax/runtime";
-import { createFakeLauncher, createTestGateway } from "@relax/runtime/testing";
+import type { PromptItem } from "@relax/rollout";
+import type { CrossStepOptions } from "@relax/rollout";
+import { createLogger, RolloutController, RunReporter } from "@relax/rollout";
+import { createFakeLauncher } from "@relax/rollout/testing";
+import { createTestGroupGateway } from "@relax/rollout/testing";
 import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
@@ -135,7 +137,7 @@ function slotBound(
 
 async function measure(name: string, crossStep: CrossStepOptions, steps = STEPS): Promise<Measured> {
   let controller: RolloutController | undefined;
-  const gateway = await createTestGateway({
+  const gateway = await createTestGroupGateway({
     export: { nSamplesPerPrompt: SAMPLES },
     tokenLatencyMs: TOKEN_LATENCY_MS,
     gate: true,

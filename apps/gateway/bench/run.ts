@@ -10,14 +10,8 @@ import { Worker } from "node:worker_threads";
 import { serve } from "@hono/node-server";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
-import {
-  createGatewayApp,
-  createTurnRunner,
-  GatewaySession,
-  resolveTokenizerPath,
-  SessionRegistry,
-  type TurnEvent,
-} from "@relax/runtime";
+import { createGatewayApp, createTurnRunner, GatewaySession, SessionRegistry, type TurnEvent } from "@relax/agent-api";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { percentile } from "../src/report/format-summary";
 

@@ -19,17 +19,10 @@ import { serve } from "@hono/node-server";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { abortCountOf, type TrainingRow, trainingRowSchema } from "@relax/export";
 import { SessionForest } from "@relax/forest";
-import type { ControlRecord, RolloutService, StatusResponse } from "@relax/runtime";
-import {
-  createControlApp,
-  createGateControls,
-  createGatewayApp,
-  createTurnRunner,
-  GatewaySession,
-  GenerationGate,
-  resolveTokenizerPath,
-  SessionRegistry,
-} from "@relax/runtime";
+import type { ControlRecord, RolloutService, StatusResponse } from "@relax/rollout";
+import { createControlApp, createGateControls } from "@relax/rollout";
+import { createGatewayApp, createTurnRunner, GatewaySession, GenerationGate, SessionRegistry } from "@relax/agent-api";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { Hono } from "hono";
 import { percentile } from "../src/report/format-summary";

@@ -13,7 +13,8 @@ import { randomBytes } from "node:crypto";
 import { availableParallelism, loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
-import { measuredAutoShardCount, resolveConfig, resolveTokenizerPath, ShardPool } from "@relax/runtime";
+import { measuredAutoShardCount, ShardPool } from "@relax/agent-api";
+import { gatewayShardEntry, resolveConfig, resolveTokenizerPath } from "@relax/runtime";
 import pino from "pino";
 import { percentile } from "../src/report/format-summary";
 
@@ -51,7 +52,8 @@ async function measure(shards: number, sessions: number, turns: number, contextT
   );
   const pool = await ShardPool.start({
     size: shards,
-    config,
+    entry: gatewayShardEntry(),
+    config: config as unknown as Record<string, unknown>,
     cwd: process.cwd(),
     engine: { baseUrl: engineUrl },
     host: "127.0.0.1",

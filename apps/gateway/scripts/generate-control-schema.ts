@@ -4,7 +4,7 @@
  */
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { createControlJsonSchema } from "@relax/runtime";
+import { createControlJsonSchema } from "@relax/rollout";
 
 const target = fileURLToPath(new URL("../../../docs/trainer-api.schema.json", import.meta.url));
 writeFileSync(target, `${JSON.stringify(createControlJsonSchema(), null, 2)}\n`);

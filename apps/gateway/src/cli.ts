@@ -2,7 +2,8 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { RolloutConfigInput } from "@relax/runtime";
-import { ConfigError, readConfigFile, resolveConfig } from "@relax/runtime";
+import { ConfigError } from "@relax/rollout";
+import { readConfigFile, resolveConfig } from "@relax/runtime";
 import { Command } from "commander";
 import { addRolloutOptions, flagValues } from "./config/add-rollout-options";
 import { formatBanner } from "./report/format-banner";

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import { readTrainingRowsFile } from "@relax/export";
-import { createLogger, resolveConfig } from "@relax/runtime";
-import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/runtime/testing";
+import { createLogger } from "@relax/rollout";
+import { resolveConfig } from "@relax/runtime";
+import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/rollout/testing";
 import { describe, expect, it } from "vitest";
 import { runRollout } from "./run-rollout";
 

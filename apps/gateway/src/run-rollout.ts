@@ -1,20 +1,15 @@
 import { resolve } from "node:path";
 import type { TrainingRow } from "@relax/export";
-import type { LaunchAgent, RolloutConfig, RolloutRuntime, StepResult } from "@relax/runtime";
-import {
-  createLogger,
-  createRolloutRuntime,
-  type EvalRun,
-  evalRolloutIds,
-  hashRolloutConfig,
-  openRunDir,
-  StepDriver,
-} from "@relax/runtime";
+import type { LaunchAgent, StepResult } from "@relax/rollout";
+import type { RolloutConfig, RolloutRuntime } from "@relax/runtime";
+import { createLogger, type EvalRun, evalRolloutIds, openRunDir, StepDriver } from "@relax/rollout";
+import { createRolloutRuntime, hashRolloutConfig } from "@relax/runtime";
 import type { Logger } from "pino";
 import { formatBanner } from "./report/format-banner";
 import { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
+import { standinStarter } from "./standin-starter";
 
-export { BackendUnavailableError } from "@relax/runtime";
+export { BackendUnavailableError } from "@relax/agent-api";
 
 /** Where a run writes its human-facing output. */
 export interface RunIo {
@@ -69,6 +64,7 @@ export async function runRollout(config: RolloutConfig, io: RunIo = {}): Promise
       : undefined;
   const runtime = await createRolloutRuntime(config, {
     logger,
+    standin: standinStarter,
     ...(io.signal !== undefined ? { signal: io.signal } : {}),
     ...(io.launchAgent !== undefined ? { launchAgent: io.launchAgent } : {}),
   });

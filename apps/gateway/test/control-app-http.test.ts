@@ -1,7 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { ControlRecordSink, RolloutService } from "@relax/runtime";
-import { createControlApp } from "@relax/runtime";
+import type { ControlRecordSink, RolloutService } from "@relax/rollout";
+import { createControlApp } from "@relax/rollout";
 import { describe, expect, it } from "vitest";
 
 const TOKEN = "ctl-http-token";

@@ -1,13 +1,8 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
-import {
-  createGatewayApp,
-  createTurnRunner,
-  GatewaySession,
-  resolveTokenizerPath,
-  SessionRegistry,
-} from "@relax/runtime";
+import { createGatewayApp, createTurnRunner, GatewaySession, SessionRegistry } from "@relax/agent-api";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import type { Hono } from "hono";

@@ -7,7 +7,7 @@ import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTokenizer } from "@relax/chat";
 import { resolveTokenizerPath } from "@relax/runtime";
-import { createFakeLauncher } from "@relax/runtime/testing";
+import { createFakeLauncher } from "@relax/rollout/testing";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
 import { type ChatMessage, runLongTailSession } from "@relax-examples/long-tail-agent";
 

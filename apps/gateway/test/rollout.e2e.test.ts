@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { readTrainingRowsFile } from "@relax/export";
 import type { RolloutConfigInput } from "@relax/runtime";
-import { createLogger, resolveConfig } from "@relax/runtime";
+import { createLogger } from "@relax/rollout";
+import { resolveConfig } from "@relax/runtime";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runRollout } from "../src/run-rollout";
 import {

@@ -3,15 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTokenizer } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
-import {
-  type ControlRecord,
-  controlRecordSchema,
-  createLogger,
-  resolveConfig,
-  resolveTokenizerPath,
-  type StatusResponse,
-} from "@relax/runtime";
-import { createFakeLauncher } from "@relax/runtime/testing";
+import { type ControlRecord, controlRecordSchema, createLogger, type StatusResponse } from "@relax/rollout";
+import { resolveConfig, resolveTokenizerPath } from "@relax/runtime";
+import { createFakeLauncher } from "@relax/rollout/testing";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import { longTailPolicy } from "@relax-examples/long-tail-agent";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

@@ -3,16 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadTokenizer } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
-import type { ControlRecord, StatusResponse } from "@relax/runtime";
-import {
-  controlRecordSchema,
-  createLogger,
-  hashRolloutConfig,
-  readRunState,
-  resolveConfig,
-  resolveTokenizerPath,
-} from "@relax/runtime";
-import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/runtime/testing";
+import type { ControlRecord, StatusResponse } from "@relax/rollout";
+import { controlRecordSchema, createLogger, readRunState } from "@relax/rollout";
+import { hashRolloutConfig, resolveConfig, resolveTokenizerPath } from "@relax/runtime";
+import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/rollout/testing";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runRollout } from "../src/run-rollout";

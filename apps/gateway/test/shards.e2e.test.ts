@@ -3,10 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
 import type { TrainingRow } from "@relax/export";
-import type { GroupResult, RolloutConfigInput } from "@relax/runtime";
+import type { GroupResult } from "@relax/rollout";
+import type { RolloutConfigInput } from "@relax/runtime";
 import { createRolloutRuntime, resolveConfig } from "@relax/runtime";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { standinStarter } from "../src/standin-starter";
 import {
   AGENT_HOME_ENV,
   expectRowMatchesEngine,
@@ -149,7 +151,7 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
     const { logger, lines } = captureLogger();
     const runtime = await createRolloutRuntime(
       config({ agentEnv: ["AGENT_TURNS=2"], nSamplesPerPrompt: 2, rolloutBatchSize: 6 }),
-      { logger },
+      { logger, standin: standinStarter },
     );
     try {
       const shards = runtime.shards!;
@@ -223,7 +225,7 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
         rolloutBatchSize: 4,
         output: join(dir, "rows.jsonl"),
       }),
-      { logger },
+      { logger, standin: standinStarter },
     );
     try {
       const shards = runtime.shards!;
@@ -278,7 +280,7 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
         rolloutBatchSize: 3,
         gatewayShardTimeout: 2,
       }),
-      { logger },
+      { logger, standin: standinStarter },
     );
     try {
       const shards = runtime.shards!;
@@ -320,7 +322,7 @@ describe("--gateway-shards (real agent processes, stand-in engine)", () => {
           rolloutBatchSize: 2,
           engineSessions,
         }),
-        { logger: captureLogger().logger },
+        { logger: captureLogger().logger, standin: standinStarter },
       );
       const rows: TrainingRow[] = [];
       const shardsUsed = new Set<number>();

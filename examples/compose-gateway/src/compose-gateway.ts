@@ -1,13 +1,7 @@
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { buildTrainingRow, type TrainingRow } from "@relax/export";
 import { SessionForest } from "@relax/forest";
-import {
-  createGatewayApp,
-  createTurnRunner,
-  GatewaySession,
-  listenGateway,
-  SessionRegistry,
-} from "@relax/runtime";
+import { createGatewayApp, createTurnRunner, GatewaySession, listenGateway, SessionRegistry } from "@relax/agent-api";
 import { createSglangClient } from "@relax/sglang";
 import { createStandinEngine, scriptedPolicy } from "@relax/standin";
 import OpenAI from "openai";

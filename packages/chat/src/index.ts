@@ -34,14 +34,9 @@ export type {
   TurnUsage,
 } from "./generation/assistant-turn";
 export type { CanonicalRequest } from "./generation/canonical-request";
-// Media: images, the vision processor rule and vision renderers
-export {
-  collectImageUrls,
-  createVisionRenderer,
-  QWEN_IMAGE_PAD_TOKEN,
-  type VisionRenderer,
-  type VisionRendererOptions,
-} from "./media/create-vision-renderer";
+// Loading a tokenizer directory (tokenizer files and its chat templates, checked at load)
+export { loadTokenizer } from "./load-tokenizer";
+// Media: images and the vision processor rule
 export { type DataUriPayload, decodeDataUri } from "./media/decode-data-uri";
 export { bytesDigest, imageIdentity } from "./media/image-digest";
 export {
@@ -96,6 +91,19 @@ export {
   functionToolSchema,
 } from "./messages/function-tool";
 // Parsers
+export type {
+  ReasoningParseInput,
+  ReasoningParseResult,
+  ReasoningParser,
+} from "./parsers/contract/reasoning-parser";
+export type {
+  GenerationFinishReason,
+  ParsedToolCall,
+  ToolCallFailure,
+  ToolCallParseInput,
+  ToolCallParseResult,
+  ToolCallParser,
+} from "./parsers/contract/tool-call-parser";
 export { InvalidParserInputError } from "./parsers/invalid-parser-input-error";
 export {
   defaultStopMarkers,
@@ -115,15 +123,6 @@ export {
   createThinkTagReasoningParser,
   type ThinkTagReasoningOptions,
 } from "./parsers/reasoning/think-tag-reasoning-parser";
-export type { ReasoningParseInput, ReasoningParseResult, ReasoningParser } from "./parsers/reasoning-parser";
-export type {
-  GenerationFinishReason,
-  ParsedToolCall,
-  ToolCallFailure,
-  ToolCallParseInput,
-  ToolCallParseResult,
-  ToolCallParser,
-} from "./parsers/tool-call-parser";
 export { UnknownParserError } from "./parsers/unknown-parser-error";
 // Chat templates and observation deltas
 export {
@@ -134,6 +133,14 @@ export {
   type ObservationDeltaInput,
   type RendererTokenizer,
 } from "./template/create-chat-renderer";
+// Vision renderers: a chat renderer with the image processor rule
+export {
+  collectImageUrls,
+  createVisionRenderer,
+  QWEN_IMAGE_PAD_TOKEN,
+  type VisionRenderer,
+  type VisionRendererOptions,
+} from "./template/create-vision-renderer";
 export type { TemplateContentFormat } from "./template/detect-content-format";
 export { promptEndsInOpenThink, type ThinkTags } from "./template/prompt-ends-in-open-think";
 export { type RenderChatTemplateOptions, renderChatTemplate } from "./template/render-chat-template";
@@ -142,6 +149,6 @@ export type { MediaExpansion, TokenRenderer } from "./template/token-renderer";
 // Tokenizers
 export { type CreateTokenizerOptions, createTokenizer } from "./tokenizer/create-tokenizer";
 export { type HfDecodeOptions, HfTokenizer, type HfTokenizerInit } from "./tokenizer/hf-tokenizer";
-export { loadTokenizer } from "./tokenizer/load-tokenizer";
+export { resolveTokenizerPath } from "./tokenizer/resolve-tokenizer-path";
 export type { TextTokenizer } from "./tokenizer/text-tokenizer";
 export type { GenerationConfig, TokenizerConfig, TokenizerJson } from "./tokenizer/tokenizer-files";

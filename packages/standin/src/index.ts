@@ -12,8 +12,9 @@
 export { constantPolicy } from "./policies/constant-policy";
 export { echoPolicy } from "./policies/echo-policy";
 export { type ScriptedPolicy, scriptedPolicy } from "./policies/scripted-policy";
+export type { StandinPolicy, StandinPolicyOutput, StandinPolicyRequest } from "./policies/standin-policy";
 export { createStandinEngine } from "./standin-engine";
 export type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
 export type { StandinFault, StandinFaultRule } from "./standin-faults";
-export type { StandinPolicy, StandinPolicyOutput, StandinPolicyRequest } from "./standin-policy";
 export type { StandinRequestSnapshot } from "./standin-scheduler";
+export { type StartedStandin, startStandin } from "./start-standin";

@@ -1,5 +1,5 @@
 import type { TrainingRow } from "@relax/export";
-import { RunReporter } from "@relax/runtime";
+import { RunReporter } from "@relax/rollout";
 import { describe, expect, it } from "vitest";
 import { formatSummary, summarizeRun } from "./format-summary";
 

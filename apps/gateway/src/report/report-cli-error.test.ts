@@ -1,12 +1,7 @@
 import { TokenizerLoadError, UnknownParserError } from "@relax/chat";
 import { ExportConfigError, FunctionLoadError } from "@relax/export";
-import {
-  BackendUnavailableError,
-  ConfigError,
-  DatasetError,
-  RolloutInterruptedError,
-  RolloutStalledError,
-} from "@relax/runtime";
+import { BackendUnavailableError } from "@relax/agent-api";
+import { ConfigError, DatasetError, RolloutInterruptedError, RolloutStalledError } from "@relax/rollout";
 import { ViewInputError } from "@relax/view";
 import { describe, expect, it } from "vitest";
 import { reportCliError } from "./report-cli-error";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { ConfigError } from "@relax/runtime";
+import { ConfigError } from "@relax/rollout";
 
 /**
  * Where the control token of `relax serve` came from; `file` with `reused: true` is a token an earlier run

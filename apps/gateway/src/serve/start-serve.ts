@@ -1,21 +1,12 @@
 import { resolve } from "node:path";
-import type { LaunchAgent, RolloutConfig } from "@relax/runtime";
-import {
-  CONTROL_BASE_PATH,
-  ControlError,
-  createControlApp,
-  createLogger,
-  createRolloutRuntime,
-  createRolloutService,
-  hashRolloutConfig,
-  openRunDir,
-  type RolloutRuntime,
-  type RolloutService,
-  type ServeService,
-} from "@relax/runtime";
+import type { LaunchAgent } from "@relax/rollout";
+import type { RolloutConfig } from "@relax/runtime";
+import { CONTROL_BASE_PATH, ControlError, createControlApp, createLogger, createRolloutService, openRunDir, type RolloutService, type ServeService } from "@relax/rollout";
+import { createRolloutRuntime, hashRolloutConfig, type RolloutRuntime } from "@relax/runtime";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
 import { type ControlTokenSource, resolveControlToken } from "./resolve-control-token";
+import { standinStarter } from "../standin-starter";
 
 /** Options of {@link startServe}. */
 export interface ServeIo {
@@ -96,6 +87,7 @@ export async function startServe(config: RolloutConfig, io: ServeIo = {}): Promi
   const signal = io.signal !== undefined ? AbortSignal.any([io.signal, closing.signal]) : closing.signal;
   const runtime = await createRolloutRuntime(config, {
     logger,
+    standin: standinStarter,
     cwd,
     routes: control,
     controlToken: token,

@@ -1,17 +1,6 @@
 import { RelaxError } from "@relax/chat";
-import {
-  ConfigError,
-  ControlError,
-  DatasetError,
-  GatePauseCancelledError,
-  GatePauseTimeoutError,
-  GenerationAbortedError,
-  GroupDroppedError,
-  RolloutInterruptedError,
-  RolloutStalledError,
-  SessionNotFoundError,
-  UnknownEvalDatasetError,
-} from "@relax/runtime";
+import { ConfigError, ControlError, DatasetError, RolloutInterruptedError, RolloutStalledError, UnknownEvalDatasetError } from "@relax/rollout";
+import { GatePauseCancelledError, GatePauseTimeoutError, GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "@relax/agent-api";
 import { describe, expect, it } from "vitest";
 import * as gateway from "../index";
 import { BackendUnavailableError } from "../run-rollout";

@@ -1,29 +1,12 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
-import { ERROR_EXIT, hasMarker, RelaxError, reasoningParserNames, toolCallParserNames } from "@relax/chat";
+import { reasoningParserNames, toolCallParserNames } from "@relax/chat";
+import { ConfigError } from "@relax/rollout";
 import { parse as parseYaml } from "yaml";
-import { createRequestClassifier } from "../service/request-class/classify-request";
+import { createRequestClassifier } from "@relax/agent-api";
 import { applyRequestClassPolicyFlag } from "./request-class-policy-flag";
 import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
-
-const configErrorSymbol = Symbol.for("relax.error.ConfigError");
-
-/** A configuration that cannot run; the message names the flag or key. */
-export class ConfigError extends RelaxError {
-  readonly [configErrorSymbol] = true;
-  /** Ends a command line with exit 2 and the message alone (see `ErrorExitCategory`). */
-  readonly [ERROR_EXIT] = "config" as const;
-
-  constructor({ message, cause }: { message: string; cause?: unknown }) {
-    super({ name: "ConfigError", message, cause });
-  }
-
-  /** True for any `ConfigError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is ConfigError {
-    return hasMarker(error, "relax.error.ConfigError");
-  }
-}
 
 /** `agentic-concurrency` → `agenticConcurrency`. */
 export function camelCaseKey(key: string): string {

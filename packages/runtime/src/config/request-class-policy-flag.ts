@@ -1,4 +1,4 @@
-import { parseRequestClassPolicies } from "../service/request-class/classify-request";
+import { parseRequestClassPolicies } from "@relax/agent-api";
 
 /**
  * Folds `--request-class-policy CLASS=POLICY` (repeatable; config key `request-class-policy`, a list)

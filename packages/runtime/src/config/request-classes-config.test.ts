@@ -2,7 +2,8 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ConfigError, readConfigFile, resolveConfig } from "./load-config";
+import { ConfigError } from "@relax/rollout";
+import { readConfigFile, resolveConfig } from "./load-config";
 
 const minimal = {
   promptData: "test/fixtures/data.jsonl",

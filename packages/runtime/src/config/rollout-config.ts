@@ -1,7 +1,7 @@
 import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
 import { z } from "zod";
-import { requestClassConfigSchema } from "../service/request-class/classify-request";
-import { evalPromptDataSchema } from "./eval-prompt-data";
+import { requestClassConfigSchema } from "@relax/agent-api";
+import { evalPromptDataSchema } from "@relax/rollout";
 
 /**
  * The `relax rollout` configuration. Keys use the camelCase form of the flag names (see docs/contract.md)

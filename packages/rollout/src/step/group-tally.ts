@@ -1,0 +1,117 @@
+import { appendFile, stat } from "node:fs/promises";
+import type { Logger } from "pino";
+import type { RunReporter } from "../report/run-reporter";
+import type { EngineHealth } from "../engine/engine-health";
+import { RolloutStalledError } from "../errors/rollout-stalled-error";
+import type { GroupResult } from "../group/run-group";
+
+/** A Group that ended without rows. */
+export type DroppedGroup = Extract<GroupResult, { kind: "dropped" }>;
+
+/**
+ * Reasons a Group ends without rows that are not drops: the run or step ended under it (`interrupted`), or it
+ * finished after its step's batch was complete (`over_sampled`). Neither counts in `dropped_groups` nor in the
+ * consecutive-drop budget.
+ */
+export const NOT_A_DROP: ReadonlySet<string> = new Set(["interrupted", "over_sampled"]);
+
+/** True for a Group that counts as dropped (see {@link NOT_A_DROP}). */
+export function isDroppedGroup(result: GroupResult): result is DroppedGroup {
+  return result.kind === "dropped" && !NOT_A_DROP.has(result.reason);
+}
+
+/** What {@link GroupTally.record} made of a Group. */
+export type TallyKind = "exported" | "dropped" | "not_counted";
+
+/** Options of {@link GroupTally}. */
+export interface GroupTallyOptions {
+  rolloutId: number;
+  /** Drops in a row (backend drops aside) after which the step stalls. */
+  maxConsecutiveDrops: number;
+  logger: Logger;
+  reporter: RunReporter;
+  engineHealth?: EngineHealth | undefined;
+}
+
+/**
+ * The accounting of one step's finished Groups, the same for train and eval steps: exported ones reset the
+ * consecutive-drop count, dropped ones are logged (one WARN line: reason and headline; the agent's log tail in
+ * `details`) and reported, and count towards `maxConsecutiveDrops` unless the backend caused them (engine
+ * down, a gateway shard died: they say nothing about the agent). The step stalls
+ * ({@link GroupTally.stalled}) when the engine is declared down or the budget is spent.
+ */
+export class GroupTally {
+  readonly #options: GroupTallyOptions;
+  #consecutiveDrops = 0;
+  #stalled: RolloutStalledError | undefined;
+
+  constructor(options: GroupTallyOptions) {
+    this.#options = options;
+  }
+
+  /** The reason the step must stop, once it must; undefined while it may go on. */
+  get stalled(): RolloutStalledError | undefined {
+    return this.#stalled;
+  }
+
+  /** Counts one finished Group; see the class. */
+  record(result: GroupResult): TallyKind {
+    const { reporter } = this.#options;
+    if (result.kind === "exported") {
+      this.#consecutiveDrops = 0;
+      reporter.groupExported(result);
+      return "exported";
+    }
+    if (!isDroppedGroup(result)) return "not_counted";
+    const { engineHealth, rolloutId } = this.#options;
+    if (!engineHealth?.isBackendDrop(result) && result.reason !== "shard_failed") this.#consecutiveDrops++;
+    logDrop(this.#options.logger, rolloutId, result);
+    reporter.groupDropped(result);
+    const outage = engineHealth?.failure;
+    if (outage !== undefined) this.#stall(`rollout ${rolloutId}: ${outage.message}`, outage);
+    if (this.#consecutiveDrops >= this.#options.maxConsecutiveDrops) {
+      this.#stall(
+        `rollout ${rolloutId}: ${this.#consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
+      );
+    }
+    return "dropped";
+  }
+
+  #stall(message: string, cause?: unknown): void {
+    this.#stalled ??= new RolloutStalledError({ message, ...(cause !== undefined ? { cause } : {}) });
+  }
+}
+
+/**
+ * One WARN line per dropped Group, readable by a person: the reason and the message's headline, and the last
+ * line of the agent's log tail (`last_log_line`) with the session logs to open (`logs`). The whole message
+ * (log tail, a stack) goes to DEBUG and is appended to each session's log file that still exists, so nothing
+ * is lost while the console stays one line per drop.
+ */
+export function logDrop(logger: Logger, rolloutId: number, result: DroppedGroup): void {
+  const [headline, ...details] = result.message.split("\n");
+  const lastLine = details.map((line) => line.trim()).findLast((line) => line !== "");
+  const logs = result.outcomes.flatMap((outcome) => (outcome.logPath ? [outcome.logPath] : []));
+  const fields = {
+    rollout: rolloutId,
+    group: result.groupId,
+    reason: result.reason,
+    prompt_index: result.prompt.index,
+  };
+  logger.warn(
+    {
+      ...fields,
+      ...(lastLine !== undefined ? { last_log_line: lastLine.slice(0, 240) } : {}),
+      ...(logs.length > 0 ? { logs } : {}),
+    },
+    `AGENTIC Dropped 1 group: ${headline}`,
+  );
+  if (details.length === 0) return;
+  logger.debug({ ...fields, details: details.join("\n").slice(-4000) }, "dropped Group: full message");
+  const entry = `\n[relax] Group ${result.groupId} dropped (${result.reason}): ${result.message}\n`;
+  for (const path of logs) {
+    void stat(path)
+      .then(() => appendFile(path, entry))
+      .catch(() => undefined);
+  }
+}
