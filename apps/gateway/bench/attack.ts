@@ -17,9 +17,9 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
+import { ShardPool } from "@relax/agent-api";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { gatewayShardEntry, resolveConfig, resolveTokenizerPath } from "@relax/runtime";
-import { ShardPool } from "@relax/agent-api";
 import pino from "pino";
 import { percentile } from "../src/report/format-summary";
 

@@ -38,11 +38,9 @@
 // configuration; read the ratios of the same round, not the seconds.
 import { performance as nodePerformance } from "node:perf_hooks";
 import { Writable } from "node:stream";
-import type { PromptItem } from "@relax/rollout";
-import type { CrossStepOptions } from "@relax/rollout";
+import type { CrossStepOptions, PromptItem } from "@relax/rollout";
 import { createLogger, RolloutController, RunReporter } from "@relax/rollout";
-import { createFakeLauncher } from "@relax/rollout/testing";
-import { createTestGroupGateway } from "@relax/rollout/testing";
+import { createFakeLauncher, createTestGroupGateway } from "@relax/rollout/testing";
 import { type ChatMessage, longTailPolicy, runLongTailSession } from "@relax-examples/long-tail-agent";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);

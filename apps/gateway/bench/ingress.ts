@@ -36,9 +36,17 @@ import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { serve } from "@hono/node-server";
+import {
+  createEncodeOffload,
+  createGatewayApp,
+  createTurnRunner,
+  EncodePool,
+  encodeWorkers,
+  GatewaySession,
+  SessionRegistry,
+} from "@relax/agent-api";
 import { createChatRenderer, HfTokenizer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
-import { createEncodeOffload, createGatewayApp, createTurnRunner, EncodePool, encodeWorkers, GatewaySession, SessionRegistry } from "@relax/agent-api";
 import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { percentile } from "../src/report/format-summary";

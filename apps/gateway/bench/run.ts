@@ -8,9 +8,15 @@ import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { serve } from "@hono/node-server";
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  SessionRegistry,
+  type TurnEvent,
+} from "@relax/agent-api";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
-import { createGatewayApp, createTurnRunner, GatewaySession, SessionRegistry, type TurnEvent } from "@relax/agent-api";
 import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { percentile } from "../src/report/format-summary";

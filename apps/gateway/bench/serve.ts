@@ -16,12 +16,18 @@ import { loadavg } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { serve } from "@hono/node-server";
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  GenerationGate,
+  SessionRegistry,
+} from "@relax/agent-api";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { abortCountOf, type TrainingRow, trainingRowSchema } from "@relax/export";
 import { SessionForest } from "@relax/forest";
 import type { ControlRecord, RolloutService, StatusResponse } from "@relax/rollout";
 import { createControlApp, createGateControls } from "@relax/rollout";
-import { createGatewayApp, createTurnRunner, GatewaySession, GenerationGate, SessionRegistry } from "@relax/agent-api";
 import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { Hono } from "hono";

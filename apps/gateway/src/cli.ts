@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import type { RolloutConfigInput } from "@relax/runtime";
 import { ConfigError } from "@relax/rollout";
+import type { RolloutConfigInput } from "@relax/runtime";
 import { readConfigFile, resolveConfig } from "@relax/runtime";
 import { Command } from "commander";
 import { addRolloutOptions, flagValues } from "./config/add-rollout-options";

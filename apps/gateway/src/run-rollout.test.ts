@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { readTrainingRowsFile } from "@relax/export";
 import { createLogger } from "@relax/rollout";
-import { resolveConfig } from "@relax/runtime";
 import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/rollout/testing";
+import { resolveConfig } from "@relax/runtime";
 import { describe, expect, it } from "vitest";
 import { runRollout } from "./run-rollout";
 

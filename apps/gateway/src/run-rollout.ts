@@ -1,13 +1,13 @@
 import { resolve } from "node:path";
 import type { TrainingRow } from "@relax/export";
 import type { LaunchAgent, StepResult } from "@relax/rollout";
-import type { RolloutConfig, RolloutRuntime } from "@relax/runtime";
 import { createLogger, type EvalRun, evalRolloutIds, openRunDir, StepDriver } from "@relax/rollout";
+import type { RolloutConfig, RolloutRuntime } from "@relax/runtime";
 import { createRolloutRuntime, hashRolloutConfig } from "@relax/runtime";
 import type { Logger } from "pino";
+import { standinStarter } from "./engine/standin-starter";
 import { formatBanner } from "./report/format-banner";
 import { formatSummary, type RunSummary, summarizeRun } from "./report/format-summary";
-import { standinStarter } from "./standin-starter";
 
 export { BackendUnavailableError } from "@relax/agent-api";
 

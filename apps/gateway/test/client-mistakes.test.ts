@@ -1,6 +1,6 @@
+import { createGatewayApp, createTurnRunner, GatewaySession, SessionRegistry } from "@relax/agent-api";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
-import { createGatewayApp, createTurnRunner, GatewaySession, SessionRegistry } from "@relax/agent-api";
 import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine } from "@relax/standin";

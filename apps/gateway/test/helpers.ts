@@ -6,8 +6,8 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadTokenizer } from "@relax/chat";
-import { resolveTokenizerPath } from "@relax/runtime";
 import { createFakeLauncher } from "@relax/rollout/testing";
+import { resolveTokenizerPath } from "@relax/runtime";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
 import { type ChatMessage, runLongTailSession } from "@relax-examples/long-tail-agent";
 

@@ -1,7 +1,13 @@
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  GenerationGate,
+  SessionRegistry,
+} from "@relax/agent-api";
 import { createChatRenderer, loadTokenizer, type TextTokenizer } from "@relax/chat";
 import { buildTrainingRow, trainingRowSchema } from "@relax/export";
 import { SessionForest } from "@relax/forest";
-import { createGatewayApp, createTurnRunner, GatewaySession, GenerationGate, SessionRegistry } from "@relax/agent-api";
 import { resolveTokenizerPath } from "@relax/runtime";
 import { createSglangClient, type SglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";

@@ -8,7 +8,7 @@ import type { RolloutConfigInput } from "@relax/runtime";
 import { createRolloutRuntime, resolveConfig } from "@relax/runtime";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { standinStarter } from "../src/standin-starter";
+import { standinStarter } from "../src/engine/standin-starter";
 import {
   AGENT_HOME_ENV,
   expectRowMatchesEngine,

@@ -1,7 +1,13 @@
+import {
+  createGatewayApp,
+  createTurnRunner,
+  GatewaySession,
+  listenGateway,
+  SessionRegistry,
+} from "@relax/agent-api";
 import { createChatRenderer, loadTokenizer } from "@relax/chat";
 import { buildTrainingRow, type TrainingRow } from "@relax/export";
 import { SessionForest } from "@relax/forest";
-import { createGatewayApp, createTurnRunner, GatewaySession, listenGateway, SessionRegistry } from "@relax/agent-api";
 import { createSglangClient } from "@relax/sglang";
 import { createStandinEngine, scriptedPolicy } from "@relax/standin";
 import OpenAI from "openai";

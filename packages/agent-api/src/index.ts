@@ -57,9 +57,9 @@ export {
   REQUEST_CLASS_POLICIES,
   REQUEST_CLASSES,
   type RequestClass,
-  requestClassConfigSchema,
   type RequestClassifier,
   type RequestClassPolicy,
+  requestClassConfigSchema,
 } from "./request-class/classify-request";
 // Sessions
 export { GatewaySession } from "./session/gateway-session";

@@ -5,10 +5,10 @@
  * Cannot measure: other tokenizers or templates than Qwen3's, or the gateway around the renderer.
  */
 import { Bench } from "tinybench";
+import { loadTokenizer } from "../src/load-tokenizer";
 import type { ChatMessage } from "../src/messages/chat-message";
 import type { FunctionTool } from "../src/messages/function-tool";
 import { createChatRenderer } from "../src/template/create-chat-renderer";
-import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
 
 const tools: FunctionTool[] = [
   {

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadTokenizer } from "../src/load-tokenizer";
 import type { ChatMessage } from "../src/messages/chat-message";
 import type { ConversationState } from "../src/messages/function-tool";
 import { type ChatRenderer, createChatRenderer } from "../src/template/create-chat-renderer";
 import type { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
-import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
 import { type ConversationGolden, conversation, type PromptGolden, prompt, readGoldens } from "./goldens";
 
 const IM_START = 151644;

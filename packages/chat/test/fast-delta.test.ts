@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadTokenizer } from "../src/load-tokenizer";
 import type { ChatMessage } from "../src/messages/chat-message";
 import type { ChatTemplateKwargs, FunctionTool } from "../src/messages/function-tool";
 import { type ChatRenderer, createChatRenderer } from "../src/template/create-chat-renderer";
 import { fastDeltaWriterFor } from "../src/template/fast-observation-delta";
 import type { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
-import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
 
 const IM_START = 151644;
 const IM_END = 151645;

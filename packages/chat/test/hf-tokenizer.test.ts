@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadTokenizer } from "../src/load-tokenizer";
 import type { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
-import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
 import { readGoldens } from "./goldens";
 
 const goldens = readGoldens("qwen3");

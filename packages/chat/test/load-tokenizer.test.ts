@@ -2,8 +2,8 @@ import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { TokenizerLoadError } from "../src/errors/tokenizer-load-error";
+import { loadTokenizer } from "../src/load-tokenizer";
 import { createTokenizer } from "../src/tokenizer/create-tokenizer";
-import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
 import { tinyTokenizerJson, writeTokenizerDir } from "./tiny-tokenizer";
 
 async function loadError(source: string): Promise<TokenizerLoadError> {

@@ -2,11 +2,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { ChatTemplateError } from "../src/errors/chat-template-error";
 import { ObservationDeltaError, type ObservationDeltaFailure } from "../src/errors/observation-delta-error";
 import { RelaxError } from "../src/errors/relax-error";
+import { loadTokenizer } from "../src/load-tokenizer";
 import type { ChatMessage } from "../src/messages/chat-message";
 import { createChatRenderer } from "../src/template/create-chat-renderer";
 import { createTokenizer } from "../src/tokenizer/create-tokenizer";
 import type { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
-import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
 import { tinyTokenizerJson } from "./tiny-tokenizer";
 
 let tokenizer: HfTokenizer;

@@ -1,8 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
+import { loadTokenizer } from "../src/load-tokenizer";
 import type { ChatMessage } from "../src/messages/chat-message";
 import { type ChatRenderer, createChatRenderer } from "../src/template/create-chat-renderer";
 import type { HfTokenizer } from "../src/tokenizer/hf-tokenizer";
-import { loadTokenizer } from "../src/tokenizer/load-tokenizer";
 import { type GoldenFile, readGoldens } from "./goldens";
 
 /** prompt(turn 1) ++ response ++ delta ++ … must equal every golden step (both templates are prefix-stable). */

@@ -14,7 +14,6 @@ export { type ExportConfig, type ExportConfigInput, exportConfigSchema } from ".
 export { type LoadFunctionOptions, loadFunction } from "./config/load-function";
 export {
   assertExportConfig,
-  type ExportConfigIssue,
   type ExportConfigValidation,
   validateExportConfig,
 } from "./config/validate-export-config";
@@ -59,7 +58,7 @@ export {
 export { debugDumpPath, type WriteDebugDumpOptions, writeDebugDump } from "./debug/write-debug-dump";
 // Errors
 export { AdvantageResultError } from "./errors/advantage-result-error";
-export { ExportConfigError } from "./errors/export-config-error";
+export { ExportConfigError, type ExportConfigIssue } from "./errors/export-config-error";
 export { FunctionLoadError } from "./errors/function-load-error";
 export { GroupSizeError } from "./errors/group-size-error";
 export { RewardValueError } from "./errors/reward-value-error";

@@ -37,7 +37,6 @@ export type {
 export { SessionForest } from "./session-forest";
 export type {
   BeginTurnOptions,
-  CommitResponseInput,
   CommitResult,
   ExportMatch,
   ForestStats,
@@ -46,4 +45,5 @@ export type {
 } from "./session-forest-types";
 // Snapshots
 export { type ForestSnapshot, forestSnapshotSchema } from "./snapshot/forest-snapshot";
+export type { CommitResponseInput } from "./turn/commit-response-input";
 export type { TurnPlan, TurnRecord, TurnStatus } from "./turn/turn-record";

@@ -1,6 +1,6 @@
-import type { AssistantMessage, TokenRenderer } from "@relax/chat";
-import type { ObservationNode, ResponseFinishReason, ResponseNode, TurnTiming } from "./node/forest-node";
-import type { TransitionClass, WeightVersionSpan } from "./sample/training-sample";
+import type { TokenRenderer } from "@relax/chat";
+import type { ObservationNode, ResponseNode } from "./node/forest-node";
+import type { TransitionClass } from "./sample/training-sample";
 
 /**
  * How edits of committed responses in a request are treated:
@@ -48,25 +48,6 @@ export interface BeginTurnOptions {
    * segment as a sibling context instead of refusing the non-linear history. Ignored for a turn that continues an existing subtree.
    */
   segment?: "compaction";
-}
-
-/** What the engine returned for a turn, given to {@link SessionForest.commitResponse}. */
-export interface CommitResponseInput {
-  /** Generated token ids exactly as the engine returned them (SGLang `output_ids`), stop token included. */
-  outputIds: ArrayLike<number>;
-  /** Rollout logprob (natural log) of each generated token, 1:1 with `outputIds`. */
-  logprobs: ArrayLike<number>;
-  /** Engine finish reason; `abort` commits a partial generation (sample status `aborted`). */
-  finishReason: ResponseFinishReason;
-  /** The canonical assistant message parsed from `outputIds` (reasoning and tool calls included). */
-  message: AssistantMessage;
-  /** Weight version that generated every token (when one version did). */
-  weightVersion?: string;
-  /** Weight versions per token span (`[start, end)` over `outputIds`, tiling it), e.g. across a partial-rollout resume. */
-  weightVersionSpans?: readonly WeightVersionSpan[];
-  timing?: TurnTiming;
-  /** Free-form JSON kept on the response node. */
-  metadata?: Record<string, unknown>;
 }
 
 /** Result of {@link SessionForest.commitResponse}. */

@@ -1,5 +1,7 @@
 import type { ChatMessage, ConversationState, FunctionTool, TokenRenderer } from "@relax/chat";
 import { sameJson } from "@relax/chat/internal";
+import { buildTrainingSample } from "./build-sample";
+import { computeForestStats } from "./compute-forest-stats";
 import { redactionPattern } from "./drift/compare-text";
 import { DEFAULT_REDACTION_MARKERS, formatHistoryEdit, type HistoryEdit } from "./drift/history-edit";
 import { ExportMatchError } from "./errors/export-match-error";
@@ -8,7 +10,6 @@ import { SessionContextLengthError } from "./errors/session-context-length-error
 import { StateConflictError } from "./errors/state-conflict-error";
 import { UnknownStateError } from "./errors/unknown-state-error";
 import { collectImageData, collectPrefix, collectPrefixArray, trainLength } from "./node/collect-prefix";
-import { computeForestStats } from "./node/compute-forest-stats";
 import {
   addChild,
   type ForestNode,
@@ -21,11 +22,9 @@ import {
   type ResponseNode,
   storeNode,
 } from "./node/forest-node";
-import { buildTrainingSample } from "./sample/build-sample";
 import type { TrainingSample } from "./sample/training-sample";
 import type {
   BeginTurnOptions,
-  CommitResponseInput,
   CommitResult,
   ExportMatch,
   ForestStats,
@@ -36,13 +35,40 @@ import { type ForestSnapshot, readSnapshot, writeSnapshot } from "./snapshot/for
 import { type MatchContext, matchState } from "./state/match-state";
 import { chainStateHash, hashConversationState, ROOT_STATE_HASH, seedStateHash } from "./state/state-hash";
 import { checkNewMessages, checkState, checkSubtreeOptions } from "./turn/check-state";
+import type { CommitResponseInput } from "./turn/commit-response-input";
 import { placeObservation } from "./turn/place-observation";
-import { type RenderedObservation, renderObservation } from "./turn/render-observation";
+import {
+  type RenderedObservation,
+  type RenderObservationOptions,
+  renderObservation,
+} from "./turn/render-observation";
 import { turnBudget } from "./turn/turn-budget";
 import type { TurnPlan, TurnRecord } from "./turn/turn-record";
 import { checkCommitInput, checkMetadata } from "./turn/validate-response";
 
 type MutableTurn = Mutable<TurnRecord> & { toleratedEdits: string[]; edits: HistoryEdit[] };
+
+/**
+ * A turn's new observation, rendered and placed but not yet stored: what {@link SessionForest.beginTurn}
+ * hands to its one mutation before the turn record. It is the render request ({@link renderObservation}'s
+ * parent, the observation's own messages, the subtree's tools and kwargs) plus its tokens and what the
+ * forest records about it.
+ */
+interface NewObservation extends RenderObservationOptions {
+  /** The observation's tokens, as rendered under `parent`. */
+  rendered: RenderedObservation;
+  /** State hash of the whole request state. */
+  stateHash: string;
+  /** Messages of the whole state (the lineage's plus the observation's). */
+  messageCount: number;
+  /** The subtree's seed, kept when the observation opens a subtree (`parent` is the root). */
+  seed: string;
+  /** An unanswered observation the new one replaces (it gets a `supersededBy` link). */
+  supersede: InternalObservation | undefined;
+  /** Whether the observation starts a new segment (then it records `resetFrom`). */
+  startsSegment: boolean;
+  turnId: number;
+}
 
 /**
  * The committed conversation states of one session (see docs/contract.md#sessionforest): a technical root,
@@ -207,16 +233,13 @@ export class SessionForest {
     let target = placement.target;
     const { attachTo, supersede, transition, linear, edits } = placement;
 
+    let observation: RenderObservationOptions | undefined;
     let rendered: RenderedObservation | undefined;
     if (target === undefined) {
       checkNewMessages(messages, match.depth);
       if (attachTo!.kind === "root") checkSubtreeOptions(tools, chatTemplateKwargs);
-      rendered = renderObservation(this.#renderer, {
-        parent: attachTo!,
-        messages: placement.messages,
-        tools,
-        chatTemplateKwargs,
-      });
+      observation = { parent: attachTo!, messages: placement.messages, tools, chatTemplateKwargs };
+      rendered = renderObservation(this.#renderer, observation);
     }
     const { promptTokens, trainPromptTokens, budget } = turnBudget({
       base: target ?? attachTo!,
@@ -233,13 +256,10 @@ export class SessionForest {
     const turnId = this.#turns.length;
     if (target === undefined) {
       target = this.#commitObservation({
-        parent: attachTo!,
+        ...observation!,
+        rendered: rendered!,
         stateHash: match.stateHash,
         messageCount: messages.length,
-        messages: placement.messages,
-        rendered: rendered!,
-        tools,
-        chatTemplateKwargs,
         seed,
         supersede,
         startsSegment,
@@ -274,21 +294,7 @@ export class SessionForest {
    * subtree settings and seed when it opens a subtree (with `resetFrom` when it starts a new segment),
    * the parent's child link, and the superseded observation's link to it.
    */
-  #commitObservation(input: {
-    parent: InternalRoot | InternalResponse;
-    stateHash: string;
-    /** Messages of the whole state (the lineage's plus the observation's). */
-    messageCount: number;
-    /** The observation's own messages (copied). */
-    messages: ChatMessage[];
-    rendered: RenderedObservation;
-    tools: FunctionTool[];
-    chatTemplateKwargs: ConversationState["chatTemplateKwargs"];
-    seed: string;
-    supersede: InternalObservation | undefined;
-    startsSegment: boolean;
-    turnId: number;
-  }): InternalObservation {
+  #commitObservation(input: NewObservation): InternalObservation {
     const { parent, rendered, tools, chatTemplateKwargs, seed, supersede } = input;
     const node = storeNode<InternalObservation>({
       kind: "observation",
@@ -662,13 +668,7 @@ export class SessionForest {
    * an identical forest.
    */
   toSnapshot(): ForestSnapshot {
-    return writeSnapshot({
-      sessionId: this.sessionId,
-      rolloutId: this.rolloutId,
-      policy: this.policy,
-      maxContextTokens: this.maxContextTokens,
-      metadata: this.metadata,
-      redactionMarkers: this.redactionMarkers,
+    return writeSnapshot(this, {
       latestResponse: this.#latestResponse,
       nodes: [...this.#nodes.values()],
       turns: this.#turns,

@@ -15,7 +15,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Bench } from "tinybench";
-import { LocalProcessBackend, launchAgentSession, parseSessionOutput } from "../src/index";
+import { LocalProcessBackend, launchAgentSession } from "../src/index";
+import { parseSessionOutput } from "../src/internal/index";
 import { resolveReaperBinary } from "../src/process/resolve-reaper-binary";
 
 const sessions = Number(process.env.BENCH_SESSIONS ?? 500);

@@ -4,33 +4,18 @@
  * trees supervised by a child subreaper (`relax-reaper`), active-time timeouts, output parsing, and the
  * Agent Harness × Sandbox Backend interfaces with lifecycle hooks.
  *
- * This file is the public contract: launching sessions, the process contract, session input and output,
- * sandboxes, harnesses, hooks and the typed errors. Process-level building blocks are not exported.
+ * This file is the public contract, what a consumer composes with: launching sessions, the agent
+ * environment policy, session input and output, the sandbox backends and the harness / sandbox / hook
+ * interfaces, and the typed errors. The building blocks behind them (the contract's paths and env layering,
+ * output parsing, option types of the backends, session-folder sweeping) are in `@relax/launcher/internal`
+ * (unstable); process-level pieces (supervised spawning, `/proc` scans, log tails, the active timer) are not
+ * exported.
  */
 
-// Configuration and the process contract
-export {
-  type AgentEnvInheritPolicy,
-  DEFAULT_INHERITED_ENV,
-  findSecretLookingNames,
-  parseAgentEnvInherit,
-  selectInheritedEnv,
-} from "./config/agent-env-policy";
-export { type AgentEnvInput, assertNoReservedEnvKeys, parseAgentEnv } from "./config/parse-agent-env";
-export {
-  type AgentProcessConfig,
-  type AgentProcessConfigInput,
-  resolveAgentProcessConfig,
-} from "./config/resolve-agent-process-config";
-export {
-  buildAgentEnv,
-  buildContractEnv,
-  RELAX_ENV,
-  type RolloutMode,
-  type SessionIdentity,
-  type SessionIoPaths,
-  sessionIoPaths,
-} from "./contract/agent-process-contract";
+// The agent environment
+export { findSecretLookingNames, parseAgentEnvInherit, selectInheritedEnv } from "./config/agent-env-policy";
+export { parseAgentEnv } from "./config/parse-agent-env";
+export { RELAX_ENV } from "./contract/agent-process-contract";
 // Errors
 export { AgentConfigError } from "./errors/agent-config-error";
 export { AgentExecutionError, type AgentFailureKind } from "./errors/agent-execution-error";
@@ -43,66 +28,21 @@ export { SessionInputError } from "./errors/session-input-error";
 export { SessionOutputError } from "./errors/session-output-error";
 // Harnesses and hooks
 export type { AgentCommand, AgentHarness, HarnessContext } from "./harness/agent-harness";
-export { createCommandHarness } from "./harness/create-command-harness";
 export type { LifecycleHooks } from "./harness/lifecycle-hooks";
-// Session input
-export {
-  type BuildSessionInputOptions,
-  buildSessionInput,
-  type SessionPrompt,
-} from "./input/build-session-input";
-export type { ImageSource } from "./input/image-source";
-export { type SessionInput, sessionInputSchema } from "./input/session-input";
-// Session output
-export { parseSessionOutput } from "./output/parse-session-output";
-export { readSessionOutput } from "./output/read-session-output";
-export type {
-  ExportRecord,
-  ParsedSessionOutput,
-  Reward,
-  SessionOutput,
-  SessionOutputWarning,
-  TurnRewards,
-} from "./output/session-output";
-export type { AgentMounts, ProcessExit } from "./process/agent-process";
-export { DEFAULT_AGENT_LOG_MAX_BYTES } from "./process/capped-log";
-// Sandboxes
-export { BwrapBackend, type BwrapBackendOptions, type BwrapNetwork } from "./sandbox/bwrap-backend";
-export {
-  type AgentNetwork,
-  LocalProcessBackend,
-  type LocalProcessBackendOptions,
-  type LocalSandboxLayout,
-  type LocalSupervision,
-  SANDBOX_READ_MAX_BYTES,
-} from "./sandbox/local-process-backend";
-export { agentCommandPaths, preflightAgentCommand } from "./sandbox/preflight-agent-command";
-export type {
-  Sandbox,
-  SandboxBackend,
-  SandboxCreateOptions,
-  SandboxProcess,
-  SandboxSpawnSpec,
-} from "./sandbox/sandbox-backend";
-export { SESSION_ROOT_PREFIX, sweepStaleSessionRoots } from "./sandbox/session-folders";
-export {
-  type AllowedService,
-  parseAllowedService,
-  RELAY_FALLBACK_PORT,
-} from "./sandbox/start-network-relay";
-export { DEFAULT_UID_LEASE_DIR, UidLeaseHolder, type UidLockResult } from "./sandbox/uid-lease-holder";
-export {
-  type AgentIdentity,
-  DEFAULT_AGENT_UID_RANGE,
-  parseUidRange,
-  UidPool,
-  type UidPoolOptions,
-  type UidRange,
-} from "./sandbox/uid-pool";
-export { agentUserName, type IdentityFiles, writeIdentityFiles } from "./sandbox/write-identity-files";
+// Session input and output
+export { buildSessionInput } from "./input/build-session-input";
+export type { SessionInput } from "./input/session-input";
 // Sessions
-export type { AgentOutcome, AgentOutcomeBase } from "./session/agent-outcome";
-export type { AgentSessionHandle, AgentSessionState } from "./session/agent-session-handle";
+export type { AgentOutcome } from "./outcome/agent-outcome";
+export type { SessionOutput } from "./output/session-output";
+// Sandboxes
+export { BwrapBackend } from "./sandbox/bwrap-backend";
+export { LocalProcessBackend, type LocalProcessBackendOptions } from "./sandbox/local-process-backend";
+export { preflightAgentCommand } from "./sandbox/preflight-agent-command";
+export type { Sandbox, SandboxBackend, SandboxProcess } from "./sandbox/sandbox-backend";
+export { parseAllowedService } from "./sandbox/start-network-relay";
+export { DEFAULT_AGENT_UID_RANGE, parseUidRange, UidPool } from "./sandbox/uid-pool";
+export type { AgentSessionHandle } from "./session/agent-session-handle";
 export {
   type LaunchAgentSessionOptions,
   launchAgentSession,

@@ -2,13 +2,8 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import {
-  AgentConfigError,
-  launchAgentSession,
-  ReservedEnvKeyError,
-  resolveAgentProcessConfig,
-  runAgentTask,
-} from "../src/index";
+import { AgentConfigError, launchAgentSession, ReservedEnvKeyError, runAgentTask } from "../src/index";
+import { resolveAgentProcessConfig } from "../src/internal/index";
 import { createTestBackend, shellQuote, tempDir } from "./helpers";
 
 const envAgent = fileURLToPath(new URL("./fixtures/env-agent.mjs", import.meta.url));

@@ -5,13 +5,13 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import {
-  agentCommandPaths,
   BwrapBackend,
   LocalProcessBackend,
   preflightAgentCommand,
   runAgentTask,
   UidPool,
 } from "../src/index";
+import { agentCommandPaths } from "../src/sandbox/preflight-agent-command";
 import { tempDir, waitFor } from "./helpers";
 
 // Real uids, locks, mount namespaces and process groups: these tests need root (CI runs as root) and

@@ -9,9 +9,9 @@ import {
   LocalProcessBackend,
   parseUidRange,
   runAgentTask,
-  sweepStaleSessionRoots,
   UidPool,
 } from "../src/index";
+import { sweepStaleSessionRoots } from "../src/internal/index";
 import { shellQuote, tempDir } from "./helpers";
 
 // Real uids and namespaces: these tests need root (CI runs as root) and bubblewrap (`.ci/run` installs it).

@@ -7,10 +7,10 @@ import {
   type LifecycleHooks,
   LocalProcessBackend,
   launchAgentSession,
-  parseSessionOutput,
   runAgentTask,
   SessionOutputError,
 } from "../src/index";
+import { parseSessionOutput } from "../src/internal/index";
 import { createTestBackend, tempDir } from "./helpers";
 
 const identity = (sessionId: string) => ({

@@ -40,7 +40,6 @@ export {
   type StatusRow,
   statusOf,
 } from "./errors/status-table";
-export { toErrorResponse } from "./errors/to-error-response";
 // Handler
 export { createProtocolHandler } from "./handler/create-protocol-handler";
 export type { GenerateContext, ProtocolHandlerOptions, RequestEndEvent } from "./handler/handler-options";
@@ -52,6 +51,7 @@ export {
   type RefusalBackoffOptions,
 } from "./handler/refusal-backoff";
 export { DEFAULT_REQUEST_LIMITS, type RequestLimits } from "./handler/scan-request-limits";
+export { toErrorResponse } from "./handler/to-error-response";
 // Responses
 export { convertResponsesRequest } from "./responses/convert-responses-request";
 export { type ResponsesResponse, responsesRequestSchema } from "./responses/responses-api";

@@ -53,19 +53,28 @@ export {
   type EvalFunctionResult,
   loadEvalFunction,
 } from "./eval/eval-function";
-export { evalDueAfterStep, evalRolloutIds, type EvalSchedulePlan } from "./eval/eval-schedule";
+export { type EvalSchedulePlan, evalDueAfterStep, evalRolloutIds } from "./eval/eval-schedule";
 // The Group lifecycle
 export { bindBudgetsToGate } from "./group/bind-budgets-to-gate";
 export { type GroupContext, type GroupResult, type LaunchAgent, runGroup } from "./group/run-group";
 // The Group journal and the run directory
-export { GROUP_JOURNAL_FILE, planStepResume, readGroupJournal, StepRowsWriter } from "./journal/group-journal";
+export {
+  GROUP_JOURNAL_FILE,
+  planStepResume,
+  readGroupJournal,
+  StepRowsWriter,
+} from "./journal/group-journal";
 export { openRunDir, RUN_STATE_FILE, type RunState, readRunState, writeRunState } from "./journal/run-dir";
 // Reports
 export { createLogger, formatAgenticEvent } from "./report/create-logger";
 export { roundMetrics } from "./report/round-metrics";
 export { type RunCounters, RunReporter } from "./report/run-reporter";
 // The rollout service of `relax serve`
-export { createRolloutService, type RolloutServiceOptions, type ServeService } from "./serve/create-rollout-service";
+export {
+  createRolloutService,
+  type RolloutServiceOptions,
+  type ServeService,
+} from "./serve/create-rollout-service";
 export type { ServedRun } from "./serve/served-run";
 // Steps
 export { createEvalRunner, createStepRunner } from "./step/create-step-runner";

@@ -11,16 +11,16 @@ export { resolveTokenizerPath } from "./config/resolve-tokenizer-path";
 export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
 export {
   type Backend,
-  type StandinStartOptions,
   type StandinStarter,
+  type StandinStartOptions,
   type StartBackendOptions,
   startBackend,
 } from "./engine/start-backend";
-export { AsyncDisposableStack } from "./run/async-disposable-stack";
-export { createRolloutRuntime, type RolloutRuntime, type RuntimeIo } from "./run/create-rollout-runtime";
-export { gatewayShardEntry } from "./run/gateway-shard-entry";
 export {
   agentApiSettings,
   planRolloutComponents,
   type RolloutComponents,
-} from "./run/plan-rollout-components";
+} from "./plan/plan-rollout-components";
+export { AsyncDisposableStack } from "./run/async-disposable-stack";
+export { createRolloutRuntime, type RolloutRuntime, type RuntimeIo } from "./run/create-rollout-runtime";
+export { gatewayShardEntry } from "./run/gateway-shard-entry";

@@ -3,7 +3,7 @@
 // `@relax/agent-api`. See docs/architecture.md#gateway-shards.
 import { runGatewayShard } from "@relax/agent-api";
 import type { RolloutConfig } from "./config/rollout-config";
-import { agentApiSettings, planRolloutComponents } from "./run/plan-rollout-components";
+import { agentApiSettings, planRolloutComponents } from "./plan/plan-rollout-components";
 import { loadTextStack } from "./text/load-text-stack";
 
 runGatewayShard(async (init) => {

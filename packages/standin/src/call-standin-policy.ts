@@ -1,5 +1,5 @@
 import type { TextTokenizer } from "@relax/chat";
-import type { StandinPolicy, StandinPolicyOutput, StandinPolicyRequest } from "./standin-policy";
+import type { StandinPolicy, StandinPolicyOutput, StandinPolicyRequest } from "./policies/standin-policy";
 import type { StandinJob } from "./standin-scheduler";
 
 /**

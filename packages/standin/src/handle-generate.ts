@@ -1,46 +1,36 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TextTokenizer, VisionProcessorConfig } from "@relax/chat";
 import type { SessionParamsWire } from "@relax/sglang/internal";
 import { buildGenerateResponse, type ResponseShape } from "./build-generate-response";
+import type { StandinEngineState } from "./standin-engine-state";
 import type { StandinFault } from "./standin-faults";
 import { formatSseData, HttpProblem, SSE_HEADERS, sendError, sendJson } from "./standin-http";
-import type { StandinJob, StandinScheduler } from "./standin-scheduler";
+import type { StandinJob } from "./standin-scheduler";
 import type { StandinSessions } from "./standin-sessions";
 import { validateGenerateRequest } from "./validate-generate-request";
 
-/**
- * Serves one `/generate` request: validates it, runs it through the scheduler and answers SGLang's JSON
- * body, or its SSE stream (cumulative or incremental chunks, `stream_interval`, the final chunk with
- * `finish_reason` and `e2e_latency`, then `data: [DONE]`). Validation errors of a streaming request are
- * sent inside a 200 stream, as SGLang does. A client disconnect aborts the request.
- */
-export async function handleGenerate({
-  body,
-  headers,
-  request,
-  response,
-  fault,
-  scheduler,
-  tokenizer,
-  contextLength,
-  incrementalStreamingOutput,
-  weightVersionSpans,
-  vision,
-  sessions,
-}: {
+/** One `/generate` request as the router hands it over. */
+export interface GenerateCall {
+  /** The parsed JSON body. */
   body: unknown;
+  /** Request headers, lower-cased. */
   headers: Record<string, string>;
   request: IncomingMessage;
   response: ServerResponse;
+  /** The fault drawn for this request, when one applies (`reset-after-tokens` is played here). */
   fault: StandinFault | undefined;
-  scheduler: StandinScheduler;
-  tokenizer: TextTokenizer;
-  contextLength: number;
-  incrementalStreamingOutput: boolean;
-  weightVersionSpans: boolean;
-  vision?: { processor: VisionProcessorConfig; imagePadId: number } | undefined;
-  sessions: StandinSessions;
-}): Promise<void> {
+}
+
+/**
+ * Serves one `/generate` request with the engine's scheduler, tokenizer, sessions and options: validates
+ * it, runs it through the scheduler and answers SGLang's JSON body, or its SSE stream (cumulative or
+ * incremental chunks, `stream_interval`, the final chunk with `finish_reason` and `e2e_latency`, then
+ * `data: [DONE]`). Validation errors of a streaming request are
+ * sent inside a 200 stream, as SGLang does. A client disconnect aborts the request.
+ */
+export async function handleGenerate(state: StandinEngineState, call: GenerateCall): Promise<void> {
+  const { body, headers, request, response, fault } = call;
+  const { scheduler, sessions, contextLength, options } = state;
+  const { tokenizer } = options;
   const receivedAt = performance.now();
   const streamRequested =
     typeof body === "object" && body !== null && (body as { stream?: unknown }).stream === true;
@@ -48,16 +38,7 @@ export async function handleGenerate({
   let shape: ResponseShape;
   let sessionParams: SessionParamsWire | undefined;
   try {
-    ({ job, shape, sessionParams } = validateGenerateRequest({
-      body,
-      headers,
-      receivedAt,
-      tokenizer,
-      contextLength,
-      isInFlight: (rid) => scheduler.has(rid),
-      weightVersionSpans,
-      vision,
-    }));
+    ({ job, shape, sessionParams } = validateGenerateRequest(state, { body, headers, receivedAt }));
   } catch (error) {
     if (!(error instanceof HttpProblem)) throw error;
     if (streamRequested && error.status === 400) {
@@ -71,7 +52,7 @@ export async function handleGenerate({
   }
 
   if (sessionParams !== undefined) resolveInSession(job, sessionParams, sessions, contextLength);
-  const [stream, incremental] = [streamRequested, incrementalStreamingOutput];
+  const [stream, incremental] = [streamRequested, options.incrementalStreamingOutput ?? false];
   const interval = job.sampling.stream_interval ?? 1;
   let sentTokens = 0;
   let sentText = 0;

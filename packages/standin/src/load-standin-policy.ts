@@ -1,7 +1,7 @@
 import { isAbsolute, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { echoPolicy } from "./policies/echo-policy";
-import type { StandinPolicy } from "./standin-policy";
+import type { StandinPolicy } from "./policies/standin-policy";
 
 /** Policies the CLI knows by name. */
 export const BUILTIN_POLICIES: Readonly<Record<string, () => StandinPolicy>> = {

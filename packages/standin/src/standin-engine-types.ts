@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TextTokenizer, VisionProcessorConfig } from "@relax/chat";
+import type { StandinPolicy } from "./policies/standin-policy";
 import type { StandinFaultRule } from "./standin-faults";
-import type { StandinPolicy } from "./standin-policy";
 import type { StandinRequestSnapshot } from "./standin-scheduler";
 
 /** Options of `createStandinEngine`. */

@@ -3,7 +3,6 @@ import { handleGenerate } from "./handle-generate";
 import { handleControlRoute } from "./standin-control-routes";
 import type { StandinEngineState } from "./standin-engine-state";
 import { applyFault, handleFaultRoute } from "./standin-fault-routes";
-import type { StandinFault } from "./standin-faults";
 import { HttpProblem, lowerHeaders, readBody, sendError, sendJson } from "./standin-http";
 import { handleInfoRoute } from "./standin-info-routes";
 
@@ -48,7 +47,7 @@ export async function routeStandinRequest(
   }
   try {
     if (path === "/generate" && (method === "POST" || method === "PUT")) {
-      return await generate(state, { body, headers, request, response, fault });
+      return await handleGenerate(state, { body, headers, request, response, fault });
     }
     const served =
       (await handleControlRoute(state, path, body, response)) ||
@@ -59,29 +58,6 @@ export async function routeStandinRequest(
     if (error instanceof HttpProblem) return sendError(response, error.status, error.message);
     throw error;
   }
-}
-
-/** `/generate` with the engine's scheduler, tokenizer and options. */
-function generate(
-  { options, scheduler, contextLength, sessions }: StandinEngineState,
-  call: {
-    body: unknown;
-    headers: Record<string, string>;
-    request: IncomingMessage;
-    response: ServerResponse;
-    fault: StandinFault | undefined;
-  },
-): Promise<void> {
-  return handleGenerate({
-    ...call,
-    scheduler,
-    tokenizer: options.tokenizer,
-    contextLength,
-    incrementalStreamingOutput: options.incrementalStreamingOutput ?? false,
-    weightVersionSpans: options.weightVersionSpans ?? false,
-    vision: options.vision,
-    sessions,
-  });
 }
 
 /**

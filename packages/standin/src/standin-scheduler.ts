@@ -2,10 +2,10 @@ import type { TextTokenizer } from "@relax/chat";
 import type { SamplingParamsWire } from "@relax/sglang/internal";
 import { callStandinPolicy } from "./call-standin-policy";
 import { ContinuationStore } from "./continuation-store";
+import type { StandinPolicy } from "./policies/standin-policy";
 import { PrefixCache } from "./prefix-cache";
 import { type ContextHash, StandinLogprobs } from "./standin-logprobs";
 import type { StandinOutage } from "./standin-outage";
-import type { StandinPolicy } from "./standin-policy";
 
 /** SGLang's finish reason JSON (`BaseFinishReason.to_json`). */
 export type FinishReasonJson =

@@ -5,40 +5,37 @@ import {
   formatFieldPath,
   imageGrid,
   MediaInputError,
-  type TextTokenizer,
   type VisionProcessorConfig,
 } from "@relax/chat";
 import { generateRequestSchema, type SessionParamsWire } from "@relax/sglang/internal";
 import type { ResponseShape } from "./build-generate-response";
+import type { StandinEngineState } from "./standin-engine-state";
 import { HttpProblem } from "./standin-http";
 import type { StandinJob } from "./standin-scheduler";
+
+/** A `/generate` request as received: its parsed body, lower-cased headers and when it arrived. */
+export interface ReceivedGenerateRequest {
+  body: unknown;
+  headers: Record<string, string>;
+  /** `performance.now()` at receipt (the job's `receivedAt`, for `e2e_latency`). */
+  receivedAt: number;
+}
 
 /**
  * Validates a `/generate` body the way SGLang does (exactly one of `text` / `input_ids`, ids inside the
  * vocabulary, the context-length checks of `TokenizerManager._validate_one_request` with the same wording
- * and `>=` comparisons, no duplicate in-flight rid) and builds the job and the reply shape.
+ * and `>=` comparisons, no duplicate in-flight rid) and builds the job and the reply shape. The limits
+ * are the engine's (`state`): its tokenizer's vocabulary, context length and vision processor, and the
+ * rids its scheduler has in flight.
  *
  * @throws HttpProblem 400 with SGLang's message.
  */
-export function validateGenerateRequest({
-  body,
-  headers,
-  receivedAt,
-  tokenizer,
-  contextLength,
-  isInFlight,
-  weightVersionSpans,
-  vision,
-}: {
-  body: unknown;
-  headers: Record<string, string>;
-  receivedAt: number;
-  tokenizer: TextTokenizer;
-  contextLength: number;
-  isInFlight: (rid: string) => boolean;
-  weightVersionSpans: boolean;
-  vision?: { processor: VisionProcessorConfig; imagePadId: number } | undefined;
-}): { job: StandinJob; shape: ResponseShape; sessionParams?: SessionParamsWire } {
+export function validateGenerateRequest(
+  state: StandinEngineState,
+  { body, headers, receivedAt }: ReceivedGenerateRequest,
+): { job: StandinJob; shape: ResponseShape; sessionParams?: SessionParamsWire } {
+  const { contextLength, scheduler, options } = state;
+  const { tokenizer, vision } = options;
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     throw new HttpProblem(400, "The request body must be a JSON object");
   }
@@ -95,7 +92,7 @@ export function validateGenerateRequest({
     );
   }
   const rid = request.rid ?? randomUUID().replaceAll("-", "");
-  if (isInFlight(rid)) throw new HttpProblem(400, `Duplicate request ID detected: ${rid}`);
+  if (scheduler.has(rid)) throw new HttpProblem(400, `Duplicate request ID detected: ${rid}`);
   const job: StandinJob = {
     rid,
     inputIds,
@@ -116,7 +113,7 @@ export function validateGenerateRequest({
     returnTextInLogprobs: request.return_text_in_logprobs ?? false,
     skipSpecialTokens: sampling.skip_special_tokens ?? true,
     noStopTrim: sampling.no_stop_trim ?? false,
-    weightVersionSpans,
+    weightVersionSpans: options.weightVersionSpans ?? false,
   };
   return { job, shape, ...(request.session_params != null ? { sessionParams: request.session_params } : {}) };
 }

@@ -1,5 +1,5 @@
-import type { TrainingRow } from "@relax/export";
 import type { EngineFaultCounters } from "@relax/agent-api";
+import type { TrainingRow } from "@relax/export";
 import type { RunCounters } from "@relax/rollout";
 
 /** Figures of a finished run, as printed by {@link formatSummary} and returned by `runRollout`. */

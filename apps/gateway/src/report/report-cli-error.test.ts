@@ -1,6 +1,6 @@
+import { BackendUnavailableError } from "@relax/agent-api";
 import { TokenizerLoadError, UnknownParserError } from "@relax/chat";
 import { ExportConfigError, FunctionLoadError } from "@relax/export";
-import { BackendUnavailableError } from "@relax/agent-api";
 import { ConfigError, DatasetError, RolloutInterruptedError, RolloutStalledError } from "@relax/rollout";
 import { ViewInputError } from "@relax/view";
 import { describe, expect, it } from "vitest";

@@ -1,12 +1,21 @@
 import { resolve } from "node:path";
 import type { LaunchAgent } from "@relax/rollout";
+import {
+  CONTROL_BASE_PATH,
+  ControlError,
+  createControlApp,
+  createLogger,
+  createRolloutService,
+  openRunDir,
+  type RolloutService,
+  type ServeService,
+} from "@relax/rollout";
 import type { RolloutConfig } from "@relax/runtime";
-import { CONTROL_BASE_PATH, ControlError, createControlApp, createLogger, createRolloutService, openRunDir, type RolloutService, type ServeService } from "@relax/rollout";
 import { createRolloutRuntime, hashRolloutConfig, type RolloutRuntime } from "@relax/runtime";
 import type { Hono } from "hono";
 import type { Logger } from "pino";
+import { standinStarter } from "../engine/standin-starter";
 import { type ControlTokenSource, resolveControlToken } from "./resolve-control-token";
-import { standinStarter } from "../standin-starter";
 
 /** Options of {@link startServe}. */
 export interface ServeIo {

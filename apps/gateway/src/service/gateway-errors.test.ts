@@ -1,6 +1,19 @@
+import {
+  GatePauseCancelledError,
+  GatePauseTimeoutError,
+  GenerationAbortedError,
+  GroupDroppedError,
+  SessionNotFoundError,
+} from "@relax/agent-api";
 import { RelaxError } from "@relax/chat";
-import { ConfigError, ControlError, DatasetError, RolloutInterruptedError, RolloutStalledError, UnknownEvalDatasetError } from "@relax/rollout";
-import { GatePauseCancelledError, GatePauseTimeoutError, GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "@relax/agent-api";
+import {
+  ConfigError,
+  ControlError,
+  DatasetError,
+  RolloutInterruptedError,
+  RolloutStalledError,
+  UnknownEvalDatasetError,
+} from "@relax/rollout";
 import { describe, expect, it } from "vitest";
 import * as gateway from "../index";
 import { BackendUnavailableError } from "../run-rollout";

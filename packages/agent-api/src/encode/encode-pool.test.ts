@@ -1,4 +1,4 @@
-import { createChatRenderer, loadTokenizer, type TextTokenizer, resolveTokenizerPath } from "@relax/chat";
+import { createChatRenderer, loadTokenizer, resolveTokenizerPath, type TextTokenizer } from "@relax/chat";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EncodePool } from "./encode-pool";
 

@@ -7,11 +7,11 @@ import {
   SglangServerError,
 } from "@relax/sglang";
 import { describe, expect, it } from "vitest";
-import { withEngineFaultHold } from "./with-engine-fault-hold";
+import { GenerationGate } from "../gate/generation-gate";
+import { generateWithContinuation } from "../turn/generate-with-continuation";
 import { classifyEngineFault, EngineFaultHold } from "./engine-fault-hold";
 import { EngineFaultTotals } from "./engine-fault-totals";
-import { generateWithContinuation } from "../turn/generate-with-continuation";
-import { GenerationGate } from "../gate/generation-gate";
+import { withEngineFaultHold } from "./with-engine-fault-hold";
 
 const STOP = 99;
 const URL = "http://w0";

@@ -101,7 +101,6 @@ describe("GenerationGate", () => {
   });
 });
 
-
 describe("GenerationGate rids, epochs and protected calls", () => {
   it("should abort all of one epoch's calls with one prefix abort, never reaching the next epoch's rids", async () => {
     const calls: Array<{ rid: string; allowPrefix: boolean | undefined }> = [];

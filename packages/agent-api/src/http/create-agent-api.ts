@@ -2,13 +2,13 @@ import type { ChatRenderer, ImageStore, TextTokenizer } from "@relax/chat";
 import type { HarnessNormalizers, ProtocolWarning, RequestEndEvent, RequestLimits } from "@relax/protocol";
 import type { SglangClient } from "@relax/sglang";
 import type { Hono } from "hono";
-import { createGatewayApp } from "./create-gateway-app";
-import { createTokenCounter } from "./create-token-counter";
-import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../turn/create-turn-runner";
 import type { EncodeOffload } from "../encode/encode-offload";
 import type { EngineFaultHold } from "../engine-fault/engine-fault-hold";
 import type { GenerationGate } from "../gate/generation-gate";
 import type { SessionRegistry } from "../session/session-registry";
+import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../turn/create-turn-runner";
+import { createGatewayApp } from "./create-gateway-app";
+import { createTokenCounter } from "./create-token-counter";
 
 /**
  * What the agent-facing API of one gateway process reports (a sharded gateway forwards each to its

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { createGatewayApp } from "./create-gateway-app";
 import { SessionRegistry } from "../session/session-registry";
+import { createGatewayApp } from "./create-gateway-app";
 
 describe("createGatewayApp with a control token", () => {
   it("should refuse the control token as a session credential with 401 in each protocol's format", async () => {

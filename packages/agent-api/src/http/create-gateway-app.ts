@@ -12,8 +12,8 @@ import {
   toErrorResponse,
 } from "@relax/protocol";
 import { Hono } from "hono";
-import { tokensEqual } from "./tokens-equal";
 import type { SessionRegistry } from "../session/session-registry";
+import { tokensEqual } from "./tokens-equal";
 
 /** Options of {@link createGatewayApp}. */
 export interface GatewayAppOptions {

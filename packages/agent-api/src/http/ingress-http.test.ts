@@ -1,10 +1,10 @@
 import { SessionForest } from "@relax/forest";
 import { describe, expect, it } from "vitest";
-import { listenGateway } from "./listen-gateway";
-import { createTestGateway } from "../testing/create-test-gateway";
-import { createGatewayApp } from "./create-gateway-app";
 import { GatewaySession } from "../session/gateway-session";
 import { SessionRegistry } from "../session/session-registry";
+import { createTestGateway } from "../testing/create-test-gateway";
+import { createGatewayApp } from "./create-gateway-app";
+import { listenGateway } from "./listen-gateway";
 
 describe("gateway ingress over real HTTP", () => {
   it("should answer 413 to a 40 MiB body and 404 to an unknown session's body without reading them", async () => {

@@ -2,8 +2,8 @@ import Anthropic from "@anthropic-ai/sdk";
 import { SessionForest } from "@relax/forest";
 import OpenAI from "openai";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
-import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { GatewaySession } from "../session/gateway-session";
+import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 
 /** Harness-shaped requests through the official SDKs, on the stand-in engine (not a model). */
 let gateway: TestGateway;

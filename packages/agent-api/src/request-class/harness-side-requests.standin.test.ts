@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { GatewaySession } from "../session/gateway-session";
+import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 
 /**
  * Every harness's requests, over every protocol it speaks, through the gateway's wire handlers to the

@@ -1,7 +1,7 @@
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { GatewaySession } from "../session/gateway-session";
+import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 
 const tools = [
   { type: "function", function: { name: "write", parameters: { type: "object", properties: {} } } },

@@ -1,18 +1,5 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { createChatRenderer, loadTokenizer, resolveTokenizerPath } from "@relax/chat";
-import { createStandinEngine } from "@relax/standin";
-import pino from "pino";
 import { describe, expect, it } from "vitest";
-import {
-  mayRestart,
-  placeGroup,
-  ShardPool,
-  shardStatusOf,
-  type WatchedShard,
-  watchdogDecision,
-} from "./shard-pool";
+import { mayRestart, placeGroup, shardStatusOf, type WatchedShard, watchdogDecision } from "./shard-pool";
 
 describe("placeGroup", () => {
   it("should place a Group on one live shard, the same one every time, and move only a down shard's Groups", () => {
@@ -92,4 +79,3 @@ describe("shardStatusOf", () => {
     });
   });
 });
-

@@ -2,13 +2,13 @@ import { type ChildProcess, fork } from "node:child_process";
 import type { TokenRenderer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
 import type { Logger } from "pino";
-import type { SessionSpec } from "../session/session-spec";
-import { BackendUnavailableError } from "../errors/backend-unavailable-error";
-import type { AgentApiEvents } from "../http/create-agent-api";
-import type { TurnEvent } from "../turn/create-turn-runner";
 import { EngineFaultTotals } from "../engine-fault/engine-fault-totals";
-import { GatewaySession } from "../session/gateway-session";
+import { BackendUnavailableError } from "../errors/backend-unavailable-error";
 import type { GateCounts, GenerationGateState } from "../gate/generation-gate";
+import type { AgentApiEvents } from "../http/create-agent-api";
+import { GatewaySession } from "../session/gateway-session";
+import type { SessionSpec } from "../session/session-spec";
+import type { TurnEvent } from "../turn/create-turn-runner";
 import { rendezvousShard } from "./rendezvous";
 import {
   type ControllerMessage,

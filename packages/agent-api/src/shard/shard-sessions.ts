@@ -1,13 +1,9 @@
 import type { ChatRenderer } from "@relax/chat";
 import { SessionForest, type SessionForestOptions } from "@relax/forest";
 import { isEngineOutageError } from "../engine-fault/is-engine-outage-error";
+import { GatePauseCancelledError, GatePauseTimeoutError, type GenerationGate } from "../gate/generation-gate";
 import type { AgentApiEvents } from "../http/create-agent-api";
 import { GatewaySession } from "../session/gateway-session";
-import {
-  GatePauseCancelledError,
-  GatePauseTimeoutError,
-  type GenerationGate,
-} from "../gate/generation-gate";
 import type { SessionRegistry } from "../session/session-registry";
 import type { ControllerMessage, SessionOpenMessage, ShardMessage } from "./shard-protocol";
 

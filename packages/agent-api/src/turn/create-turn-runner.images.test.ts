@@ -1,8 +1,8 @@
 import { bytesDigest } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { GatewaySession } from "../session/gateway-session";
+import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 
 // biome-ignore lint/suspicious/noExplicitAny: replies are JSON read by known paths in assertions
 type Json = any;

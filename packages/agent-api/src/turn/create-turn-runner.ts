@@ -14,8 +14,6 @@ import type { GenerateOptions, SglangClient } from "@relax/sglang";
 import type { EncodeOffload } from "../encode/encode-offload";
 import type { EngineFaultHold } from "../engine-fault/engine-fault-hold";
 import { GenerationAbortedError, SessionNotFoundError } from "../errors/gateway-errors";
-import type { GatewaySession } from "../session/gateway-session";
-import { type ContinuedGeneration, generateWithContinuation } from "./generate-with-continuation";
 import type { GenerationGate } from "../gate/generation-gate";
 import {
   createRequestClassifier,
@@ -23,8 +21,10 @@ import {
   type RequestClassification,
   type RequestClassifier,
 } from "../request-class/classify-request";
-import { resolveRequestImages } from "./resolve-request-images";
+import type { GatewaySession } from "../session/gateway-session";
 import type { SessionRegistry } from "../session/session-registry";
+import { type ContinuedGeneration, generateWithContinuation } from "./generate-with-continuation";
+import { resolveRequestImages } from "./resolve-request-images";
 import {
   lastMainResponse,
   planTurnPrompt,

@@ -1,7 +1,7 @@
 import type { GenerateOptions, GenerateResult } from "@relax/sglang";
 import { describe, expect, it } from "vitest";
-import { continuationEnd, generateWithContinuation } from "./generate-with-continuation";
 import { GenerationGate } from "../gate/generation-gate";
+import { continuationEnd, generateWithContinuation } from "./generate-with-continuation";
 
 const STOP = 99;
 

@@ -1,7 +1,7 @@
 import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 import { GatewaySession } from "../session/gateway-session";
+import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 
 /**
  * Stop strings end a turn on the stand-in engine (not a model), which reports the matched string in

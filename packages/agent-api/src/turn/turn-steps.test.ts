@@ -1,4 +1,4 @@
-import { createChatRenderer, loadTokenizer, type TextTokenizer, resolveTokenizerPath } from "@relax/chat";
+import { createChatRenderer, loadTokenizer, resolveTokenizerPath, type TextTokenizer } from "@relax/chat";
 import { SessionContextLengthError, SessionForest } from "@relax/forest";
 import { beforeAll, describe, expect, it } from "vitest";
 import { GatewaySession } from "../session/gateway-session";

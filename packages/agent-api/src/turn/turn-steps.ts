@@ -11,9 +11,9 @@ import { SessionContextLengthError, SessionForest, type TurnPlan } from "@relax/
 import type { ResponseFormatConstraint } from "@relax/protocol";
 import type { SamplingParams } from "@relax/sglang";
 import type { EncodeOffload } from "../encode/encode-offload";
+import type { RequestClass, RequestClassPolicy } from "../request-class/classify-request";
 import type { GatewaySession } from "../session/gateway-session";
 import type { ContinuedGeneration } from "./generate-with-continuation";
-import type { RequestClass, RequestClassPolicy } from "../request-class/classify-request";
 
 /**
  * The forest a request of `requestClass` is recorded in, by its class policy: `main` with `train` → the

@@ -1,6 +1,8 @@
 import type { ParseIssue, TurnFinishReason } from "../generation/assistant-turn";
 import type { AssistantMessage, ToolCall } from "../messages/chat-message";
 import type { FunctionTool } from "../messages/function-tool";
+import type { ReasoningParser } from "./contract/reasoning-parser";
+import type { GenerationFinishReason, ToolCallParser } from "./contract/tool-call-parser";
 import { createToolCallId } from "./create-tool-call-id";
 import { InvalidParserInputError } from "./invalid-parser-input-error";
 import {
@@ -9,8 +11,6 @@ import {
   type ReasoningParserName,
   type ToolCallParserName,
 } from "./parser-registry";
-import type { ReasoningParser } from "./reasoning-parser";
-import type { GenerationFinishReason, ToolCallParser } from "./tool-call-parser";
 
 /**
  * End-of-turn markers removed from the end of the decoded text of a stopped turn before parsing (at most

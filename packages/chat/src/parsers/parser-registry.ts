@@ -1,3 +1,5 @@
+import type { ReasoningParser } from "./contract/reasoning-parser";
+import type { ToolCallParser } from "./contract/tool-call-parser";
 import { gptOssReasoningParser } from "./reasoning/gpt-oss-reasoning-parser";
 import {
   deepseekR1ReasoningParser,
@@ -9,8 +11,6 @@ import {
   qwen3ReasoningParser,
   qwen3ThinkingReasoningParser,
 } from "./reasoning/think-tag-reasoning-parser";
-import type { ReasoningParser } from "./reasoning-parser";
-import type { ToolCallParser } from "./tool-call-parser";
 import { deepseekV3ToolCallParser, deepseekV31ToolCallParser } from "./tool-calls/deepseek-tool-call-parsers";
 import { glm45ToolCallParser, glm47ToolCallParser } from "./tool-calls/glm-tool-call-parsers";
 import { gptOssToolCallParser } from "./tool-calls/gpt-oss-tool-call-parser";

@@ -1,23 +1,8 @@
 import { formatFieldPath } from "@relax/chat";
 import type { z } from "zod";
+import type { ExportConfigIssue } from "../errors/export-config-error";
 import type { ExportConfig } from "./export-config";
 import { parseFunctionSpec } from "./function-spec";
-
-/**
- * One finding of {@link validateExportConfig}. `code` is stable for tests and tooling:
- * errors — `invalid_field`, `invalid_function_spec`, `missing_reward_source`,
- * `multi_context_without_custom_advantage`, `multi_context_without_dynamic_batching`,
- * `custom_advantage_with_reinforce_plus_plus_baseline`, `rloo_needs_two_samples`,
- * `group_rm_without_custom_rm`; warnings — `custom_rm_ignored_with_custom_advantage`,
- * `std_normalization_with_one_sample`, `debug_path_without_rollout_id`, `reward_object_without_key`.
- */
-export interface ExportConfigIssue {
-  severity: "error" | "warning";
-  code: string;
-  /** Field path in the config object, e.g. `customAdvantage`. */
-  path: string;
-  message: string;
-}
 
 const error = (code: string, path: string, message: string): ExportConfigIssue => ({
   severity: "error",

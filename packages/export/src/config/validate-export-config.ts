@@ -1,14 +1,6 @@
-import { ExportConfigError } from "../errors/export-config-error";
+import { ExportConfigError, type ExportConfigIssue } from "../errors/export-config-error";
 import { type ExportConfig, exportConfigSchema } from "./export-config";
-import {
-  type ExportConfigIssue,
-  functionSpecIssues,
-  recipeErrors,
-  recipeWarnings,
-  shapeIssues,
-} from "./export-config-issues";
-
-export type { ExportConfigIssue } from "./export-config-issues";
+import { functionSpecIssues, recipeErrors, recipeWarnings, shapeIssues } from "./export-config-issues";
 
 /** Result of {@link validateExportConfig}: the parsed config when the shape is valid, and every issue. */
 export interface ExportConfigValidation {

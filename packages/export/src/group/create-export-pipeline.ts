@@ -1,6 +1,7 @@
 import type { ExportConfig, ExportConfigInput } from "../config/export-config";
 import { type ExportFunctions, resolveExportFunctions } from "../config/resolve-export-functions";
-import { type ExportConfigIssue, validateExportConfig } from "../config/validate-export-config";
+import { validateExportConfig } from "../config/validate-export-config";
+import type { ExportConfigIssue } from "../errors/export-config-error";
 import { ExportConfigError } from "../errors/export-config-error";
 import { exportGroup } from "./export-group";
 import type { ExportMode, GroupExportInput, GroupExportOutcome } from "./group-export-outcome";

@@ -114,20 +114,29 @@ export const forestSnapshotSchema = z.object({
 export type ForestSnapshot = z.infer<typeof forestSnapshotSchema>;
 type SnapshotNode = ForestSnapshot["nodes"][number];
 
-/** Writes a snapshot of forest internals (nodes in commit order, root first). */
-export function writeSnapshot(input: {
-  sessionId: string;
-  rolloutId: string;
-  policy: "tolerant" | "exact";
-  maxContextTokens?: number;
-  metadata?: Readonly<Record<string, unknown>>;
-  redactionMarkers: readonly string[];
-  latestResponse?: string;
-  nodes: readonly InternalNode[];
-  turns: readonly TurnRecord[];
-}): ForestSnapshot {
+/**
+ * The settings of a forest that a snapshot keeps, as the forest exposes them (a `SessionForest` is one);
+ * `SessionForest.fromSnapshot` constructs the restored forest with them.
+ */
+export interface ForestSettings {
+  readonly sessionId: string;
+  readonly rolloutId: string;
+  readonly policy: "tolerant" | "exact";
+  readonly maxContextTokens?: number;
+  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly redactionMarkers: readonly string[];
+}
+
+/**
+ * Writes a snapshot of a forest: its settings, and its internals (nodes in commit order, root first; the
+ * turn log; the latest committed response).
+ */
+export function writeSnapshot(
+  settings: ForestSettings,
+  contents: { latestResponse?: string; nodes: readonly InternalNode[]; turns: readonly TurnRecord[] },
+): ForestSnapshot {
   const nodes: SnapshotNode[] = [];
-  for (const node of input.nodes) {
+  for (const node of contents.nodes) {
     if (node.kind === "root") continue;
     const base = {
       stateHash: node.stateHash,
@@ -167,17 +176,17 @@ export function writeSnapshot(input: {
   }
   const snapshot: ForestSnapshot = {
     format: FOREST_SNAPSHOT_FORMAT,
-    sessionId: input.sessionId,
-    rolloutId: input.rolloutId,
-    policy: input.policy,
-    redactionMarkers: [...input.redactionMarkers],
+    sessionId: settings.sessionId,
+    rolloutId: settings.rolloutId,
+    policy: settings.policy,
+    redactionMarkers: [...settings.redactionMarkers],
     nodes,
-    turns: input.turns.map((turn) => structuredClone({ ...turn }) as ForestSnapshot["turns"][number]),
+    turns: contents.turns.map((turn) => structuredClone({ ...turn }) as ForestSnapshot["turns"][number]),
   };
-  if (input.maxContextTokens !== undefined) snapshot.maxContextTokens = input.maxContextTokens;
-  if (input.metadata !== undefined)
-    snapshot.metadata = structuredClone(input.metadata) as Record<string, unknown>;
-  if (input.latestResponse !== undefined) snapshot.latestResponse = input.latestResponse;
+  if (settings.maxContextTokens !== undefined) snapshot.maxContextTokens = settings.maxContextTokens;
+  if (settings.metadata !== undefined)
+    snapshot.metadata = structuredClone(settings.metadata) as Record<string, unknown>;
+  if (contents.latestResponse !== undefined) snapshot.latestResponse = contents.latestResponse;
   return snapshot;
 }
 

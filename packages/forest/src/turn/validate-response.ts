@@ -3,7 +3,7 @@ import { stableStringify } from "@relax/chat/internal";
 import { ForestInputError } from "../errors/forest-input-error";
 import type { ResponseFinishReason, TurnTiming } from "../node/forest-node";
 import type { WeightVersionSpan } from "../sample/training-sample";
-import type { CommitResponseInput } from "../session-forest-types";
+import type { CommitResponseInput } from "./commit-response-input";
 
 const MAX_TOKEN_ID = 0x7fffffff;
 

@@ -13,6 +13,23 @@ const symbol = Symbol.for(marker);
  */
 export type AgentFailureKind = "exit" | "signal" | "timeout" | "invalid-output" | "launch";
 
+/** What {@link AgentExecutionError} is built from: the failed session and how its agent ended. */
+export interface AgentExecutionErrorOptions {
+  sessionId: string;
+  kind: AgentFailureKind;
+  /** One-line description, e.g. `"exited with code 3"`. */
+  summary: string;
+  /** @default null */
+  exitCode?: number | null;
+  /** @default null */
+  signal?: NodeJS.Signals | null;
+  /** @default 0 */
+  durationMs?: number;
+  /** @default "" */
+  logTail?: string;
+  cause?: unknown;
+}
+
 /**
  * A session's agent process failed. The controller treats it as a controlled drop of the Group (not an
  * infrastructure failure; see docs/contract.md#session-lifecycle). Carries the last 8 KiB of the
@@ -43,17 +60,7 @@ export class AgentExecutionError extends LauncherError {
     durationMs = 0,
     logTail = "",
     cause,
-  }: {
-    sessionId: string;
-    kind: AgentFailureKind;
-    /** One-line description, e.g. `"exited with code 3"`. */
-    summary: string;
-    exitCode?: number | null;
-    signal?: NodeJS.Signals | null;
-    durationMs?: number;
-    logTail?: string;
-    cause?: unknown;
-  }) {
+  }: AgentExecutionErrorOptions) {
     const head = `Agent session ${sessionId} ${summary}.`;
     super({
       name: "AgentExecutionError",

@@ -1,4 +1,4 @@
-import type { AgentOutcome } from "../session/agent-outcome";
+import type { AgentOutcome } from "../outcome/agent-outcome";
 import type { HarnessContext } from "./agent-harness";
 
 /**

@@ -1,5 +1,5 @@
+import type { AgentOutcome } from "../outcome/agent-outcome";
 import type { ParsedSessionOutput } from "../output/session-output";
-import type { AgentOutcome } from "./agent-outcome";
 
 /** Lifecycle state of a launched session. */
 export type AgentSessionState = "running" | "terminating" | "exited";

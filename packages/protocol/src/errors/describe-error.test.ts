@@ -1,9 +1,9 @@
 import { CanonicalizationError } from "@relax/chat";
 import { describe, expect, it } from "vitest";
 import { StandInContextLengthError } from "../../test/support/sse-fixture-cases";
+import { toErrorResponse } from "../handler/to-error-response";
 import { describeError } from "./describe-error";
 import { ProtocolError } from "./protocol-error";
-import { toErrorResponse } from "./to-error-response";
 
 const sessionNotFoundMarker: unique symbol = Symbol.for("relax.error.SessionNotFoundError") as never;
 

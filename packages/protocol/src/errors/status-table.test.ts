@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { mapAnthropicErrorType } from "../anthropic-messages/anthropic-messages-error";
+import { toErrorResponse } from "../handler/to-error-response";
 import { describeCode } from "./describe-error";
 import { defaultErrorType, ProtocolError } from "./protocol-error";
 import {
@@ -10,7 +11,6 @@ import {
   type StatusRow,
   statusOf,
 } from "./status-table";
-import { toErrorResponse } from "./to-error-response";
 
 const rows = Object.entries(STATUS_TABLE) as Array<[string, StatusRow]>;
 

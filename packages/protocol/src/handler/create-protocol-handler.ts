@@ -1,5 +1,4 @@
 import type { ErrorDescriptor } from "../errors/describe-error";
-import { errorDescriptorToResponse } from "../errors/to-error-response";
 import type { Protocol } from "../shared/protocol";
 import { handleCountTokens } from "./handle-count-tokens";
 import { handleGeneration } from "./handle-generation";
@@ -9,6 +8,7 @@ import { guessProtocol, matchRoute } from "./match-route";
 import { PROTOCOL_ADAPTERS, type ProtocolAdapter, RESPONSES_COMPACT_ADAPTER } from "./protocol-adapters";
 import { readCredential } from "./read-credential";
 import { methodNotAllowed, noRoute } from "./route-refusals";
+import { errorDescriptorToResponse } from "./to-error-response";
 
 export type { GenerateContext, ProtocolHandlerOptions, RequestEndEvent } from "./handler-options";
 

@@ -1,10 +1,10 @@
 import type { CanonicalRequest } from "@relax/chat";
 import { convertAnthropicMessagesRequest } from "../anthropic-messages/convert-anthropic-messages-request";
 import { describeError } from "../errors/describe-error";
-import { errorDescriptorToResponse } from "../errors/to-error-response";
 import { authenticateRequest } from "./authenticate-request";
 import type { HandlerSettings } from "./handler-options";
 import { readSessionBody } from "./refusal-backoff";
+import { errorDescriptorToResponse } from "./to-error-response";
 
 /**
  * Answers `POST /v1/messages/count_tokens` with `{input_tokens}`: credential, body and Anthropic

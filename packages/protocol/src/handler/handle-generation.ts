@@ -1,6 +1,5 @@
 import type { AssistantTurn } from "@relax/chat";
 import { clientDisconnect, describeError, type ErrorDescriptor } from "../errors/describe-error";
-import { errorDescriptorToResponse } from "../errors/to-error-response";
 import type { ConversationHistory } from "../shared/conversation-history";
 import { locateImageParts, type WireImage } from "../shared/locate-image-parts";
 import type { ConvertedRequest, Protocol } from "../shared/protocol";
@@ -12,6 +11,7 @@ import { authenticateRequest } from "./authenticate-request";
 import type { GenerateContext, HandlerSettings } from "./handler-options";
 import type { ProtocolAdapter } from "./protocol-adapters";
 import { readSessionBody } from "./refusal-backoff";
+import { errorDescriptorToResponse } from "./to-error-response";
 
 /**
  * Serves one generation request of `adapter`'s protocol: {@link readGenerationRequest} (credential,

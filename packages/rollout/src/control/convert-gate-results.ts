@@ -1,4 +1,10 @@
-import { type GateCounts, GatePauseCancelledError, type GatePauseResult, GatePauseTimeoutError, type GateResumeResult } from "@relax/agent-api";
+import {
+  type GateCounts,
+  GatePauseCancelledError,
+  type GatePauseResult,
+  GatePauseTimeoutError,
+  type GateResumeResult,
+} from "@relax/agent-api";
 import type { PauseResponse, ResumeResponse, StatusResponse } from "./control-schemas";
 import { ControlError } from "./rollout-service";
 

@@ -1,8 +1,14 @@
 import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import {
+  createGatewayApp,
+  GatePauseCancelledError,
+  GatePauseTimeoutError,
+  GenerationGate,
+  SessionRegistry,
+} from "@relax/agent-api";
 import type { TrainingRow } from "@relax/export";
 import { describe, expect, it } from "vitest";
-import { createGatewayApp, GatePauseCancelledError, GatePauseTimeoutError, GenerationGate, SessionRegistry } from "@relax/agent-api";
 import {
   type ControlRecord,
   controlRecordSchema,

@@ -1,3 +1,4 @@
+import { readBearerToken, tokensEqual } from "@relax/agent-api";
 import { STATUS_TABLE } from "@relax/protocol";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { BlankEnv, BlankSchema } from "hono/types";
@@ -12,7 +13,6 @@ import {
   weightsRequestSchema,
 } from "./control-schemas";
 import { ControlError, type ControlRecordSink, type RolloutService } from "./rollout-service";
-import { readBearerToken, tokensEqual } from "@relax/agent-api";
 
 /** Options of {@link createControlApp}. */
 export interface ControlAppOptions {

@@ -1,6 +1,6 @@
+import { GenerationGate } from "@relax/agent-api";
 import { SglangApiError, SglangConnectionError } from "@relax/sglang";
 import { describe, expect, it } from "vitest";
-import { GenerationGate } from "@relax/agent-api";
 import { createGateControls } from "./create-gate-controls";
 import { ControlError } from "./rollout-service";
 

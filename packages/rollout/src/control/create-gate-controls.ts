@@ -1,10 +1,10 @@
+import type { GateControl } from "@relax/agent-api";
 import {
   type SglangClient,
   SglangConnectionError,
   SglangTimeoutError,
   type WeightUpdateOutcome,
 } from "@relax/sglang";
-import type { GateControl } from "@relax/agent-api";
 import { convertGateError, convertGatePauseResult, convertGateResumeResult } from "./convert-gate-results";
 import { ControlError, type RolloutService } from "./rollout-service";
 

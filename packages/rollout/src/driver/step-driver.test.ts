@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { GroupResult } from "../group/run-group";
-import type { StepResult } from "../step/rollout-controller";
-import type { RuntimeStepOptions, StepRunner } from "../step/step-runner";
-import { createLogger } from "../report/create-logger";
 import { GROUP_JOURNAL_FILE } from "../journal/group-journal";
 import { readRunState } from "../journal/run-dir";
+import { createLogger } from "../report/create-logger";
+import type { StepResult } from "../step/rollout-controller";
+import type { RuntimeStepOptions, StepRunner } from "../step/step-runner";
 import { StepDriver, StepOrderError } from "./step-driver";
 
 const logger = createLogger({ level: "silent" });

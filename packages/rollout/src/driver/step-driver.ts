@@ -3,11 +3,7 @@ import { join } from "node:path";
 import { hasMarker, RelaxError } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
 import type { Logger } from "pino";
-import type { GroupLaunchInfo, StepResult } from "../step/rollout-controller";
 import type { GroupResult } from "../group/run-group";
-import { formatAgenticEvent } from "../report/create-logger";
-import { roundMetrics } from "../report/round-metrics";
-import type { EvalRun, RuntimeEvalOptions, StepRunner } from "../step/step-runner";
 import {
   GROUP_JOURNAL_FILE,
   planStepResume,
@@ -17,6 +13,10 @@ import {
   StepRowsWriter,
 } from "../journal/group-journal";
 import { type RunState, writeRunState } from "../journal/run-dir";
+import { formatAgenticEvent } from "../report/create-logger";
+import { roundMetrics } from "../report/round-metrics";
+import type { GroupLaunchInfo, StepResult } from "../step/rollout-controller";
+import type { EvalRun, RuntimeEvalOptions, StepRunner } from "../step/step-runner";
 
 /** Options of {@link StepDriver}. */
 export interface StepDriverOptions {

@@ -1,6 +1,6 @@
+import { BackendUnavailableError } from "@relax/agent-api";
 import type { ServerHealth } from "@relax/sglang";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { BackendUnavailableError } from "@relax/agent-api";
 import { checkBackendHealth } from "./check-backend-health";
 
 afterEach(() => {

@@ -1,5 +1,5 @@
-import type { ServerHealth } from "@relax/sglang";
 import { BackendUnavailableError } from "@relax/agent-api";
+import type { ServerHealth } from "@relax/sglang";
 
 /** Options of {@link checkBackendHealth}. */
 export interface CheckBackendHealthOptions {

@@ -1,20 +1,20 @@
 import { Writable } from "node:stream";
+import { isEngineOutageError } from "@relax/agent-api";
 import { type ServerHealth, SglangConnectionError, SglangServerError } from "@relax/sglang";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PromptItem } from "../dataset/prompt-dataset";
+import { RolloutStalledError } from "../errors/rollout-stalled-error";
+import type { GroupResult } from "../group/run-group";
 import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
+import { type GroupLaunchInfo, RolloutController } from "../step/rollout-controller";
 import {
   createFakeLauncher,
   type FakeAgentContext,
   type FakeAgentResult,
 } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import { isEngineOutageError } from "@relax/agent-api";
 import { EngineHealth } from "./engine-health";
-import type { PromptItem } from "../dataset/prompt-dataset";
-import { RolloutStalledError } from "../errors/rollout-stalled-error";
-import { type GroupLaunchInfo, RolloutController } from "../step/rollout-controller";
-import type { GroupResult } from "../group/run-group";
 
 const prompts: PromptItem[] = ["a", "b", "c", "d"].map((id, index) => ({
   index,

@@ -1,11 +1,9 @@
 import { setTimeout as sleepFor } from "node:timers/promises";
-import { hasMarker } from "@relax/chat";
+import { BackendUnavailableError, isEngineOutageError } from "@relax/agent-api";
 import type { ServerHealth } from "@relax/sglang";
 import type { Logger } from "pino";
-import { BackendUnavailableError } from "@relax/agent-api";
 import type { PromptItem } from "../dataset/prompt-dataset";
 import type { GroupResult } from "../group/run-group";
-import { isEngineOutageError } from "@relax/agent-api";
 
 /** The backoff schedule of {@link EngineHealth}. */
 export interface EngineBackoff {

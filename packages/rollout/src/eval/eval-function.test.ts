@@ -1,6 +1,7 @@
 import { FunctionLoadError } from "@relax/export";
 import { describe, expect, it } from "vitest";
 import type { PromptItem } from "../dataset/prompt-dataset";
+import { createEvalRunner, createStepRunner } from "../step/create-step-runner";
 import type { StepResult } from "../step/rollout-controller";
 import {
   applyEvalFunction,
@@ -8,7 +9,6 @@ import {
   type EvalFunctionInput,
   loadEvalFunction,
 } from "./eval-function";
-import { createEvalRunner, createStepRunner } from "../step/create-step-runner";
 
 const FIXTURE = "./test/fixtures/eval-function.mjs";
 const cwd = process.cwd();

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import type { PromptItem } from "../dataset/prompt-dataset";
 import { createFakeLauncher, type FakeAgentContext } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import type { PromptItem } from "../dataset/prompt-dataset";
 import { type GroupLifeState, type LaunchAgent, runGroup } from "./run-group";
 
 const prompt: PromptItem = {

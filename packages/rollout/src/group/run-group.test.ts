@@ -1,13 +1,13 @@
 import { getEventListeners } from "node:events";
 import type { AgentFailureKind } from "@relax/launcher";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PromptItem } from "../dataset/prompt-dataset";
 import {
   createFakeLauncher,
   type FakeAgentContext,
   type FakeAgentResult,
 } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import type { PromptItem } from "../dataset/prompt-dataset";
 import { type GroupResult, runGroup } from "./run-group";
 
 const prompt: PromptItem = {

@@ -1,15 +1,4 @@
 import { randomBytes } from "node:crypto";
-import type { ChatRenderer } from "@relax/chat";
-import type { ExportMode, ExportPipeline, GroupExportOutcome } from "@relax/export";
-import { type MatchPolicy, SessionForest, type SessionForestOptions } from "@relax/forest";
-import {
-  type AgentOutcome,
-  type AgentSessionHandle,
-  buildSessionInput,
-  type LaunchAgentSessionOptions,
-  launchAgentSession,
-  type SandboxBackend,
-} from "@relax/launcher";
 import {
   type GateControl,
   GatewaySession,
@@ -18,8 +7,19 @@ import {
   type SessionSpec,
   withEngineFaultHold,
 } from "@relax/agent-api";
-import { bindBudgetsToGate } from "./bind-budgets-to-gate";
+import type { ChatRenderer } from "@relax/chat";
+import type { ExportMode, ExportPipeline, GroupExportOutcome } from "@relax/export";
+import { type MatchPolicy, SessionForest } from "@relax/forest";
+import {
+  type AgentOutcome,
+  type AgentSessionHandle,
+  buildSessionInput,
+  type LaunchAgentSessionOptions,
+  launchAgentSession,
+  type SandboxBackend,
+} from "@relax/launcher";
 import type { PromptItem } from "../dataset/prompt-dataset";
+import { bindBudgetsToGate } from "./bind-budgets-to-gate";
 
 /**
  * Starts one session's agent and returns its handle, as `launchAgentSession` of `@relax/launcher` does

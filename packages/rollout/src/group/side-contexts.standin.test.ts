@@ -1,13 +1,13 @@
+import { createRequestClassifier } from "@relax/agent-api";
 import type { TrainingRow } from "@relax/export";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRequestClassifier } from "@relax/agent-api";
+import type { PromptItem } from "../dataset/prompt-dataset";
 import {
   createFakeLauncher,
   type FakeAgentContext,
   type FakeAgentResult,
 } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import type { PromptItem } from "../dataset/prompt-dataset";
 import { type GroupResult, runGroup } from "./run-group";
 
 /**
@@ -103,7 +103,12 @@ const summary = (rows: TrainingRow[]) =>
 const ADVANTAGE = 0.5 / (Math.SQRT1_2 + 1e-6);
 
 /** Checks a side row against the engine call that generated it: tokens, mask, logprobs, credit. */
-function expectExactSideRow(gateway: TestGroupGateway, row: TrainingRow, inputIds: number[], main: TrainingRow) {
+function expectExactSideRow(
+  gateway: TestGroupGateway,
+  row: TrainingRow,
+  inputIds: number[],
+  main: TrainingRow,
+) {
   expect(row.tokens.slice(0, row.prompt_length)).toEqual(inputIds);
   expect(decode(gateway, row.tokens.slice(row.prompt_length))).toBe("Answer 2.<|im_end|>");
   expect(row.loss_mask).toEqual(new Array(row.response_length).fill(1));

@@ -3,8 +3,8 @@ import { dirname, join } from "node:path";
 import { formatTrainingRowsJsonl, parseTrainingRowsJsonl, type TrainingRow } from "@relax/export";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error";
-import type { GroupLaunchInfo } from "../step/rollout-controller";
 import type { GroupResult } from "../group/run-group";
+import type { GroupLaunchInfo } from "../step/rollout-controller";
 
 /**
  * The file name of the Group journal inside `--run-dir` (`.ndjson`, not `.jsonl`, so `relax view <run dir>`

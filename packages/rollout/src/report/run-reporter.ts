@@ -1,6 +1,6 @@
+import type { EngineFaultCounters } from "@relax/agent-api";
 import { SingleBar } from "cli-progress";
 import type { GroupResult } from "../group/run-group";
-import type { EngineFaultCounters } from "@relax/agent-api";
 
 /** Counters of a run, kept for the progress bar and the final summary. */
 export interface RunCounters {

@@ -10,14 +10,14 @@ import type {
 } from "../control/control-schemas";
 import { createGateControls } from "../control/create-gate-controls";
 import { ControlError, type ControlRecordSink, type RolloutService } from "../control/rollout-service";
+import { StepDriver, StepOrderError } from "../driver/step-driver";
 import { RolloutInterruptedError } from "../errors/rollout-interrupted-error";
 import { RolloutStalledError } from "../errors/rollout-stalled-error";
-import type { StepResult } from "../step/rollout-controller";
-import type { GroupResult } from "../group/run-group";
-import { StepDriver, StepOrderError } from "../driver/step-driver";
-import type { ServedRun } from "./served-run";
 import { EvalFunctionError } from "../eval/eval-function";
+import type { GroupResult } from "../group/run-group";
 import type { RunState } from "../journal/run-dir";
+import type { StepResult } from "../step/rollout-controller";
+import type { ServedRun } from "./served-run";
 
 /** How many recent steps and evals `GET /rollout/v1/view` shows. */
 const RECENT_STEPS_IN_VIEW = 4;

@@ -3,6 +3,7 @@ import type { TextTokenizer } from "@relax/chat";
 import { buildDebugDump, type TrainingRow, trainingRowSchema } from "@relax/export";
 import type { StandinPolicy } from "@relax/standin";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { PromptItem } from "../dataset/prompt-dataset";
 import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
 import {
@@ -11,7 +12,6 @@ import {
   type FakeLauncher,
 } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import type { PromptItem } from "../dataset/prompt-dataset";
 import { type CrossStepOptions, RolloutController } from "./rollout-controller";
 
 /** Prompts by id; the stand-in's reply (not a model) is chosen by the prompt text. */

@@ -3,9 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { describe, expect, it, vi } from "vitest";
+import type { GroupResult } from "../group/run-group";
 import type { RunReporter } from "../report/run-reporter";
 import { GroupTally, isDroppedGroup, logDrop } from "./group-tally";
-import type { GroupResult } from "../group/run-group";
 
 function recordingLogger() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];

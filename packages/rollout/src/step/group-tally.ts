@@ -1,9 +1,9 @@
 import { appendFile, stat } from "node:fs/promises";
 import type { Logger } from "pino";
-import type { RunReporter } from "../report/run-reporter";
 import type { EngineHealth } from "../engine/engine-health";
 import { RolloutStalledError } from "../errors/rollout-stalled-error";
 import type { GroupResult } from "../group/run-group";
+import type { RunReporter } from "../report/run-reporter";
 
 /** A Group that ended without rows. */
 export type DroppedGroup = Extract<GroupResult, { kind: "dropped" }>;

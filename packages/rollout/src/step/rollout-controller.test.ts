@@ -1,5 +1,8 @@
 import { Writable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { PromptItem } from "../dataset/prompt-dataset";
+import { RolloutStalledError } from "../errors/rollout-stalled-error";
+import type { GroupResult } from "../group/run-group";
 import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
 import {
@@ -8,10 +11,7 @@ import {
   type FakeAgentResult,
 } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import type { PromptItem } from "../dataset/prompt-dataset";
-import { RolloutStalledError } from "../errors/rollout-stalled-error";
 import { RolloutController, stepMetrics } from "./rollout-controller";
-import type { GroupResult } from "../group/run-group";
 
 const prompts: PromptItem[] = ["a", "b", "c"].map((id, index) => ({
   index,

@@ -1,12 +1,10 @@
+import type { GatewaySession } from "@relax/agent-api";
 import type { ExportMode, GroupExportOutcome, TrainingRow } from "@relax/export";
 import { computeRolloutMetrics, writeDebugDump } from "@relax/export";
 import type { Logger } from "pino";
-import { formatAgenticEvent } from "../report/create-logger";
-import type { RunReporter } from "../report/run-reporter";
-import type { GatewaySession } from "@relax/agent-api";
-import type { EngineHealth } from "../engine/engine-health";
-import { GroupTally, isDroppedGroup } from "./group-tally";
 import type { PromptItem } from "../dataset/prompt-dataset";
+import type { EngineHealth } from "../engine/engine-health";
+import { RolloutInterruptedError } from "../errors/rollout-interrupted-error";
 import {
   type GroupContext,
   type GroupControl,
@@ -14,7 +12,9 @@ import {
   type GroupResult,
   runGroup,
 } from "../group/run-group";
-import { RolloutInterruptedError } from "../errors/rollout-interrupted-error";
+import { formatAgenticEvent } from "../report/create-logger";
+import type { RunReporter } from "../report/run-reporter";
+import { GroupTally, isDroppedGroup } from "./group-tally";
 
 /** Options of {@link RolloutController}. */
 export interface RolloutControllerOptions {

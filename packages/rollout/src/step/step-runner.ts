@@ -1,8 +1,8 @@
-import type { GroupResult } from "../group/run-group";
+import type { GateControl } from "@relax/agent-api";
 import type { PromptItem } from "../dataset/prompt-dataset";
 import type { EvalFunctionResult } from "../eval/eval-function";
 import type { EvalSchedulePlan } from "../eval/eval-schedule";
-import type { GateControl } from "@relax/agent-api";
+import type { GroupResult } from "../group/run-group";
 import type { GroupLaunchInfo, StepResult } from "./rollout-controller";
 
 /** The shape of one kind of step: how many Groups must export, of how many sessions, how many at once. */
@@ -26,13 +26,13 @@ export interface StepsPlan {
 
 /** Cross-step scheduling of train Groups (docs/contract.md#cross-step-scheduling). */
 export interface CrossStepPlan {
-    prelaunch: boolean;
-    partialRollout: boolean;
-    fullyAsync: boolean;
-    /** `--partial-rollout-max-aborted-count`. */
-    maxAbortedCount?: number;
-    /** `--over-sampling-batch-size` (default `--rollout-batch-size`). */
-    overSampling: number;
+  prelaunch: boolean;
+  partialRollout: boolean;
+  fullyAsync: boolean;
+  /** `--partial-rollout-max-aborted-count`. */
+  maxAbortedCount?: number;
+  /** `--over-sampling-batch-size` (default `--rollout-batch-size`). */
+  overSampling: number;
 }
 
 /** Options of {@link StepRunner.runStep}. */

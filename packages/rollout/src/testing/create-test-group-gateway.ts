@@ -1,5 +1,10 @@
+import {
+  createTestGateway,
+  TEST_BASE_URL,
+  type TestGateway,
+  type TestGatewayOptions,
+} from "@relax/agent-api/testing";
 import { createExportPipeline, type ExportConfigInput, type ExportPipeline } from "@relax/export";
-import { createTestGateway, TEST_BASE_URL, type TestGateway, type TestGatewayOptions } from "@relax/agent-api/testing";
 import type { GroupContext } from "../group/run-group";
 
 /** Options of {@link createTestGroupGateway}: the test gateway's, and the export pipeline's configuration. */
@@ -19,7 +24,9 @@ export interface TestGroupGateway extends TestGateway {
  * The in-process test gateway of `@relax/agent-api/testing` (Qwen3 tokenizer and template, the stand-in
  * engine, not a model) with an export pipeline (`agentWritesReward` by default), for Group tests.
  */
-export async function createTestGroupGateway(options: TestGroupGatewayOptions = {}): Promise<TestGroupGateway> {
+export async function createTestGroupGateway(
+  options: TestGroupGatewayOptions = {},
+): Promise<TestGroupGateway> {
   const gateway = await createTestGateway(options);
   const decode = (ids: number[]) => gateway.tokenizer.decode(ids, { skipSpecialTokens: false });
   const exporter = await createExportPipeline({

@@ -13,8 +13,8 @@ import {
   selectInheritedEnv,
   UidPool,
 } from "@relax/launcher";
-import type { Logger } from "pino";
 import { ConfigError } from "@relax/rollout";
+import type { Logger } from "pino";
 import type { RolloutConfig } from "../config/rollout-config";
 import { agentHiddenPaths, type RunFilesConfig } from "./agent-hidden-paths";
 

@@ -47,4 +47,3 @@ function stableJson(value: unknown): string {
   }
   return JSON.stringify(value);
 }
-

@@ -1,8 +1,8 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
 import { ConfigError } from "@relax/rollout";
+import { describe, expect, it } from "vitest";
 import { camelCaseKey, readConfigFile, resolveConfig } from "./load-config";
 
 const minimal = {

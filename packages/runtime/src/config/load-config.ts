@@ -1,10 +1,10 @@
 import { existsSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { extname } from "node:path";
+import { createRequestClassifier } from "@relax/agent-api";
 import { reasoningParserNames, toolCallParserNames } from "@relax/chat";
 import { ConfigError } from "@relax/rollout";
 import { parse as parseYaml } from "yaml";
-import { createRequestClassifier } from "@relax/agent-api";
 import { applyRequestClassPolicyFlag } from "./request-class-policy-flag";
 import { type RolloutConfig, rolloutConfigSchema } from "./rollout-config";
 

@@ -1,7 +1,7 @@
-import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
-import { z } from "zod";
 import { requestClassConfigSchema } from "@relax/agent-api";
+import { HARNESS_NORMALIZER_NAMES } from "@relax/protocol";
 import { evalPromptDataSchema } from "@relax/rollout";
+import { z } from "zod";
 
 /**
  * The `relax rollout` configuration. Keys use the camelCase form of the flag names (see docs/contract.md)

@@ -1,7 +1,7 @@
 import type { TextTokenizer, VisionProcessorConfig } from "@relax/chat";
 import { loadFunction } from "@relax/export";
-import { createSglangClient, type SglangClient } from "@relax/sglang";
 import { ConfigError } from "@relax/rollout";
+import { createSglangClient, type SglangClient } from "@relax/sglang";
 
 /** The inference backend of a run: SGLang workers / a router, or the built-in stand-in engine. */
 export interface Backend {

@@ -3,11 +3,11 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Writable } from "node:stream";
-import { afterEach, describe, expect, it, vi } from "vitest";
-import { resolveConfig } from "../config/load-config";
 import { createLogger, type GroupResult, UnknownEvalDatasetError } from "@relax/rollout";
 import { createFakeLauncher, type FakeAgentContext, type FakeAgentResult } from "@relax/rollout/testing";
 import { startStandin } from "@relax/standin";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { resolveConfig } from "../config/load-config";
 import type { Backend } from "../engine/start-backend";
 import { createRolloutRuntime } from "./create-rollout-runtime";
 
@@ -257,7 +257,10 @@ describe("createRolloutRuntime", () => {
     const dir = mkdtempSync(join(tmpdir(), "relax-runtime-evals-"));
     writeFileSync(join(dir, "empty.jsonl"), "\n");
     await expect(
-      createRolloutRuntime(config({ evalPromptData: ["empty", join(dir, "empty.jsonl")] }), { logger, standin }),
+      createRolloutRuntime(config({ evalPromptData: ["empty", join(dir, "empty.jsonl")] }), {
+        logger,
+        standin,
+      }),
     ).rejects.toThrow(`--eval-prompt-data empty ${join(dir, "empty.jsonl")}: the dataset is empty`);
     expect(started).toHaveLength(0);
 

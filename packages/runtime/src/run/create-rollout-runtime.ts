@@ -1,35 +1,3 @@
-import type { ChatRenderer, TextTokenizer } from "@relax/chat";
-import { createExportPipeline, type ExportPipeline } from "@relax/export";
-import type { SandboxBackend } from "@relax/launcher";
-import type { SglangClient } from "@relax/sglang";
-import type { Hono } from "hono";
-import type { Logger } from "pino";
-import { ConfigError } from "@relax/rollout";
-import type { RolloutConfig } from "../config/rollout-config";
-import {
-  checkBackendHealth,
-  createEvalRunner,
-  createLogger,
-  createStepRunner,
-  type EvalDataset,
-  EngineHealth,
-  evalDueAfterStep,
-  type GroupLaunchInfo,
-  type GroupResult,
-  type LaunchAgent,
-  loadEvalFunction,
-  type PromptItem,
-  readPromptDataset,
-  RolloutController,
-  RunReporter,
-  type EvalRun,
-  type RuntimeEvalOptions,
-  type RuntimeStepOptions,
-  type ServedRun,
-  type StepResult,
-} from "@relax/rollout";
-import { type Backend, type StandinStarter, startBackend } from "../engine/start-backend";
-import { createRunEvents } from "./create-run-events";
 import {
   createAgentApi,
   createGatewayApp,
@@ -44,11 +12,45 @@ import {
   type SessionSpec,
   ShardPool,
 } from "@relax/agent-api";
-import { AsyncDisposableStack } from "./async-disposable-stack";
+import type { ChatRenderer, TextTokenizer } from "@relax/chat";
+import { createExportPipeline, type ExportPipeline } from "@relax/export";
+import type { SandboxBackend } from "@relax/launcher";
+import {
+  ConfigError,
+  checkBackendHealth,
+  createEvalRunner,
+  createLogger,
+  createStepRunner,
+  EngineHealth,
+  type EvalDataset,
+  type EvalRun,
+  evalDueAfterStep,
+  type LaunchAgent,
+  loadEvalFunction,
+  type PromptItem,
+  RolloutController,
+  RunReporter,
+  type RuntimeEvalOptions,
+  type RuntimeStepOptions,
+  readPromptDataset,
+  type ServedRun,
+  type StepResult,
+} from "@relax/rollout";
+import type { SglangClient } from "@relax/sglang";
+import type { Hono } from "hono";
+import type { Logger } from "pino";
 import { createAgentBackend } from "../agent/create-agent-backend";
+import type { RolloutConfig } from "../config/rollout-config";
+import { type Backend, type StandinStarter, startBackend } from "../engine/start-backend";
+import { formatAgentCapacity } from "../plan/plan-agent-capacity";
+import {
+  agentApiSettings,
+  planRolloutComponents,
+  type RolloutComponents,
+} from "../plan/plan-rollout-components";
 import { loadTextStack } from "../text/load-text-stack";
-import { formatAgentCapacity } from "./plan-agent-capacity";
-import { agentApiSettings, planRolloutComponents, type RolloutComponents } from "./plan-rollout-components";
+import { AsyncDisposableStack } from "./async-disposable-stack";
+import { createRunEvents } from "./create-run-events";
 import { gatewayShardEntry } from "./gateway-shard-entry";
 
 /** What the runtime takes from its caller besides the configuration. */
@@ -268,19 +270,11 @@ async function startRuntime(start: RuntimeStart): Promise<RolloutRuntime> {
   const { app, server, baseUrl, gate, shards, engineFaults } = serving;
   reporter.counters.engineFaults = engineFaults.counters;
 
-  const controller = createController(start, {
-    registry,
-    renderer,
-    exporter,
-    baseUrl,
-    gate,
-    engineFaults,
-    shards,
-    agentBackend: agents?.backend,
-    reporter,
-    engineHealth,
-    decode,
-  });
+  const controller = createController(
+    start,
+    { registry, renderer, baseUrl, gate, engineFaults, shards },
+    { exporter, agentBackend: agents?.backend, reporter, engineHealth, decode },
+  );
   serving.bindCurrentStep(() => controller.currentStep);
 
   const owned = stack.move();
@@ -549,35 +543,47 @@ async function startShards(
   return pool;
 }
 
+/**
+ * The gateway a run's Group sessions are served by: their registry and renderer, the URL agents get, the
+ * gate and engine-fault view their budgets follow, and the shards when the gateway is sharded.
+ */
+interface GroupGateway {
+  registry: SessionRegistry;
+  renderer: ChatRenderer;
+  baseUrl: string;
+  gate: GateControl;
+  engineFaults: EngineFaultView;
+  shards: ShardPool | undefined;
+}
+
+/** What the controller exports, runs agents with and reports to. */
+interface ControllerServices {
+  exporter: ExportPipeline;
+  agentBackend: SandboxBackend | undefined;
+  reporter: RunReporter;
+  engineHealth: EngineHealth;
+  decode: (ids: number[]) => string;
+}
+
 /** The rollout controller over the run's Group context, reporter and cross-step settings. */
 function createController(
   start: RuntimeStart,
-  parts: {
-    registry: SessionRegistry;
-    renderer: ChatRenderer;
-    exporter: ExportPipeline;
-    baseUrl: string;
-    gate: GateControl;
-    engineFaults: EngineFaultView;
-    shards: ShardPool | undefined;
-    agentBackend: SandboxBackend | undefined;
-    reporter: RunReporter;
-    engineHealth: EngineHealth;
-    decode: (ids: number[]) => string;
-  },
+  gateway: GroupGateway,
+  parts: ControllerServices,
 ): RolloutController {
   const { components, logger, io } = start;
   const { crossStep } = components;
-  const { shards, agentBackend, reporter } = parts;
+  const { shards } = gateway;
+  const { agentBackend, reporter } = parts;
   const groupSize = components.steps.train.groupSize;
   return new RolloutController({
     group: {
-      registry: parts.registry,
-      renderer: parts.renderer,
+      registry: gateway.registry,
+      renderer: gateway.renderer,
       exporter: parts.exporter,
-      baseUrl: parts.baseUrl,
-      gate: parts.gate,
-      engineFaults: parts.engineFaults,
+      baseUrl: gateway.baseUrl,
+      gate: gateway.gate,
+      engineFaults: gateway.engineFaults,
       ...(shards !== undefined ? { createSession: (spec: SessionSpec) => shards.createSession(spec) } : {}),
       ...components.group,
       ...(agentBackend !== undefined ? { agentBackend } : {}),

@@ -1,7 +1,7 @@
-import type { Logger } from "pino";
-import type { EngineHealth, RunReporter } from "@relax/rollout";
-import type { RolloutComponents } from "./plan-rollout-components";
 import type { AgentApiEvents } from "@relax/agent-api";
+import type { EngineHealth, RunReporter } from "@relax/rollout";
+import type { Logger } from "pino";
+import type { RolloutComponents } from "../plan/plan-rollout-components";
 
 /** Top-level fields carrying a structured-output format (`contract-change` warnings name them). */
 const STRUCTURED_OUTPUT_FIELDS: ReadonlySet<string> = new Set([

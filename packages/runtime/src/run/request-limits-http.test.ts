@@ -1,11 +1,11 @@
 import { fileURLToPath } from "node:url";
+import { createGatewayApp, GatewaySession, listenGateway, SessionRegistry } from "@relax/agent-api";
+import { createTestGateway } from "@relax/agent-api/testing";
 import type { ChatRenderer } from "@relax/chat";
 import { SessionForest } from "@relax/forest";
 import { beforeAll, describe, expect, it } from "vitest";
-import { createGatewayApp, GatewaySession, listenGateway, SessionRegistry } from "@relax/agent-api";
-import { createTestGateway } from "@relax/agent-api/testing";
 import { resolveConfig } from "../config/load-config";
-import { planGateway } from "./plan-rollout-components";
+import { planGateway } from "../plan/plan-rollout-components";
 
 const REQUIRED = {
   promptData: fileURLToPath(import.meta.url),

@@ -1,4 +1,5 @@
 import { readFile } from "node:fs/promises";
+import { createEncodeOffload, type EncodeOffload, EncodePool, encodeWorkers } from "@relax/agent-api";
 import {
   type ChatRenderer,
   createChatRenderer,
@@ -8,9 +9,8 @@ import {
   type VisionProcessorConfig,
 } from "@relax/chat";
 import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
-import { createEncodeOffload, type EncodeOffload, encodeWorkers, EncodePool } from "@relax/agent-api";
+import type { RolloutComponents } from "../plan/plan-rollout-components";
 import { loadVisionSetup } from "./load-vision-setup";
-import type { RolloutComponents } from "../run/plan-rollout-components";
 
 /** The tokenizer, chat template and renderer one gateway process works with (see {@link loadTextStack}). */
 export interface TextStack {

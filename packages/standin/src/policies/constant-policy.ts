@@ -1,4 +1,4 @@
-import type { StandinPolicy, StandinPolicyOutput } from "../standin-policy";
+import type { StandinPolicy, StandinPolicyOutput } from "./standin-policy";
 
 /** Always replies with the same output (text or token ids). */
 export function constantPolicy(output: StandinPolicyOutput): StandinPolicy {

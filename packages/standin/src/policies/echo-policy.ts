@@ -1,4 +1,4 @@
-import type { StandinPolicy } from "../standin-policy";
+import type { StandinPolicy } from "./standin-policy";
 
 const roleLine = /^(?:system|user|assistant|tool|developer|ipython)\s*\n/;
 const bareRole = /^(?:system|user|assistant|tool|developer|ipython)$/;

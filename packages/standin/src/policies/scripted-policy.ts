@@ -1,4 +1,4 @@
-import type { StandinPolicy, StandinPolicyOutput } from "../standin-policy";
+import type { StandinPolicy, StandinPolicyOutput } from "./standin-policy";
 
 /** A policy that serves queued replies in order. */
 export interface ScriptedPolicy extends StandinPolicy {

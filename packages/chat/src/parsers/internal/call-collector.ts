@@ -1,4 +1,4 @@
-import type { ParsedToolCall, ToolCallFailure, ToolCallParseResult } from "../tool-call-parser";
+import type { ParsedToolCall, ToolCallFailure, ToolCallParseResult } from "../contract/tool-call-parser";
 import { ContentBuilder } from "./content-builder";
 import { readJsonCall } from "./read-json-call";
 import type { JsonNode } from "./scan-json";

@@ -3,7 +3,7 @@ import type {
   ParsedToolCall,
   ToolCallFailure,
   ToolCallParseResult,
-} from "../tool-call-parser";
+} from "../contract/tool-call-parser";
 import { ContentBuilder } from "./content-builder";
 import { MarkerFinder } from "./marker-finder";
 

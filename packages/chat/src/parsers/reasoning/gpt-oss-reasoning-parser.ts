@@ -1,5 +1,9 @@
+import type {
+  ReasoningParseInput,
+  ReasoningParseResult,
+  ReasoningParser,
+} from "../contract/reasoning-parser";
 import { splitHarmonyMessages } from "../internal/harmony-messages";
-import type { ReasoningParseInput, ReasoningParseResult, ReasoningParser } from "../reasoning-parser";
 
 /**
  * Splits gpt-oss (Harmony) output: `analysis`-channel message bodies are the reasoning (several are

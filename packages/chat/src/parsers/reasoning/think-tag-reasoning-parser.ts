@@ -1,4 +1,8 @@
-import type { ReasoningParseInput, ReasoningParseResult, ReasoningParser } from "../reasoning-parser";
+import type {
+  ReasoningParseInput,
+  ReasoningParseResult,
+  ReasoningParser,
+} from "../contract/reasoning-parser";
 
 /** Options of {@link createThinkTagReasoningParser}. */
 export interface ThinkTagReasoningOptions {

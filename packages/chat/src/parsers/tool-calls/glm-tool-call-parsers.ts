@@ -1,9 +1,9 @@
 import type { StrictJsonValue } from "../../canonical/strict-json";
 import type { FunctionTool } from "../../messages/function-tool";
+import type { ToolCallParseInput, ToolCallParser } from "../contract/tool-call-parser";
 import { buildArguments } from "../internal/build-arguments";
 import { convertParameterValue, findParameterSchema } from "../internal/convert-parameter-value";
 import { type BlockParse, parseDelimitedToolCalls } from "../internal/parse-delimited-tool-calls";
-import type { ToolCallParseInput, ToolCallParser } from "../tool-call-parser";
 
 const KEY_OPEN = "<arg_key>";
 const KEY_CLOSE = "</arg_key>";

@@ -1,7 +1,7 @@
+import type { ToolCallParseInput, ToolCallParseResult, ToolCallParser } from "../contract/tool-call-parser";
 import { CallCollector } from "../internal/call-collector";
 import { splitHarmonyMessages } from "../internal/harmony-messages";
 import { readArgumentsBody } from "../internal/read-json-body";
-import type { ToolCallParseInput, ToolCallParseResult, ToolCallParser } from "../tool-call-parser";
 
 /**
  * Parses gpt-oss (Harmony) calls: a message with a recipient,

@@ -1,6 +1,6 @@
+import type { ToolCallParser } from "../contract/tool-call-parser";
 import { type BlockParse, parseDelimitedToolCalls } from "../internal/parse-delimited-tool-calls";
 import { readArgumentsBody } from "../internal/read-json-body";
-import type { ToolCallParser } from "../tool-call-parser";
 
 const ARGUMENT_BEGIN = "<|tool_call_argument_begin|>";
 const NATIVE_ID = /^(?:functions\.)?(.+):(\d+)$/s;

@@ -1,9 +1,9 @@
+import type { ToolCallParseInput, ToolCallParseResult, ToolCallParser } from "../contract/tool-call-parser";
 import { CallCollector, skipWhitespace } from "../internal/call-collector";
 import { MarkerFinder } from "../internal/marker-finder";
 import { jsonFailureReason } from "../internal/read-json-body";
 import { JSON_CALL_ARGUMENT_KEYS } from "../internal/read-json-call";
 import { type JsonNode, scanJsonValue } from "../internal/scan-json";
-import type { ToolCallParseInput, ToolCallParseResult, ToolCallParser } from "../tool-call-parser";
 
 const TAG = "<|python_tag|>";
 const ARGUMENT_KEYS = JSON_CALL_ARGUMENT_KEYS;

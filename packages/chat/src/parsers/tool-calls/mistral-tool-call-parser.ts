@@ -1,14 +1,14 @@
-import { CallCollector, skipWhitespace } from "../internal/call-collector";
-import { MarkerFinder } from "../internal/marker-finder";
-import { jsonFailureReason } from "../internal/read-json-body";
-import { callArgumentKeys, readJsonArguments } from "../internal/read-json-call";
-import { scanJsonValue } from "../internal/scan-json";
 import type {
   GenerationFinishReason,
   ToolCallParseInput,
   ToolCallParseResult,
   ToolCallParser,
-} from "../tool-call-parser";
+} from "../contract/tool-call-parser";
+import { CallCollector, skipWhitespace } from "../internal/call-collector";
+import { MarkerFinder } from "../internal/marker-finder";
+import { jsonFailureReason } from "../internal/read-json-body";
+import { callArgumentKeys, readJsonArguments } from "../internal/read-json-call";
+import { scanJsonValue } from "../internal/scan-json";
 
 const TOOL_CALLS = "[TOOL_CALLS]";
 const ARGS = "[ARGS]";

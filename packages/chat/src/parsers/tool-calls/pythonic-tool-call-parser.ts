@@ -1,8 +1,8 @@
+import type { ToolCallParseInput, ToolCallParseResult, ToolCallParser } from "../contract/tool-call-parser";
 import { buildArguments } from "../internal/build-arguments";
 import { CallCollector, skipWhitespace } from "../internal/call-collector";
 import { MarkerFinder } from "../internal/marker-finder";
 import { scanPythonCallList } from "../internal/python-literal";
-import type { ToolCallParseInput, ToolCallParseResult, ToolCallParser } from "../tool-call-parser";
 
 const CANDIDATE = /\[\s*[\p{L}_][\p{L}\p{N}_.]*\s*\(/uy;
 const WRAP_START = "<|python_start|>";

@@ -1,15 +1,15 @@
-import { ContentBuilder } from "../internal/content-builder";
-import { MarkerFinder } from "../internal/marker-finder";
-import { jsonFailureReason } from "../internal/read-json-body";
-import { callArgumentKeys, readJsonCall } from "../internal/read-json-call";
-import { scanJsonValue } from "../internal/scan-json";
 import type {
   ParsedToolCall,
   ToolCallFailure,
   ToolCallParseInput,
   ToolCallParseResult,
   ToolCallParser,
-} from "../tool-call-parser";
+} from "../contract/tool-call-parser";
+import { ContentBuilder } from "../internal/content-builder";
+import { MarkerFinder } from "../internal/marker-finder";
+import { jsonFailureReason } from "../internal/read-json-body";
+import { callArgumentKeys, readJsonCall } from "../internal/read-json-call";
+import { scanJsonValue } from "../internal/scan-json";
 
 const OPEN = "<tool_call>";
 const CLOSE = "</tool_call>";

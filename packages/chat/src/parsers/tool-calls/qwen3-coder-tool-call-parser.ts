@@ -1,5 +1,6 @@
 import type { StrictJsonValue } from "../../canonical/strict-json";
 import type { FunctionTool } from "../../messages/function-tool";
+import type { ToolCallParser } from "../contract/tool-call-parser";
 import { buildArguments } from "../internal/build-arguments";
 import { convertParameterValue, findParameterSchema } from "../internal/convert-parameter-value";
 import { MarkerFinder } from "../internal/marker-finder";
@@ -8,7 +9,6 @@ import {
   type BlockParse,
   parseDelimitedToolCalls,
 } from "../internal/parse-delimited-tool-calls";
-import type { ToolCallParser } from "../tool-call-parser";
 
 const FUNCTION_OPEN = "<function=";
 const FUNCTION_CLOSE = "</function>";

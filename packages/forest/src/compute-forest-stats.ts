@@ -1,7 +1,7 @@
-import type { TransitionClass } from "../sample/training-sample";
-import type { ForestStats } from "../session-forest-types";
-import type { TurnRecord } from "../turn/turn-record";
-import type { InternalNode } from "./forest-node";
+import type { InternalNode } from "./node/forest-node";
+import type { TransitionClass } from "./sample/training-sample";
+import type { ForestStats } from "./session-forest-types";
+import type { TurnRecord } from "./turn/turn-record";
 
 /** Counts nodes, tokens, token storage bytes and turn outcomes in one pass (O(nodes + turns)). */
 export function computeForestStats(options: {

@@ -1,10 +1,10 @@
+import type { ImageStore } from "../media/image-store";
+import { MediaInputError } from "../media/media-input-error";
+import type { MediaItem } from "../media/media-item";
+import { imageGrid, type VisionProcessorConfig } from "../media/vision-processor";
 import type { ChatMessage } from "../messages/chat-message";
-import type { ChatRenderer } from "../template/create-chat-renderer";
-import type { MediaExpansion } from "../template/token-renderer";
-import type { ImageStore } from "./image-store";
-import { MediaInputError } from "./media-input-error";
-import type { MediaItem } from "./media-item";
-import { imageGrid, type VisionProcessorConfig } from "./vision-processor";
+import type { ChatRenderer } from "./create-chat-renderer";
+import type { MediaExpansion } from "./token-renderer";
 
 /** The image placeholder token of the Qwen2-VL family. */
 export const QWEN_IMAGE_PAD_TOKEN = "<|image_pad|>";

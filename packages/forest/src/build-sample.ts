@@ -1,9 +1,9 @@
 import type { MediaItem } from "@relax/chat";
-import { NoResponseError } from "../errors/no-response-error";
-import { trainLength, trainTokensOf } from "../node/collect-prefix";
-import type { InternalNode, ResponseFinishReason } from "../node/forest-node";
-import type { TurnRecord } from "../turn/turn-record";
-import type { SampleStatus, TrainingSample, TurnTrace, WeightVersionSpan } from "./training-sample";
+import { NoResponseError } from "./errors/no-response-error";
+import { trainLength, trainTokensOf } from "./node/collect-prefix";
+import type { InternalNode, ResponseFinishReason } from "./node/forest-node";
+import type { SampleStatus, TrainingSample, TurnTrace, WeightVersionSpan } from "./sample/training-sample";
+import type { TurnRecord } from "./turn/turn-record";
 
 function statusOf(leaf: InternalNode): SampleStatus {
   if (leaf.kind === "observation") return leaf.failure !== undefined ? "failed" : "truncated";

@@ -1,4 +1,4 @@
-import type { FunctionTool } from "../messages/function-tool";
+import type { FunctionTool } from "../../messages/function-tool";
 
 /**
  * How the engine ended a generation, as SGLang's `/generate` reports it in `meta_info.finish_reason.type`.

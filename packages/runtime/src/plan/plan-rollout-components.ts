@@ -1,14 +1,20 @@
 import { resolve } from "node:path";
+import type { AgentApiSettings } from "@relax/agent-api";
+import {
+  createRequestClassifier,
+  type EngineFaultBudget,
+  measuredAutoShardCount,
+  type RequestClassifier,
+  type RolloutSampling,
+} from "@relax/agent-api";
 import type { ExportConfigInput } from "@relax/export";
 import type { MatchPolicy } from "@relax/forest";
 import type { HarnessNormalizers, RequestLimits } from "@relax/protocol";
+import type { CrossStepPlan, StepsPlan } from "@relax/rollout";
 import { ConfigError } from "@relax/rollout";
 import { resolveModuleSpec } from "../config/resolve-module-spec";
 import type { RolloutConfig } from "../config/rollout-config";
-import { type RolloutSampling, type EngineFaultBudget, createRequestClassifier, type RequestClassifier, measuredAutoShardCount } from "@relax/agent-api";
 import { type AgentCapacityPlan, planAgentCapacity } from "./plan-agent-capacity";
-import type { AgentApiSettings } from "@relax/agent-api";
-import type { CrossStepPlan, StepsPlan } from "@relax/rollout";
 
 /** How a dataset file is read (the options of `readPromptDataset`). */
 export interface DatasetPlan {

@@ -1,9 +1,9 @@
 import { buildAnthropicMessagesErrorBody } from "../anthropic-messages/anthropic-messages-error";
 import { buildChatCompletionsErrorBody } from "../chat-completions/chat-completions-error";
+import { describeError, type ErrorDescriptor } from "../errors/describe-error";
 import { buildResponsesErrorBody } from "../responses/responses-error";
 import { assertNever } from "../shared/assert-never";
 import type { Protocol } from "../shared/protocol";
-import { describeError, type ErrorDescriptor } from "./describe-error";
 
 /**
  * The error body of a protocol: OpenAI `{error: {message, type, param, code}}` for Chat Completions and

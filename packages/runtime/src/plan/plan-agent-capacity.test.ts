@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
 import { ConfigError } from "@relax/rollout";
+import { describe, expect, it } from "vitest";
 import { formatAgentCapacity, planAgentCapacity } from "./plan-agent-capacity";
 
 const base = {

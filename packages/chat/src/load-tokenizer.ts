@@ -1,11 +1,11 @@
 import { join } from "node:path";
-import { TokenizerLoadError } from "../errors/tokenizer-load-error";
-import { compileChatTemplate } from "../template/compile-chat-template";
-import { createTokenizer } from "./create-tokenizer";
-import type { HfTokenizer } from "./hf-tokenizer";
-import { readTokenizerFile, readTokenizerJsonFile } from "./read-tokenizer-file";
-import { resolveTokenizerSource } from "./resolve-tokenizer-source";
-import { chatTemplateJsonSchema } from "./tokenizer-files";
+import { TokenizerLoadError } from "./errors/tokenizer-load-error";
+import { compileChatTemplate } from "./template/compile-chat-template";
+import { createTokenizer } from "./tokenizer/create-tokenizer";
+import type { HfTokenizer } from "./tokenizer/hf-tokenizer";
+import { readTokenizerFile, readTokenizerJsonFile } from "./tokenizer/read-tokenizer-file";
+import { resolveTokenizerSource } from "./tokenizer/resolve-tokenizer-source";
+import { chatTemplateJsonSchema } from "./tokenizer/tokenizer-files";
 
 const cache = new Map<string, Promise<HfTokenizer>>();
 

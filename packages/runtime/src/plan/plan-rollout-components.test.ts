@@ -1,6 +1,6 @@
+import { evalDueAfterStep, evalRolloutIds } from "@relax/rollout";
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../config/load-config";
-import { evalDueAfterStep, evalRolloutIds } from "@relax/rollout";
 import {
   defaultEvalConcurrency,
   planBackend,
