@@ -1,7 +1,7 @@
 /**
  * @module @relax/rollout
- * The Controller of the design (seed 002): Groups of sessions into steps, durably. The Group lifecycle
- * (Prepare → first-request barrier → Runtime → exit → export), train and eval steps, cross-step
+ * The Controller (docs/architecture.md#three-modules): Groups of sessions into steps, durably. The Group
+ * lifecycle (Prepare → first-request barrier → Runtime → exit → export), train and eval steps, cross-step
  * scheduling, engine health, the prompt dataset, the durable step driver, the Group journal and run
  * directory, evals, run reports and the trainer control API `/rollout/v1`.
  */
@@ -76,16 +76,16 @@ export {
   type ServeService,
 } from "./serve/create-rollout-service";
 export type { ServedRun } from "./serve/served-run";
+export type {
+  ControllerStepOptions,
+  CrossStepOptions,
+  GroupLaunchInfo,
+  StepResult,
+} from "./step/controller-options";
 // Steps
 export { createEvalRunner, createStepRunner } from "./step/create-step-runner";
-export {
-  type ControllerStepOptions,
-  type CrossStepOptions,
-  type GroupLaunchInfo,
-  RolloutController,
-  type StepResult,
-  stepMetrics,
-} from "./step/rollout-controller";
+export { RolloutController } from "./step/rollout-controller";
+export { stepMetrics } from "./step/step-metrics";
 export type {
   CrossStepPlan,
   EvalDataset,

@@ -6,7 +6,7 @@ import type { GroupResult } from "../group/run-group";
 import { GROUP_JOURNAL_FILE } from "../journal/group-journal";
 import { readRunState } from "../journal/run-dir";
 import { createLogger } from "../report/create-logger";
-import type { StepResult } from "../step/rollout-controller";
+import type { StepResult } from "../step/controller-options";
 import type { RuntimeStepOptions, StepRunner } from "../step/step-runner";
 import { StepDriver, StepOrderError } from "./step-driver";
 

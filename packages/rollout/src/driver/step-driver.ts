@@ -15,7 +15,7 @@ import {
 import { type RunState, writeRunState } from "../journal/run-dir";
 import { formatAgenticEvent } from "../report/create-logger";
 import { roundMetrics } from "../report/round-metrics";
-import type { GroupLaunchInfo, StepResult } from "../step/rollout-controller";
+import type { GroupLaunchInfo, StepResult } from "../step/controller-options";
 import type { EvalRun, RuntimeEvalOptions, StepRunner } from "../step/step-runner";
 
 /** Options of {@link StepDriver}. */

@@ -7,7 +7,8 @@ import { RolloutStalledError } from "../errors/rollout-stalled-error";
 import type { GroupResult } from "../group/run-group";
 import { createLogger } from "../report/create-logger";
 import { RunReporter } from "../report/run-reporter";
-import { type GroupLaunchInfo, RolloutController } from "../step/rollout-controller";
+import type { GroupLaunchInfo } from "../step/controller-options";
+import { RolloutController } from "../step/rollout-controller";
 import {
   createFakeLauncher,
   type FakeAgentContext,

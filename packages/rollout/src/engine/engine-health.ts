@@ -3,6 +3,11 @@ import { BackendUnavailableError, isEngineOutageError } from "@relax/agent-api";
 import type { ServerHealth } from "@relax/sglang";
 import type { Logger } from "pino";
 import type { PromptItem } from "../dataset/prompt-dataset";
+import {
+  BACKEND_DROP_PREFIX,
+  isBackendDrop as isBackendCausedDrop,
+  isDroppedGroup,
+} from "../group/group-outcome";
 import type { GroupResult } from "../group/run-group";
 
 /** The backoff schedule of {@link EngineHealth}. */
@@ -193,20 +198,18 @@ export class EngineHealth {
   }
 
   /**
-   * A finished Group as the controller counts it: a drop (not an interruption) of a Group one of whose
+   * A finished Group as the controller counts it: a drop ({@link isDroppedGroup}) of a Group one of whose
    * sessions saw an outage error becomes `backend_<reason>` (the turn error marked the engine down already).
    */
   classify(result: GroupResult): GroupResult {
     const hit = result.sessions.some((session) => this.#sawOutage.has(session.id));
     for (const session of result.sessions) this.#sawOutage.delete(session.id);
-    if (result.kind !== "dropped" || result.reason === "interrupted" || result.reason.startsWith("backend_"))
-      return result;
-    if (!hit) return result;
+    if (!isDroppedGroup(result) || isBackendCausedDrop(result) || !hit) return result;
     // Not marked down again here: the session's turn error did that when it happened, and a health check
     // that passed since (a Group started after this one's agents exited) is newer information.
     return {
       ...result,
-      reason: `backend_${result.reason}`,
+      reason: `${BACKEND_DROP_PREFIX}${result.reason}`,
       message: `the inference engine failed during the Group: ${result.message}`,
     };
   }
@@ -218,6 +221,6 @@ export class EngineHealth {
 
   /** Whether a dropped Group was dropped because of the backend (`backend_*` reason). */
   isBackendDrop(result: GroupResult): boolean {
-    return result.kind === "dropped" && result.reason.startsWith("backend_");
+    return isBackendCausedDrop(result);
   }
 }

@@ -1,8 +1,8 @@
 import { FunctionLoadError } from "@relax/export";
 import { describe, expect, it } from "vitest";
 import type { PromptItem } from "../dataset/prompt-dataset";
+import type { StepResult } from "../step/controller-options";
 import { createEvalRunner, createStepRunner } from "../step/create-step-runner";
-import type { StepResult } from "../step/rollout-controller";
 import {
   applyEvalFunction,
   EvalFunctionError,

@@ -3,8 +3,9 @@ import { dirname, join } from "node:path";
 import { formatTrainingRowsJsonl, parseTrainingRowsJsonl, type TrainingRow } from "@relax/export";
 import { z } from "zod";
 import { ConfigError } from "../errors/config-error";
+import { isInterruptedGroup } from "../group/group-outcome";
 import type { GroupResult } from "../group/run-group";
-import type { GroupLaunchInfo } from "../step/rollout-controller";
+import type { GroupLaunchInfo } from "../step/controller-options";
 
 /**
  * The file name of the Group journal inside `--run-dir` (`.ndjson`, not `.jsonl`, so `relax view <run dir>`
@@ -284,9 +285,12 @@ export class StepRowsWriter {
     return new StepRowsWriter(options, file, offset);
   }
 
-  /** Queues a finished Group: its rows (none for a dropped one) appended and fsynced, then journaled. */
+  /**
+   * Queues a finished Group: its rows (none for a dropped one) appended and fsynced, then journaled. An
+   * interrupted Group is not journaled (its prompt runs again on a resume).
+   */
   add(result: GroupResult, info: GroupLaunchInfo): void {
-    if (result.kind === "dropped" && result.reason === "interrupted") return;
+    if (isInterruptedGroup(result)) return;
     this.#chain = this.#chain.then(async () => {
       if (this.#error !== undefined) return;
       try {

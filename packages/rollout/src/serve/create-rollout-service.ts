@@ -14,9 +14,10 @@ import { StepDriver, StepOrderError } from "../driver/step-driver";
 import { RolloutInterruptedError } from "../errors/rollout-interrupted-error";
 import { RolloutStalledError } from "../errors/rollout-stalled-error";
 import { EvalFunctionError } from "../eval/eval-function";
+import { isDiscardedGroup } from "../group/group-outcome";
 import type { GroupResult } from "../group/run-group";
 import type { RunState } from "../journal/run-dir";
-import type { StepResult } from "../step/rollout-controller";
+import type { StepResult } from "../step/controller-options";
 import type { ServedRun } from "./served-run";
 
 /** How many recent steps and evals `GET /rollout/v1/view` shows. */
@@ -595,7 +596,8 @@ function renderRecentSteps(runtime: ServedRun, recent: readonly RecentStep[]): s
 
 /**
  * Counts a finished Group into the running step's figures: an exported Group's rows one by one (`row` for
- * each, in order), a dropped one once (`dropped`); a Group interrupted by the run's end counts as neither.
+ * each, in order), a discarded one ({@link isDiscardedGroup}: a drop or an over-sampled surplus) once
+ * (`dropped`); a Group interrupted by the run's end counts as neither.
  */
 function tallyGroup(
   current: RunningStep,
@@ -611,7 +613,7 @@ function tallyGroup(
       current.rows++;
       on.row(row);
     }
-  } else if (group.reason !== "interrupted") {
+  } else if (isDiscardedGroup(group)) {
     current.groupsDropped++;
     on.dropped(group);
   }

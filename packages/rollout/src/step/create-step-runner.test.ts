@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import type { PromptItem } from "../dataset/prompt-dataset";
 import { UnknownEvalDatasetError } from "../errors/unknown-eval-dataset-error";
+import type { ControllerStepOptions, StepResult } from "./controller-options";
 import { createEvalRunner, createStepRunner, type StepRunnerDeps } from "./create-step-runner";
-import type { ControllerStepOptions, StepResult } from "./rollout-controller";
 
 const prompt = (index: number): PromptItem => ({ index }) as PromptItem;
 const stepResult = { rows: [] } as unknown as StepResult;

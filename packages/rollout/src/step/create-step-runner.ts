@@ -3,7 +3,7 @@ import type { PromptItem } from "../dataset/prompt-dataset";
 import { UnknownEvalDatasetError } from "../errors/unknown-eval-dataset-error";
 import { evalFunctionMetrics, type LoadedEvalFunction, runEvalFunction } from "../eval/eval-function";
 import type { GroupResult } from "../group/run-group";
-import type { ControllerStepOptions, StepResult } from "./rollout-controller";
+import type { ControllerStepOptions, StepResult } from "./controller-options";
 import type {
   CrossStepPlan,
   EvalDataset,

@@ -12,7 +12,8 @@ import {
   type FakeLauncher,
 } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import { type CrossStepOptions, RolloutController } from "./rollout-controller";
+import type { CrossStepOptions } from "./controller-options";
+import { RolloutController } from "./rollout-controller";
 
 /** Prompts by id; the stand-in's reply (not a model) is chosen by the prompt text. */
 const prompt = (index: number, id: string): PromptItem => ({

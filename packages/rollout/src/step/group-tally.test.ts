@@ -3,9 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import { describe, expect, it, vi } from "vitest";
+import { isDroppedGroup } from "../group/group-outcome";
 import type { GroupResult } from "../group/run-group";
 import type { RunReporter } from "../report/run-reporter";
-import { GroupTally, isDroppedGroup, logDrop } from "./group-tally";
+import { GroupTally, logDrop } from "./group-tally";
 
 function recordingLogger() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];

@@ -2,23 +2,9 @@ import { appendFile, stat } from "node:fs/promises";
 import type { Logger } from "pino";
 import type { EngineHealth } from "../engine/engine-health";
 import { RolloutStalledError } from "../errors/rollout-stalled-error";
+import { type DroppedGroup, isDroppedGroup, isShardDrop } from "../group/group-outcome";
 import type { GroupResult } from "../group/run-group";
 import type { RunReporter } from "../report/run-reporter";
-
-/** A Group that ended without rows. */
-export type DroppedGroup = Extract<GroupResult, { kind: "dropped" }>;
-
-/**
- * Reasons a Group ends without rows that are not drops: the run or step ended under it (`interrupted`), or it
- * finished after its step's batch was complete (`over_sampled`). Neither counts in `dropped_groups` nor in the
- * consecutive-drop budget.
- */
-export const NOT_A_DROP: ReadonlySet<string> = new Set(["interrupted", "over_sampled"]);
-
-/** True for a Group that counts as dropped (see {@link NOT_A_DROP}). */
-export function isDroppedGroup(result: GroupResult): result is DroppedGroup {
-  return result.kind === "dropped" && !NOT_A_DROP.has(result.reason);
-}
 
 /** What {@link GroupTally.record} made of a Group. */
 export type TallyKind = "exported" | "dropped" | "not_counted";
@@ -64,7 +50,7 @@ export class GroupTally {
     }
     if (!isDroppedGroup(result)) return "not_counted";
     const { engineHealth, rolloutId } = this.#options;
-    if (!engineHealth?.isBackendDrop(result) && result.reason !== "shard_failed") this.#consecutiveDrops++;
+    if (this.#saysSomethingAboutTheAgent(result)) this.#consecutiveDrops++;
     logDrop(this.#options.logger, rolloutId, result);
     reporter.groupDropped(result);
     const outage = engineHealth?.failure;
@@ -75,6 +61,11 @@ export class GroupTally {
       );
     }
     return "dropped";
+  }
+
+  /** A drop the backend caused (engine down: `backend_*`; a gateway shard died) says nothing about the agent. */
+  #saysSomethingAboutTheAgent(result: DroppedGroup): boolean {
+    return !this.#options.engineHealth?.isBackendDrop(result) && !isShardDrop(result);
   }
 
   #stall(message: string, cause?: unknown): void {

@@ -11,7 +11,8 @@ import {
   type FakeAgentResult,
 } from "../testing/create-fake-launcher";
 import { createTestGroupGateway, type TestGroupGateway } from "../testing/create-test-group-gateway";
-import { RolloutController, stepMetrics } from "./rollout-controller";
+import { RolloutController } from "./rollout-controller";
+import { stepMetrics } from "./step-metrics";
 
 const prompts: PromptItem[] = ["a", "b", "c"].map((id, index) => ({
   index,

@@ -3,7 +3,7 @@ import type { PromptItem } from "../dataset/prompt-dataset";
 import type { EvalFunctionResult } from "../eval/eval-function";
 import type { EvalSchedulePlan } from "../eval/eval-schedule";
 import type { GroupResult } from "../group/run-group";
-import type { GroupLaunchInfo, StepResult } from "./rollout-controller";
+import type { GroupLaunchInfo, StepResult } from "./controller-options";
 
 /** The shape of one kind of step: how many Groups must export, of how many sessions, how many at once. */
 export interface StepPlan {
