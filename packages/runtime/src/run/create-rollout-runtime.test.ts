@@ -300,6 +300,7 @@ describe("createRolloutRuntime", () => {
     });
     const runtime = await createRolloutRuntime(config({ honorResponseFormat: false }), {
       logger: warnLogger,
+      standin,
       launchAgent: launcher.launch,
     });
     try {
@@ -351,6 +352,7 @@ describe("createRolloutRuntime", () => {
     });
     const runtime = await createRolloutRuntime(config(), {
       logger: createLogger({ level: "debug", format: "json", destination }),
+      standin,
       launchAgent: launcher.launch,
     });
     try {
