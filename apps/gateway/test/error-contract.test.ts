@@ -1,8 +1,10 @@
+import * as agentApi from "@relax/agent-api";
 import * as chat from "@relax/chat";
 import * as exportPackage from "@relax/export";
 import * as forest from "@relax/forest";
 import * as launcher from "@relax/launcher";
 import * as protocol from "@relax/protocol";
+import * as rollout from "@relax/rollout";
 import * as runtime from "@relax/runtime";
 import * as sglang from "@relax/sglang";
 import * as standin from "@relax/standin";
@@ -11,11 +13,13 @@ import { describe, expect, it } from "vitest";
 import * as gateway from "../src/index";
 
 const PACKAGES: Record<string, Record<string, unknown>> = {
+  "@relax/agent-api": agentApi,
   "@relax/chat": chat,
   "@relax/export": exportPackage,
   "@relax/forest": forest,
   "@relax/launcher": launcher,
   "@relax/protocol": protocol,
+  "@relax/rollout": rollout,
   "@relax/runtime": runtime,
   "@relax/sglang": sglang,
   "@relax/standin": standin,
@@ -50,10 +54,11 @@ describe("the error contract of every package", () => {
     const packages = new Set(classes.map(([label]) => label.split(" ")[0]));
     expect([...packages].sort()).toEqual(
       expect.arrayContaining([
+        "@relax/agent-api",
         "@relax/chat",
         "@relax/forest",
         "@relax/launcher",
-        "@relax/runtime",
+        "@relax/rollout",
         "@relax/sglang",
         "@relax/view",
       ]),
