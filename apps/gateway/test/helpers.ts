@@ -57,7 +57,7 @@ export async function startRecordingEngine(
     response.on("close", () => controller.abort());
     try {
       const reply = await fetch(`${upstream}${request.url}`, {
-        method: request.method,
+        ...(request.method !== undefined ? { method: request.method } : {}),
         headers: { "content-type": "application/json" },
         ...(request.method === "GET" ? {} : { body }),
         signal: controller.signal,

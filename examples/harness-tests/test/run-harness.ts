@@ -71,7 +71,7 @@ export async function runHarness(options: {
     const body = Buffer.concat(chunks);
     try {
       const reply = await fetch(`${upstream}${request.url}`, {
-        method: request.method,
+        ...(request.method !== undefined ? { method: request.method } : {}),
         headers: { "content-type": "application/json" },
         ...(request.method === "GET" ? {} : { body }),
       });

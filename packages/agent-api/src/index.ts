@@ -1,10 +1,10 @@
 /**
  * @module @relax/agent-api
- * The Gateway of the design (seed 002): one agent request becomes one committed turn. The agent-facing
- * HTTP app over the three protocols (`/v1/chat/completions`, `/v1/responses`, `/v1/messages`), sessions and
- * their registry, the turn runner (token in / token out through SGLang's native `/generate`), the
- * generation gate, the engine-fault hold, request classes, the encode pool and gateway shards. Depends on
- * `@relax/chat`, `@relax/forest`, `@relax/protocol` and `@relax/sglang` only.
+ * The Gateway (docs/architecture.md#three-modules): one agent request becomes one committed turn. The
+ * agent-facing HTTP app over the three protocols (`/v1/chat/completions`, `/v1/responses`,
+ * `/v1/messages`), sessions and their registry, the turn runner (token in / token out through SGLang's
+ * native `/generate`), the generation gate, the engine-fault hold, request classes, the encode pool and
+ * gateway shards. Depends on `@relax/chat`, `@relax/forest`, `@relax/protocol` and `@relax/sglang` only.
  */
 
 // Encode pool: rendering and tokenising large observations off the event loop
@@ -24,15 +24,17 @@ export { isEngineOutageError } from "./engine-fault/is-engine-outage-error";
 export { type HeldTurnsSource, withEngineFaultHold } from "./engine-fault/with-engine-fault-hold";
 // Errors
 export { BackendUnavailableError } from "./errors/backend-unavailable-error";
-export { GenerationAbortedError, GroupDroppedError, SessionNotFoundError } from "./errors/gateway-errors";
+export { GatePauseCancelledError } from "./errors/gate-pause-cancelled-error";
+export { GatePauseTimeoutError } from "./errors/gate-pause-timeout-error";
+export { GenerationAbortedError } from "./errors/generation-aborted-error";
+export { GroupDroppedError } from "./errors/group-dropped-error";
+export { SessionNotFoundError } from "./errors/session-not-found-error";
 // The generation gate: pause / resume for weight updates
 export {
   type GateChange,
   type GateControl,
   type GateCounts,
-  GatePauseCancelledError,
   type GatePauseResult,
-  GatePauseTimeoutError,
   type GateResumeResult,
   GenerationGate,
   type GenerationGateState,

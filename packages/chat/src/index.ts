@@ -3,17 +3,15 @@
  * Canonical chat types (the contract every Relax package shares), canonicalisation, tokenizers,
  * chat-template rendering, observation deltas and reasoning / tool-call parsers.
  *
- * This file is the public contract. Helpers other Relax packages share live in `@relax/chat/internal`
- * (unstable: no compatibility promise between versions).
+ * This file is the public contract. Helpers other Relax packages share, the part schemas of a message,
+ * the parser registry and the think-tag parser, the raw chat-template renderer, the vision resize rule,
+ * the tokenizer factory and its file types live in `@relax/chat/internal` (unstable: no compatibility
+ * promise between versions).
  */
 
 // Canonicalisation
 export { CanonicalizationError } from "./canonical/canonicalization-error";
-export {
-  type CanonicalizeMessagesOptions,
-  canonicalizeMessage,
-  canonicalizeMessages,
-} from "./canonical/canonicalize-messages";
+export { type CanonicalizeMessagesOptions, canonicalizeMessages } from "./canonical/canonicalize-messages";
 export { canonicalizeState } from "./canonical/canonicalize-state";
 export { canonicalizeTemplateKwargs } from "./canonical/canonicalize-template-kwargs";
 export { type CanonicalizeToolsOptions, canonicalizeTools } from "./canonical/canonicalize-tools";
@@ -53,10 +51,8 @@ export { QWEN_VL_STYLE_CHAT_TEMPLATE } from "./media/qwen-vl-chat-template";
 export {
   type ImageGrid,
   imageGrid,
-  MAX_ASPECT_RATIO,
   parseVisionProcessorConfig,
   QWEN2_VL_PROCESSOR_DEFAULTS,
-  smartResize,
   type VisionProcessorConfig,
 } from "./media/vision-processor";
 // Canonical messages, tools and conversation state
@@ -67,21 +63,13 @@ export {
   type ChatRole,
   type ContentPart,
   chatMessageSchema,
-  contentPartSchema,
   type ImageUrlPart,
-  imageUrlPartSchema,
   type MessageContent,
-  messageContentSchema,
   type SystemMessage,
-  systemMessageSchema,
   type TextPart,
   type ToolCall,
   type ToolMessage,
-  textPartSchema,
-  toolCallSchema,
-  toolMessageSchema,
   type UserMessage,
-  userMessageSchema,
 } from "./messages/chat-message";
 export {
   type ChatTemplateKwargs,
@@ -106,23 +94,16 @@ export type {
 } from "./parsers/contract/tool-call-parser";
 export { InvalidParserInputError } from "./parsers/invalid-parser-input-error";
 export {
-  defaultStopMarkers,
   type ParseAssistantOutputOptions,
   type ParsedAssistantOutput,
   parseAssistantOutput,
 } from "./parsers/parse-assistant-output";
 export {
-  getReasoningParser,
-  getToolCallParser,
   type ReasoningParserName,
   reasoningParserNames,
   type ToolCallParserName,
   toolCallParserNames,
 } from "./parsers/parser-registry";
-export {
-  createThinkTagReasoningParser,
-  type ThinkTagReasoningOptions,
-} from "./parsers/reasoning/think-tag-reasoning-parser";
 export { UnknownParserError } from "./parsers/unknown-parser-error";
 // Chat templates and observation deltas
 export {
@@ -137,18 +118,11 @@ export {
 export {
   collectImageUrls,
   createVisionRenderer,
-  QWEN_IMAGE_PAD_TOKEN,
   type VisionRenderer,
   type VisionRendererOptions,
 } from "./template/create-vision-renderer";
-export type { TemplateContentFormat } from "./template/detect-content-format";
-export { promptEndsInOpenThink, type ThinkTags } from "./template/prompt-ends-in-open-think";
-export { type RenderChatTemplateOptions, renderChatTemplate } from "./template/render-chat-template";
-export type { ToolArgumentsMode } from "./template/to-template-messages";
 export type { MediaExpansion, TokenRenderer } from "./template/token-renderer";
 // Tokenizers
-export { type CreateTokenizerOptions, createTokenizer } from "./tokenizer/create-tokenizer";
 export { type HfDecodeOptions, HfTokenizer, type HfTokenizerInit } from "./tokenizer/hf-tokenizer";
 export { resolveTokenizerPath } from "./tokenizer/resolve-tokenizer-path";
 export type { TextTokenizer } from "./tokenizer/text-tokenizer";
-export type { GenerationConfig, TokenizerConfig, TokenizerJson } from "./tokenizer/tokenizer-files";

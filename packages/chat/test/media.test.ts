@@ -13,8 +13,8 @@ import {
   parseVisionProcessorConfig,
   QWEN_VL_STYLE_CHAT_TEMPLATE,
   QWEN2_VL_PROCESSOR_DEFAULTS,
-  smartResize,
 } from "../src/index";
+import { smartResize } from "../src/internal/index";
 
 /** The first 33 bytes of a PNG (signature + IHDR): all `image-size` reads. */
 function pngHeader(width: number, height: number): Uint8Array {

@@ -21,11 +21,11 @@ export interface SessionForestOptions {
   /** @default "tolerant" */
   policy?: MatchPolicy;
   /** Maximum context in tokens (prompt plus generation). No limit when absent. */
-  maxContextTokens?: number;
+  maxContextTokens?: number | undefined;
   /** Rollout id shared by every sample of the session. @default sessionId */
   rolloutId?: string;
   /** Free-form JSON metadata kept with the forest (and its snapshots). */
-  metadata?: Record<string, unknown>;
+  metadata?: Record<string, unknown> | undefined;
   /**
    * Strings an agent uses to redact values, for the tolerant policy. Runs of 3+ `*` always count.
    * @default DEFAULT_REDACTION_MARKERS

@@ -110,9 +110,9 @@ export class SessionForest {
   /** How edits of committed responses are treated (see {@link MatchPolicy}). */
   readonly policy: MatchPolicy;
   /** Maximum context in tokens (prompt plus generation), when limited. */
-  readonly maxContextTokens?: number;
+  readonly maxContextTokens?: number | undefined;
   /** Free-form JSON kept with the forest and its snapshots. */
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   /** Redaction markers the tolerant policy recognises. */
   readonly redactionMarkers: readonly string[];
   readonly #renderer: TokenRenderer;

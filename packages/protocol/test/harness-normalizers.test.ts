@@ -3,8 +3,8 @@ import {
   convertAnthropicMessagesRequest,
   convertChatCompletionsRequest,
   convertResponsesRequest,
-  stripBillingHeader,
 } from "../src/index";
+import { stripBillingHeader } from "../src/internal/index";
 
 const BILLING_A = "x-anthropic-billing-header: cc_version=2.1.3.a1b; cc_entrypoint=sdk-cli; cch=9f2c1;";
 const BILLING_B = "x-anthropic-billing-header: cc_version=2.1.3.a1b; cc_entrypoint=sdk-cli; cch=04e7d;";

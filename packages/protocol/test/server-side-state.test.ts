@@ -3,9 +3,9 @@ import {
   type ConversationHistory,
   createConversationHistory,
   createProtocolHandler,
-  RESPONSES_COMPACTION_PROMPT,
   type RequestEndEvent,
 } from "../src/index";
+import { RESPONSES_COMPACTION_PROMPT } from "../src/internal/index";
 import { counterIds, scriptedGenerate, TEXT_TURN, TOOL_TURN } from "./support/scripted-generate";
 
 const TOOLS = [{ type: "function", name: "get_weather", parameters: { type: "object" } }];

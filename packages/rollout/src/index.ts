@@ -4,70 +4,61 @@
  * lifecycle (Prepare → first-request barrier → Runtime → exit → export), train and eval steps, cross-step
  * scheduling, engine health, the prompt dataset, the durable step driver, the Group journal and run
  * directory, evals, run reports and the trainer control API `/rollout/v1`.
+ *
+ * This file is the public contract. The control API's request and response schemas, the Group journal's
+ * and run state's file helpers and the eval-data helpers are in `@relax/rollout/internal` (unstable); test
+ * helpers are exported from `@relax/rollout/testing`.
  */
 
+export { ControlError } from "./control/control-error";
 // The trainer control API (wire schemas: docs/trainer-api.md)
 export {
   type ControlRecord,
-  controlErrorBodySchema,
   controlRecordSchema,
-  controlSchemas,
   createControlJsonSchema,
   type StatusResponse,
-  statusResponseSchema,
-  stepRequestSchema,
 } from "./control/control-schemas";
 export { CONTROL_BASE_PATH, type ControlAppOptions, createControlApp } from "./control/create-control-app";
 export { createGateControls, type GateControlsOptions } from "./control/create-gate-controls";
-export { ControlError, type ControlRecordSink, type RolloutService } from "./control/rollout-service";
+export type { ControlRecordSink, RolloutService } from "./control/rollout-service";
 // Datasets
 export {
   type EvalDatasetSpec,
   type EvalPromptDataInput,
-  evalDatasetNameOf,
   evalPromptDataSchema,
-  parseEvalPromptData,
 } from "./dataset/eval-prompt-data";
-export { DatasetError, type PromptItem, readPromptDataset } from "./dataset/prompt-dataset";
+export { type PromptItem, readPromptDataset } from "./dataset/prompt-dataset";
 // The durable step driver
 export {
   type DurableStepOptions,
   type DurableStepResult,
   StepDriver,
   type StepDriverOptions,
-  StepOrderError,
 } from "./driver/step-driver";
 // Engine health
 export { checkBackendHealth } from "./engine/check-backend-health";
 export { EngineHealth } from "./engine/engine-health";
 // Errors
 export { ConfigError } from "./errors/config-error";
+export { DatasetError } from "./errors/dataset-error";
+export { EvalFunctionError } from "./errors/eval-function-error";
 export { RolloutInterruptedError } from "./errors/rollout-interrupted-error";
 export { RolloutStalledError } from "./errors/rollout-stalled-error";
+export { StepOrderError } from "./errors/step-order-error";
 export { UnknownEvalDatasetError } from "./errors/unknown-eval-dataset-error";
 // Evals
 export {
-  applyEvalFunction,
   type EvalFunction,
-  EvalFunctionError,
   type EvalFunctionResult,
   loadEvalFunction,
 } from "./eval/eval-function";
 export { type EvalSchedulePlan, evalDueAfterStep, evalRolloutIds } from "./eval/eval-schedule";
 // The Group lifecycle
-export { bindBudgetsToGate } from "./group/bind-budgets-to-gate";
 export { type GroupContext, type GroupResult, type LaunchAgent, runGroup } from "./group/run-group";
-// The Group journal and the run directory
-export {
-  GROUP_JOURNAL_FILE,
-  planStepResume,
-  readGroupJournal,
-  StepRowsWriter,
-} from "./journal/group-journal";
-export { openRunDir, RUN_STATE_FILE, type RunState, readRunState, writeRunState } from "./journal/run-dir";
+// The run directory
+export { openRunDir, readRunState } from "./journal/run-dir";
 // Reports
-export { createLogger, formatAgenticEvent } from "./report/create-logger";
-export { roundMetrics } from "./report/round-metrics";
+export { createLogger } from "./report/create-logger";
 export { type RunCounters, RunReporter } from "./report/run-reporter";
 // The rollout service of `relax serve`
 export {
@@ -85,7 +76,6 @@ export type {
 // Steps
 export { createEvalRunner, createStepRunner } from "./step/create-step-runner";
 export { RolloutController } from "./step/rollout-controller";
-export { stepMetrics } from "./step/step-metrics";
 export type {
   CrossStepPlan,
   EvalDataset,

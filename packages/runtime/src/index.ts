@@ -5,22 +5,10 @@
  * export pipeline and the inference backend. The stand-in engine is injected by the caller (`RuntimeIo.standin`).
  */
 
-export { hashRolloutConfig, RUN_LOCAL_CONFIG_KEYS } from "./config/hash-rollout-config";
-export { camelCaseKey, readConfigFile, resolveConfig } from "./config/load-config";
+export { hashRolloutConfig } from "./config/hash-rollout-config";
+export { readConfigFile, resolveConfig } from "./config/load-config";
 export { resolveTokenizerPath } from "./config/resolve-tokenizer-path";
 export { type RolloutConfig, type RolloutConfigInput, rolloutConfigSchema } from "./config/rollout-config";
-export {
-  type Backend,
-  type StandinStarter,
-  type StandinStartOptions,
-  type StartBackendOptions,
-  startBackend,
-} from "./engine/start-backend";
-export {
-  agentApiSettings,
-  planRolloutComponents,
-  type RolloutComponents,
-} from "./plan/plan-rollout-components";
-export { AsyncDisposableStack } from "./run/async-disposable-stack";
+export type { StandinStarter, StandinStartOptions } from "./engine/start-backend";
 export { createRolloutRuntime, type RolloutRuntime, type RuntimeIo } from "./run/create-rollout-runtime";
 export { gatewayShardEntry } from "./run/gateway-shard-entry";

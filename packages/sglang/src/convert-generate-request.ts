@@ -23,7 +23,7 @@ export interface GenerateRequestInput {
   rid: string;
   inputIds: ArrayLike<number>;
   imageData?: readonly string[];
-  sampling?: SamplingParams;
+  sampling?: SamplingParams | undefined;
   returnLogprob?: boolean;
 }
 

@@ -4,16 +4,14 @@
  * fixed-length request id, worker selection and router affinity, control endpoints and typed errors.
  *
  * This file is the public contract. SGLang's zod wire schemas (shared with the `@relax/standin` stand-in
- * engine) live in `@relax/sglang/internal` (unstable: they follow SGLang's wire format).
+ * engine), the error helpers and the client's transport options live in `@relax/sglang/internal`
+ * (unstable: they follow SGLang's wire format and the client's internals).
  */
 
 export { createRequestId } from "./create-request-id";
 // Errors
 export {
   ContextLengthError,
-  type ContextLengthNumbers,
-  createSglangError,
-  parseRetryAfter,
   SglangAbortError,
   SglangApiError,
   SglangConnectionError,
@@ -31,7 +29,6 @@ export type {
   AbortOutcome,
   GenerateOptions,
   GenerateStreamEvent,
-  InFlightRequest,
   ModelInfo,
   ServerHealth,
   ServerInfo,
@@ -39,4 +36,3 @@ export type {
   SglangClientOptions,
   WeightUpdateOutcome,
 } from "./sglang-client-types";
-export type { ControlRetryOptions, EngineConnectionOptions } from "./sglang-http";

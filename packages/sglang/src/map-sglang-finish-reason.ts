@@ -10,7 +10,7 @@ import type { FinishReasonWire } from "./sglang-api";
  */
 export function mapSglangFinishReason(
   wire: FinishReasonWire,
-  { lastOutputId, outputLength }: { lastOutputId?: number; outputLength: number },
+  { lastOutputId, outputLength }: { lastOutputId?: number | undefined; outputLength: number },
 ): FinishReason | { error: string } {
   switch (wire.type) {
     case "stop": {

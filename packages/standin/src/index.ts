@@ -6,15 +6,13 @@
  * pluggable policy.
  *
  * This file is the public contract; test helpers (`collectSse`, `readableStreamToArray`,
- * `computeStandinLogprobs`) are exported from `@relax/standin/testing`.
+ * `computeStandinLogprobs`), the fixed policies (`constantPolicy`, `echoPolicy`) and the types of what a
+ * test inspects (recorded calls, injected faults, scheduled requests) are exported from
+ * `@relax/standin/testing`.
  */
 
-export { constantPolicy } from "./policies/constant-policy";
-export { echoPolicy } from "./policies/echo-policy";
-export { type ScriptedPolicy, scriptedPolicy } from "./policies/scripted-policy";
-export type { StandinPolicy, StandinPolicyOutput, StandinPolicyRequest } from "./policies/standin-policy";
+export { scriptedPolicy } from "./policies/scripted-policy";
+export type { StandinPolicy, StandinPolicyOutput } from "./policies/standin-policy";
 export { createStandinEngine } from "./standin-engine";
-export type { StandinCall, StandinEngine, StandinEngineOptions } from "./standin-engine-types";
-export type { StandinFault, StandinFaultRule } from "./standin-faults";
-export type { StandinRequestSnapshot } from "./standin-scheduler";
+export type { StandinEngine, StandinEngineOptions } from "./standin-engine-types";
 export { type StartedStandin, startStandin } from "./start-standin";

@@ -13,11 +13,11 @@ export interface StandinEngineOptions {
   /** Seed of the deterministic logprobs. @default 0 */
   seed?: number;
   /** Delay per generated token, in ms (0: only yields to the event loop). @default 0 */
-  tokenLatencyMs?: number;
+  tokenLatencyMs?: number | undefined;
   /** Delay before the first token of each request (prefill), in ms. @default 0 */
-  queueLatencyMs?: number;
+  queueLatencyMs?: number | undefined;
   /** Requests generated at once; the rest wait in a FIFO queue. @default Infinity */
-  maxConcurrency?: number;
+  maxConcurrency?: number | undefined;
   /**
    * Serve as a vision-language engine would: `image_data` is accepted when it has one entry per
    * `imagePadId` in `input_ids`, and `prompt_tokens` (and the context checks) count each image at its
@@ -25,9 +25,9 @@ export interface StandinEngineOptions {
    */
   vision?: { processor: VisionProcessorConfig; imagePadId: number };
   /** Context length for SGLang's 400s ("The input (N tokens) is longer ..."). @default 32768 */
-  contextLength?: number;
+  contextLength?: number | undefined;
   /** `max_new_tokens` when a request does not set it (SGLang's default). @default 128 */
-  defaultMaxNewTokens?: number;
+  defaultMaxNewTokens?: number | undefined;
   /** Faults to inject (more can be added with `injectFault`). */
   faults?: StandinFaultRule[];
   /**
@@ -36,7 +36,7 @@ export interface StandinEngineOptions {
    */
   healthCheckTimeoutMs?: number;
   /** Initial `weight_version` label. @default "default" */
-  weightVersion?: string;
+  weightVersion?: string | undefined;
   /** Stream deltas instead of cumulative snapshots (SGLang `--incremental-streaming-output`). @default false */
   incrementalStreamingOutput?: boolean;
   /** Report `meta_info.weight_versions` spans (newer SGLang builds). @default false */
@@ -52,7 +52,7 @@ export interface StandinEngineOptions {
    * are the aborted prompt followed by its emitted ids continues the plan; oldest evicted first; also
    * bounded by `cacheCapacityTokens` ids in all). 0 disables continuation. @default 1024
    */
-  continuationCapacity?: number;
+  continuationCapacity?: number | undefined;
 }
 
 /** One HTTP request the engine received. */

@@ -43,7 +43,7 @@ export interface StandinJob {
   /** Times `/pause_generation {"mode":"retract"}` sent the job back to the waiting queue. */
   retractions?: number;
   /** Set while the job is retracted: resolves `true` once re-admitted, `false` if aborted while waiting. */
-  readmission?: Promise<boolean>;
+  readmission?: Promise<boolean> | undefined;
 }
 
 /** A read-only view of a request, for tests. */
@@ -301,7 +301,7 @@ export class StandinScheduler {
     all = false,
     message = "Aborted",
   }: {
-    ridPrefix?: string;
+    ridPrefix?: string | undefined;
     all?: boolean;
     message?: string;
   }): number {

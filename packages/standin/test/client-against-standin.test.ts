@@ -7,13 +7,12 @@ import {
 } from "@relax/sglang";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  constantPolicy,
   createStandinEngine,
   type StandinEngine,
   type StandinEngineOptions,
   scriptedPolicy,
 } from "../src/index";
-import { computeStandinLogprobs } from "../src/testing/index";
+import { computeStandinLogprobs, constantPolicy } from "../src/testing/index";
 import { chatPrompt, ENDOFTEXT, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

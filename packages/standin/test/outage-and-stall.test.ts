@@ -1,6 +1,7 @@
 import { createSglangClient } from "@relax/sglang";
 import { afterEach, describe, expect, it } from "vitest";
-import { constantPolicy, createStandinEngine, type StandinEngine } from "../src/index";
+import { createStandinEngine, type StandinEngine } from "../src/index";
+import { constantPolicy } from "../src/testing/index";
 import { chatPrompt, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { echoPolicy, type StandinPolicyRequest, scriptedPolicy } from "../src/index";
+import { scriptedPolicy } from "../src/index";
 import { lastMessageText } from "../src/policies/echo-policy";
+import { echoPolicy, type StandinPolicyRequest } from "../src/testing/index";
 import { chatPrompt, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

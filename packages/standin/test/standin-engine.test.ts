@@ -1,14 +1,17 @@
 import { generateRequestSchema, generateResponseSchema } from "@relax/sglang/internal";
 import { afterEach, describe, expect, it } from "vitest";
 import {
-  constantPolicy,
   createStandinEngine,
   type StandinEngine,
   type StandinEngineOptions,
-  type StandinPolicyRequest,
   scriptedPolicy,
 } from "../src/index";
-import { collectSse, computeStandinLogprobs } from "../src/testing/index";
+import {
+  collectSse,
+  computeStandinLogprobs,
+  constantPolicy,
+  type StandinPolicyRequest,
+} from "../src/testing/index";
 import { chatPrompt, IM_END, qwen3Tokenizer } from "./support/qwen3-tokenizer";
 
 const tokenizer = await qwen3Tokenizer();

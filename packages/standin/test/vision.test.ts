@@ -1,6 +1,7 @@
 import { QWEN2_VL_PROCESSOR_DEFAULTS } from "@relax/chat";
 import { afterEach, describe, expect, it } from "vitest";
-import { constantPolicy, createStandinEngine, type StandinEngine } from "../src/index";
+import { createStandinEngine, type StandinEngine } from "../src/index";
+import { constantPolicy } from "../src/testing/index";
 import { pngHeader } from "./support/png-header";
 import { qwen3Tokenizer } from "./support/qwen3-tokenizer";
 

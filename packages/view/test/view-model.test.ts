@@ -2,16 +2,11 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { formatTrainingRowsJsonl, type TrainingRow } from "@relax/export";
 import { describe, expect, it } from "vitest";
-import {
-  buildViewModel,
-  diffHistories,
-  parseViewSource,
-  renderPage,
-  type ViewDumpSession,
-  ViewInputError,
-} from "../src/index";
+import { buildViewModel, parseViewSource, renderPage, ViewInputError } from "../src/index";
+import type { ViewDumpSession } from "../src/internal/index";
 import { buildForestView } from "../src/model/build-forest-view";
 import { describeAdvantageSource, describeRewardSource } from "../src/model/describe-sources";
+import { diffHistories } from "../src/model/history-diff";
 import { fixture, source } from "./helpers";
 import { IMAGE_PAD, imageRow, RED_PNG } from "./image-row";
 import { SCREEN, visionDump } from "./vision-dump";

@@ -16,7 +16,10 @@ export function seededFraction(key: string): number {
  * prompt but not a seed or `rid`, so their choices differ.
  */
 export function requestSeedKey(
-  request: { rid?: string; sampling?: { seed?: number | null; sampling_seed?: number | null } },
+  request: {
+    rid?: string;
+    sampling?: { seed?: number | null | undefined; sampling_seed?: number | null | undefined };
+  },
   label: string,
 ): string {
   const seed = request.sampling?.seed ?? request.sampling?.sampling_seed;

@@ -15,7 +15,11 @@ export interface StandinPolicyRequest {
    * Sampling parameters of the request. The seed may arrive as `seed` (camelCase form) or
    * `sampling_seed` (SGLang wire form); both are read.
    */
-  sampling?: { seed?: number | null; sampling_seed?: number | null; [key: string]: unknown };
+  sampling?: {
+    seed?: number | null | undefined;
+    sampling_seed?: number | null | undefined;
+    [key: string]: unknown;
+  };
   /** The request id (`rid`), unique per `/generate` call. */
   rid?: string;
 }

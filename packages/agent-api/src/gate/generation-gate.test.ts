@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { GatePauseCancelledError, GatePauseTimeoutError, GenerationGate } from "./generation-gate";
+import { GatePauseCancelledError } from "../errors/gate-pause-cancelled-error";
+import { GatePauseTimeoutError } from "../errors/gate-pause-timeout-error";
+import { GenerationGate } from "./generation-gate";
 
 function fakeEngine() {
   const aborted: string[] = [];

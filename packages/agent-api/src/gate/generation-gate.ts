@@ -1,9 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { hasMarker, RelaxError } from "@relax/chat";
 import type { AbortOutcome } from "@relax/sglang";
-
-const pauseTimeoutSymbol = Symbol.for("relax.error.GatePauseTimeoutError");
-const pauseCancelledSymbol = Symbol.for("relax.error.GatePauseCancelledError");
+import { GatePauseCancelledError } from "../errors/gate-pause-cancelled-error";
+import { GatePauseTimeoutError } from "../errors/gate-pause-timeout-error";
 
 /**
  * Where generation stands: `open` (engine calls may start), `pausing` (closed; aborts sent, waiting for
@@ -122,37 +120,6 @@ export interface GenerationGateOptions {
 
 /** Hex digits of the pause epoch inside a gate rid (65,536 pauses before it wraps). */
 const EPOCH_DIGITS = 4;
-
-/** Thrown by {@link GenerationGate.pause} when quiescence takes longer than `timeoutMs`; the gate stays closed. */
-export class GatePauseTimeoutError extends RelaxError {
-  readonly [pauseTimeoutSymbol] = true;
-  readonly generating: number;
-  constructor({ timeoutMs, generating }: { timeoutMs: number; generating: number }) {
-    super({
-      name: "GatePauseTimeoutError",
-      message: `generation did not stop within ${timeoutMs} ms (${generating} engine calls still in flight)`,
-    });
-    this.generating = generating;
-  }
-
-  /** True for any `GatePauseTimeoutError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is GatePauseTimeoutError {
-    return hasMarker(error, "relax.error.GatePauseTimeoutError");
-  }
-}
-
-/** Thrown by a pending {@link GenerationGate.pause} when `resume` reopened the gate before quiescence. */
-export class GatePauseCancelledError extends RelaxError {
-  readonly [pauseCancelledSymbol] = true;
-  constructor() {
-    super({ name: "GatePauseCancelledError", message: "resumed before generation stopped" });
-  }
-
-  /** True for any `GatePauseCancelledError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is GatePauseCancelledError {
-    return hasMarker(error, "relax.error.GatePauseCancelledError");
-  }
-}
 
 type TicketState = "idle" | "waiting" | "generating" | "interrupted";
 

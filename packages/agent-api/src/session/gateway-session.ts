@@ -1,6 +1,6 @@
 import type { SessionForest } from "@relax/forest";
 import { type ConversationHistory, createConversationHistory } from "@relax/protocol";
-import { SessionNotFoundError } from "../errors/gateway-errors";
+import { SessionNotFoundError } from "../errors/session-not-found-error";
 
 /** Where a session is in its lifecycle (see docs/contract.md#session-lifecycle). */
 export type GatewaySessionState = "prepare" | "runtime" | "closed";
@@ -32,7 +32,7 @@ export class GatewaySession {
    * `RELAX_BASE_URL` for this session's agent when it differs from the run's (a sharded gateway points
    * each agent at its own shard). @default the run's base URL
    */
-  baseUrl?: string;
+  baseUrl?: string | undefined;
   /**
    * Base of the per-turn sampling seed (`base + turn id`) sent when the agent gives none; set with
    * `--rollout-deterministic-seed` so that a run is reproducible. `undefined` sends no seed.

@@ -1,11 +1,11 @@
 import { EventEmitter } from "node:events";
 import { describe, expect, it } from "vitest";
+import type { ShardProtocolError } from "../errors/shard-protocol-error";
 import {
   type ControllerMessage,
   controllerMessageSchema,
   createIpcChannel,
   type ShardMessage,
-  type ShardProtocolError,
   shardMessageSchema,
 } from "./shard-protocol";
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ShardProtocolError } from "../errors/shard-protocol-error";
 
 /**
  * The typed messages between a sharded gateway's controller and its shards (`--gateway-shards`; see
@@ -233,14 +234,6 @@ export interface ShardChannel<Out, In> {
   onClose(listener: () => void): void;
   /** Closes this end. */
   close(): void;
-}
-
-/** A message that failed its schema: the channel reports it and drops the message. */
-export class ShardProtocolError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "ShardProtocolError";
-  }
 }
 
 /** What a Node IPC endpoint offers: a forked `ChildProcess`, or `process` inside the child. */

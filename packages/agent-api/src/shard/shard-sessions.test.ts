@@ -1,6 +1,6 @@
 import { createChatRenderer, loadTokenizer, resolveTokenizerPath } from "@relax/chat";
 import { describe, expect, it } from "vitest";
-import { GatePauseTimeoutError } from "../gate/generation-gate";
+import { GatePauseTimeoutError } from "../errors/gate-pause-timeout-error";
 import { SessionRegistry } from "../session/session-registry";
 import type { ShardMessage } from "./shard-protocol";
 import { forwardPause, ShardSessions, shardApiEvents } from "./shard-sessions";

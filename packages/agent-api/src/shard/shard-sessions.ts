@@ -1,7 +1,9 @@
 import type { ChatRenderer } from "@relax/chat";
 import { SessionForest, type SessionForestOptions } from "@relax/forest";
 import { isEngineOutageError } from "../engine-fault/is-engine-outage-error";
-import { GatePauseCancelledError, GatePauseTimeoutError, type GenerationGate } from "../gate/generation-gate";
+import { GatePauseCancelledError } from "../errors/gate-pause-cancelled-error";
+import { GatePauseTimeoutError } from "../errors/gate-pause-timeout-error";
+import type { GenerationGate } from "../gate/generation-gate";
 import type { AgentApiEvents } from "../http/create-agent-api";
 import { GatewaySession } from "../session/gateway-session";
 import type { SessionRegistry } from "../session/session-registry";

@@ -1,10 +1,7 @@
 import { describe, expect, it } from "vitest";
-import {
-  type GateCounts,
-  GatePauseCancelledError,
-  GatePauseTimeoutError,
-  type GenerationGateState,
-} from "../gate/generation-gate";
+import { GatePauseCancelledError } from "../errors/gate-pause-cancelled-error";
+import { GatePauseTimeoutError } from "../errors/gate-pause-timeout-error";
+import type { GateCounts, GenerationGateState } from "../gate/generation-gate";
 import { ShardedGate, type ShardGateLink, type ShardPauseOutcome } from "./sharded-gate";
 
 /** A fake pool: each shard's report and its pause outcome settle when the test says. */

@@ -1,10 +1,10 @@
+import { GatePauseCancelledError } from "../errors/gate-pause-cancelled-error";
+import { GatePauseTimeoutError } from "../errors/gate-pause-timeout-error";
 import {
   type GateChange,
   type GateControl,
   type GateCounts,
-  GatePauseCancelledError,
   type GatePauseResult,
-  GatePauseTimeoutError,
   type GateResumeResult,
   type GenerationGateState,
   notifyGateListeners,

@@ -13,7 +13,8 @@ import type { GenerateContext } from "@relax/protocol";
 import type { GenerateOptions, SglangClient } from "@relax/sglang";
 import type { EncodeOffload } from "../encode/encode-offload";
 import type { EngineFaultHold } from "../engine-fault/engine-fault-hold";
-import { GenerationAbortedError, SessionNotFoundError } from "../errors/gateway-errors";
+import { GenerationAbortedError } from "../errors/generation-aborted-error";
+import { SessionNotFoundError } from "../errors/session-not-found-error";
 import type { GenerationGate } from "../gate/generation-gate";
 import {
   createRequestClassifier,

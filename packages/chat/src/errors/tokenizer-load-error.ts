@@ -38,7 +38,7 @@ export class TokenizerLoadError extends RelaxError {
     file: string;
     reason: TokenizerLoadFailure;
     /** Extra explanation appended to the message. */
-    detail?: string;
+    detail?: string | undefined;
     cause?: unknown;
   }) {
     super({ name, message: `${file}: ${describe(reason)}${detail ? ` (${detail})` : ""}`, cause });

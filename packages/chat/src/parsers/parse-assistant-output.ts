@@ -41,9 +41,9 @@ export interface ParseAssistantOutputOptions {
    */
   text: string;
   /** SGLang `--tool-call-parser` name or a parser object. Without it, no tool calls are parsed. */
-  toolParser?: ToolCallParserName | (string & {}) | ToolCallParser;
+  toolParser?: ToolCallParserName | (string & {}) | ToolCallParser | undefined;
   /** SGLang `--reasoning-parser` name or a parser object. Without it, there is no reasoning section. */
-  reasoningParser?: ReasoningParserName | (string & {}) | ReasoningParser;
+  reasoningParser?: ReasoningParserName | (string & {}) | ReasoningParser | undefined;
   /**
    * The request's function tools. The tool-call parser runs only when this is non-empty (see
    * docs/contract.md#token-in-token-out); a call naming a function not listed here is kept and reported as

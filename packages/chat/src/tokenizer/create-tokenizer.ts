@@ -11,7 +11,7 @@ export interface CreateTokenizerOptions {
   /** Parsed `tokenizer_config.json`. */
   tokenizerConfig: unknown;
   /** A chat template overriding the config's (e.g. the text of `chat_template.jinja`), or named ones. */
-  chatTemplate?: string | Readonly<Record<string, string>>;
+  chatTemplate?: string | Readonly<Record<string, string>> | undefined;
   /** Parsed `generation_config.json`, for its `eos_token_id`(s). */
   generationConfig?: unknown;
   /**

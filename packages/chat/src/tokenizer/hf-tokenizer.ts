@@ -26,11 +26,11 @@ export interface HfTokenizerInit {
    * The chat template: a string, or named templates (`{ default, tool_use }`). Defaults to the
    * config's `chat_template`.
    */
-  chatTemplate?: string | Readonly<Record<string, string>>;
+  chatTemplate?: string | Readonly<Record<string, string>> | undefined;
   /** `eos_token_id`(s) from `generation_config.json`; they join {@link HfTokenizer.stopTokenIds}. */
   generationEosTokenIds?: readonly number[];
   /** Where the files came from (a directory), for messages. */
-  source?: string;
+  source?: string | undefined;
   /**
    * Encode through the pre-token cache ({@link PreTokenCacheEncoder}, the same ids, ≈ 10–40× faster on
    * agent contexts) when the tokenizer's shape allows; `false` always uses the library's `encode`.

@@ -415,7 +415,7 @@ function advance(text: string, index: number): number {
  */
 export function createPreTokenCacheEncoder(
   tokenizer: Tokenizer,
-  tokenizerJson: { pre_tokenizer?: unknown; normalizer?: unknown; model: { type?: string } },
+  tokenizerJson: { pre_tokenizer?: unknown; normalizer?: unknown; model: { type?: string | undefined } },
 ): PreTokenCacheEncoder | undefined {
   const library = tokenizer as unknown as LibraryParts;
   const stages = acceptedStages(tokenizerJson);
@@ -446,7 +446,10 @@ function isNfc(library: LibraryParts, json: { normalizer?: unknown }): boolean {
 }
 
 /** The number of pre-tokenizer stages when `tokenizer.json` has the accepted shape. */
-function acceptedStages(json: { pre_tokenizer?: unknown; model: { type?: string } }): number | undefined {
+function acceptedStages(json: {
+  pre_tokenizer?: unknown;
+  model: { type?: string | undefined };
+}): number | undefined {
   const preTokenizer = json.pre_tokenizer as PreTokenizerJson | null | undefined;
   const stages = preTokenizer?.type === "Sequence" ? preTokenizer.pretokenizers : undefined;
   if (json.model.type !== "BPE" || stages === undefined || stages.length < 2) return undefined;

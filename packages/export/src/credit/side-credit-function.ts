@@ -51,7 +51,10 @@ const sideCreditResultSchema = z.union([
  * Checks a side-credit function's result.
  * @throws TypeError naming the field path (`result.advantage: …`) for a non-finite number or a wrong shape.
  */
-export function validateSideCreditResult(result: unknown): { advantage: number; reward?: number | null } {
+export function validateSideCreditResult(result: unknown): {
+  advantage: number;
+  reward?: number | null | undefined;
+} {
   const parsed = sideCreditResultSchema.safeParse(result);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;

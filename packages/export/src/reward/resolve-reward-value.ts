@@ -18,7 +18,7 @@ export interface ResolveRewardValueOptions {
   /** `--reward-key`: the field of a reward object holding the primary value. */
   rewardKey?: string | undefined;
   /** Path of `value` for error messages. @default "reward" */
-  path?: string;
+  path?: string | undefined;
 }
 
 /**

@@ -23,11 +23,11 @@ export class ExportMatchError extends RelaxError {
   readonly reason: ExportMatchFailure;
   readonly sessionId: string;
   /** State hash of the record (for `no_match`, `no_response`). */
-  readonly stateHash?: string;
+  readonly stateHash?: string | undefined;
   /** Number of exportable leaves found (for `leaf_count`, `nonlinear`). */
-  readonly leafCount?: number;
+  readonly leafCount?: number | undefined;
   /** How many leading record messages matched committed history (for `no_match`). */
-  readonly matchedMessages?: number;
+  readonly matchedMessages?: number | undefined;
 
   constructor(options: {
     reason: ExportMatchFailure;

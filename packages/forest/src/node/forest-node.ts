@@ -8,9 +8,9 @@ export type ResponseFinishReason = "stop" | "length" | "abort";
 /** Wall-clock timing of one turn, in seconds. */
 export interface TurnTiming {
   /** Whole request, as the gateway measured it. */
-  wallSeconds?: number;
+  wallSeconds?: number | undefined;
   /** Part spent waiting for the engine. */
-  generationSeconds?: number;
+  generationSeconds?: number | undefined;
 }
 
 /** Fields every node has. Nodes are immutable once committed, except the bookkeeping noted per kind. */
@@ -64,7 +64,7 @@ export interface ObservationNode extends ForestNodeBase {
    * re-renders history from the first message): the state the session had reached before it (its latest
    * committed response), linking the two segments.
    */
-  readonly resetFrom?: string;
+  readonly resetFrom?: string | undefined;
   /** Turn that created it. */
   readonly turnId: number;
   /**

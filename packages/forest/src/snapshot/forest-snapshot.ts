@@ -122,8 +122,8 @@ export interface ForestSettings {
   readonly sessionId: string;
   readonly rolloutId: string;
   readonly policy: "tolerant" | "exact";
-  readonly maxContextTokens?: number;
-  readonly metadata?: Readonly<Record<string, unknown>>;
+  readonly maxContextTokens?: number | undefined;
+  readonly metadata?: Readonly<Record<string, unknown>> | undefined;
   readonly redactionMarkers: readonly string[];
 }
 
@@ -133,7 +133,11 @@ export interface ForestSettings {
  */
 export function writeSnapshot(
   settings: ForestSettings,
-  contents: { latestResponse?: string; nodes: readonly InternalNode[]; turns: readonly TurnRecord[] },
+  contents: {
+    latestResponse?: string | undefined;
+    nodes: readonly InternalNode[];
+    turns: readonly TurnRecord[];
+  },
 ): ForestSnapshot {
   const nodes: SnapshotNode[] = [];
   for (const node of contents.nodes) {

@@ -40,7 +40,7 @@ export interface StateMatch {
    * Index of a request message that rewrote a committed response beyond benign edits: the match stopped at
    * an observation whose response children all differ from that assistant message.
    */
-  rewrittenAt?: number;
+  rewrittenAt?: number | undefined;
 }
 
 /** Dependencies of {@link matchState}: node lookup and the redaction pattern. */

@@ -13,7 +13,7 @@ export interface CommitResponseInput {
   /** The canonical assistant message parsed from `outputIds` (reasoning and tool calls included). */
   message: AssistantMessage;
   /** Weight version that generated every token (when one version did). */
-  weightVersion?: string;
+  weightVersion?: string | undefined;
   /** Weight versions per token span (`[start, end)` over `outputIds`, tiling it), e.g. across a partial-rollout resume. */
   weightVersionSpans?: readonly WeightVersionSpan[];
   timing?: TurnTiming;

@@ -93,8 +93,8 @@ export function checkAssistantMessage(message: AssistantMessage): AssistantMessa
  * in order without gaps; a single `weightVersion` covers everything; neither gives no spans.
  */
 export function resolveWeightSpans(options: {
-  weightVersion?: string;
-  weightVersionSpans?: readonly WeightVersionSpan[];
+  weightVersion?: string | undefined;
+  weightVersionSpans?: readonly WeightVersionSpan[] | undefined;
   length: number;
 }): WeightVersionSpan[] {
   const { weightVersion, weightVersionSpans, length } = options;

@@ -90,7 +90,7 @@ export function buildAgentEnv({
   paths,
 }: {
   agentEnv?: Readonly<Record<string, string>>;
-  harnessEnv?: Readonly<Record<string, string>>;
+  harnessEnv?: Readonly<Record<string, string>> | undefined;
   identity: SessionIdentity;
   paths: SessionIoPaths;
 }): Record<string, string> {

@@ -40,7 +40,7 @@ const base64Pattern = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
  */
 export async function convertImageSource(
   source: ImageSource,
-  { path = "image", baseDir = process.cwd() }: { path?: string; baseDir?: string } = {},
+  { path = "image", baseDir = process.cwd() }: { path?: string; baseDir?: string | undefined } = {},
 ): Promise<string> {
   if (typeof source === "string") return convertImageString(source, { path, baseDir });
   if (source instanceof Uint8Array || source instanceof ArrayBuffer) {

@@ -25,7 +25,7 @@ export interface SpawnAgentProcessOptions {
   /** Shell command, run as `<shell> -lc <command>`. */
   command: string;
   /** Login shell used to run the command. @default "/bin/bash" */
-  shell?: string;
+  shell?: string | undefined;
   /** Working directory (must exist). */
   cwd: string;
   /** Complete environment of the agent. */
@@ -44,7 +44,7 @@ export interface SpawnAgentProcessOptions {
   /** Run the agent under this uid and gid (supplementary groups dropped); needs root. */
   identity?: { uid: number; gid: number };
   /** Program and arguments put before `<shell> -lc <command>` (e.g. `bwrap … --`). */
-  wrapper?: readonly string[];
+  wrapper?: readonly string[] | undefined;
   /**
    * A private mount namespace for the agent, set up by `relax-reaper` as root before privileges are
    * dropped (ignored by the process-group fallback): files bound over `/etc/passwd` and `/etc/group`,

@@ -11,7 +11,7 @@ function post(path: string, body: unknown, init: RequestInit = {}): Request {
     method: "POST",
     headers: { authorization: "Bearer s-1", ...(init.headers as Record<string, string>) },
     body: JSON.stringify(body),
-    signal: init.signal,
+    ...(init.signal !== undefined ? { signal: init.signal } : {}),
   });
 }
 

@@ -39,7 +39,7 @@ export interface GenerateContext {
  */
 export interface RequestEndEvent {
   protocol: Protocol;
-  sessionId?: string;
+  sessionId?: string | undefined;
   stream: boolean;
   /** The HTTP status, or for a stream the status its terminal sequence stands for (499 when the client left). */
   status: number;

@@ -19,7 +19,7 @@ export interface MessageOrigin {
   /** Path of the item or message that produced it, e.g. `input[4]` or `messages[2]`. */
   path: string;
   /** Path of the field that produced its content, e.g. `input[4].output`. */
-  contentPath?: string;
+  contentPath?: string | undefined;
   /** Paths of the items or blocks that produced each tool call. */
   toolCallPaths?: string[];
 }

@@ -19,7 +19,7 @@ export async function callHandler({
 }: {
   path: string;
   body: unknown;
-  turn?: AssistantTurn;
+  turn?: AssistantTurn | undefined;
   error?: unknown;
   headers?: Record<string, string>;
   options?: Partial<ProtocolHandlerOptions>;

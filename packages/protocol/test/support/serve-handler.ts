@@ -47,9 +47,9 @@ async function bridge(
   }
   const hasBody = incoming.method !== "GET" && incoming.method !== "HEAD";
   const request = new Request(`http://${incoming.headers.host ?? "localhost"}${incoming.url ?? "/"}`, {
-    method: incoming.method,
+    ...(incoming.method !== undefined ? { method: incoming.method } : {}),
     headers,
-    body: hasBody ? Buffer.concat(chunks) : undefined,
+    ...(hasBody ? { body: Buffer.concat(chunks) } : {}),
     signal: abort.signal,
   });
   const response = await handler(request);

@@ -5,8 +5,8 @@ import {
   GatePauseTimeoutError,
   type GateResumeResult,
 } from "@relax/agent-api";
+import { ControlError } from "./control-error";
 import type { PauseResponse, ResumeResponse, StatusResponse } from "./control-schemas";
-import { ControlError } from "./rollout-service";
 
 /** {@link GatePauseResult} in the wire spelling of `POST /rollout/v1/pause`. */
 export function convertGatePauseResult(result: GatePauseResult): PauseResponse {

@@ -9,6 +9,7 @@ import {
 } from "@relax/agent-api";
 import type { TrainingRow } from "@relax/export";
 import { describe, expect, it } from "vitest";
+import { ControlError } from "./control-error";
 import {
   type ControlRecord,
   controlRecordSchema,
@@ -23,7 +24,7 @@ import {
   convertGateResumeResult,
 } from "./convert-gate-results";
 import { createControlApp } from "./create-control-app";
-import { ControlError, type ControlRecordSink, type RolloutService } from "./rollout-service";
+import type { ControlRecordSink, RolloutService } from "./rollout-service";
 
 const TOKEN = "ctl-0123456789abcdef";
 const auth = { authorization: `Bearer ${TOKEN}` };

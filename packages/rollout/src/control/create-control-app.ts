@@ -3,6 +3,7 @@ import { STATUS_TABLE } from "@relax/protocol";
 import { Hono, type MiddlewareHandler } from "hono";
 import type { BlankEnv, BlankSchema } from "hono/types";
 import type { z } from "zod";
+import { ControlError } from "./control-error";
 import {
   type ControlErrorBody,
   type ControlRecord,
@@ -12,7 +13,7 @@ import {
   stepRequestSchema,
   weightsRequestSchema,
 } from "./control-schemas";
-import { ControlError, type ControlRecordSink, type RolloutService } from "./rollout-service";
+import type { ControlRecordSink, RolloutService } from "./rollout-service";
 
 /** Options of {@link createControlApp}. */
 export interface ControlAppOptions {

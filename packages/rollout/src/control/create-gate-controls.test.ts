@@ -1,8 +1,8 @@
 import { GenerationGate } from "@relax/agent-api";
 import { SglangApiError, SglangConnectionError } from "@relax/sglang";
 import { describe, expect, it } from "vitest";
+import { ControlError } from "./control-error";
 import { createGateControls } from "./create-gate-controls";
-import { ControlError } from "./rollout-service";
 
 function fakeEngine(failure?: Error) {
   const calls: unknown[] = [];

@@ -5,8 +5,9 @@ import {
   SglangTimeoutError,
   type WeightUpdateOutcome,
 } from "@relax/sglang";
+import { ControlError } from "./control-error";
 import { convertGateError, convertGatePauseResult, convertGateResumeResult } from "./convert-gate-results";
-import { ControlError, type RolloutService } from "./rollout-service";
+import type { RolloutService } from "./rollout-service";
 
 /** Options of {@link createGateControls}. */
 export interface GateControlsOptions {

@@ -1,7 +1,7 @@
 import { STATUS_TABLE, type StatusRow } from "@relax/protocol";
 import { describe, expect, it } from "vitest";
+import { ControlError } from "./control-error";
 import { controlErrorCodeSchema } from "./control-schemas";
-import { ControlError } from "./rollout-service";
 
 describe("ControlError status", () => {
   it("should have a control row in STATUS_TABLE for every control code, and no other control row", () => {

@@ -2,7 +2,8 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DatasetError, readPromptDataset } from "./prompt-dataset";
+import { DatasetError } from "../errors/dataset-error";
+import { readPromptDataset } from "./prompt-dataset";
 
 let dir = "";
 beforeAll(async () => {

@@ -1,6 +1,7 @@
 import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
-import { CanonicalizationError, canonicalizeMessages, ERROR_EXIT, hasMarker, RelaxError } from "@relax/chat";
+import { CanonicalizationError, canonicalizeMessages } from "@relax/chat";
+import { DatasetError } from "../errors/dataset-error";
 
 /** One dataset row turned into a session input (before media conversion). */
 export interface PromptItem {
@@ -16,38 +17,6 @@ export interface PromptItem {
 
 /** The image placeholder of the Relax dataset path (`--multimodal-keys`), as the launcher pairs it. */
 const IMAGE_PLACEHOLDER = "<image>";
-
-const datasetErrorSymbol = Symbol.for("relax.error.DatasetError");
-
-/** A dataset line that could not be used; the message reads `file:line: reason`. */
-export class DatasetError extends RelaxError {
-  readonly [datasetErrorSymbol] = true;
-  /** Ends a command line with exit 1 and the message alone (see `ErrorExitCategory`). */
-  readonly [ERROR_EXIT] = "failure" as const;
-  /** The dataset file. */
-  readonly file: string;
-  /** 1-based line number. */
-  readonly line: number;
-  /** What is wrong with the line. */
-  readonly reason: string;
-
-  constructor({
-    file,
-    line,
-    reason,
-    cause,
-  }: { file: string; line: number; reason: string; cause?: unknown }) {
-    super({ name: "DatasetError", message: `${file}:${line}: ${reason}`, cause });
-    this.file = file;
-    this.line = line;
-    this.reason = reason;
-  }
-
-  /** True for any `DatasetError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is DatasetError {
-    return hasMarker(error, "relax.error.DatasetError");
-  }
-}
 
 /**
  * The dataset images a prompt consumes: each `<image>` in string content or `text` parts, and each bare

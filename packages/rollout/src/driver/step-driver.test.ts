@@ -2,13 +2,14 @@ import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { StepOrderError } from "../errors/step-order-error";
 import type { GroupResult } from "../group/run-group";
 import { GROUP_JOURNAL_FILE } from "../journal/group-journal";
 import { readRunState } from "../journal/run-dir";
 import { createLogger } from "../report/create-logger";
 import type { StepResult } from "../step/controller-options";
 import type { RuntimeStepOptions, StepRunner } from "../step/step-runner";
-import { StepDriver, StepOrderError } from "./step-driver";
+import { StepDriver } from "./step-driver";
 
 const logger = createLogger({ level: "silent" });
 

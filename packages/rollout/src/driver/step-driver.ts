@@ -1,8 +1,8 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { hasMarker, RelaxError } from "@relax/chat";
 import type { TrainingRow } from "@relax/export";
 import type { Logger } from "pino";
+import { StepOrderError } from "../errors/step-order-error";
 import type { GroupResult } from "../group/run-group";
 import {
   GROUP_JOURNAL_FILE,
@@ -30,7 +30,7 @@ export interface StepDriverOptions {
    */
   runDir?: string;
   /** The state read from the run directory at start ({@link openRunDir}): the run continues from it. */
-  saved?: RunState;
+  saved?: RunState | undefined;
   /** `--run-dir-force`: resume a journaled step started with another configuration. @default false */
   force?: boolean;
   logger: Logger;
@@ -62,22 +62,6 @@ export interface DurableStepResult {
   resume?: StepResume;
   /** The rows file this step wrote (`{rollout_id}` replaced). */
   file: string;
-}
-
-const stepOrderErrorSymbol = Symbol.for("relax.error.StepOrderError");
-
-/** The step asked is not the next one ({@link StepDriver.nextRolloutId}). */
-export class StepOrderError extends RelaxError {
-  readonly [stepOrderErrorSymbol] = true;
-
-  constructor({ message }: { message: string }) {
-    super({ name: "StepOrderError", message });
-  }
-
-  /** True for any `StepOrderError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is StepOrderError {
-    return hasMarker(error, "relax.error.StepOrderError");
-  }
 }
 
 /**

@@ -38,7 +38,7 @@ export interface EngineHealthOptions {
 
 /** Where the prompt of a Group that waits comes from (for the dropped result of an interrupted wait). */
 interface WaitingGroup {
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
   prompt: PromptItem;
   slot: number;
   rolloutId: number;

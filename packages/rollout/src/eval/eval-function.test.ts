@@ -1,14 +1,10 @@
 import { FunctionLoadError } from "@relax/export";
 import { describe, expect, it } from "vitest";
 import type { PromptItem } from "../dataset/prompt-dataset";
+import { EvalFunctionError } from "../errors/eval-function-error";
 import type { StepResult } from "../step/controller-options";
 import { createEvalRunner, createStepRunner } from "../step/create-step-runner";
-import {
-  applyEvalFunction,
-  EvalFunctionError,
-  type EvalFunctionInput,
-  loadEvalFunction,
-} from "./eval-function";
+import { applyEvalFunction, type EvalFunctionInput, loadEvalFunction } from "./eval-function";
 
 const FIXTURE = "./test/fixtures/eval-function.mjs";
 const cwd = process.cwd();

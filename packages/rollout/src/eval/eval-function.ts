@@ -1,10 +1,9 @@
-import { ERROR_EXIT, hasMarker, RelaxError } from "@relax/chat";
 import { FunctionLoadError, loadFunction, type TrainingRow } from "@relax/export";
 import { z } from "zod";
 import type { PromptItem } from "../dataset/prompt-dataset";
+import { EvalFunctionError, EVAL_FUNCTION_FLAG as FLAG } from "../errors/eval-function-error";
 
 /** The flag (and config field) that names the eval function, for error messages. */
-const FLAG = "--eval-function-path (evalFunctionPath)";
 
 /**
  * What the eval function is called with: one eval dataset's finished eval step (`--eval-prompt-data`
@@ -43,41 +42,6 @@ export type EvalFunctionResult = z.infer<typeof evalFunctionResultSchema>;
 
 /** A user eval function (`--eval-function-path module#export`); may be async. */
 export type EvalFunction = (input: EvalFunctionInput) => EvalFunctionResult | Promise<EvalFunctionResult>;
-
-const marker = "relax.error.EvalFunctionError";
-const markerSymbol = Symbol.for(marker);
-
-/**
- * The eval function threw, or returned something that is not an {@link EvalFunctionResult}. The message
- * names the flag, the spec, the dataset and (for a bad result) the field path of the first problem.
- */
-export class EvalFunctionError extends RelaxError {
-  readonly [markerSymbol] = true;
-  /** Ends a command line with exit 1 and the message alone (see `ErrorExitCategory`). */
-  readonly [ERROR_EXIT] = "failure" as const;
-  /** The spec as configured. */
-  readonly spec: string;
-  /** The eval dataset it was called for. */
-  readonly dataset: string;
-  /** Dotted path of the first invalid field of the result; absent when the function threw. */
-  readonly path?: string;
-
-  constructor(options: { spec: string; dataset: string; reason: string; path?: string; cause?: unknown }) {
-    super({
-      name: "EvalFunctionError",
-      message: `${FLAG} "${options.spec}" (eval dataset "${options.dataset}"): ${options.reason}`,
-      cause: options.cause,
-    });
-    this.spec = options.spec;
-    this.dataset = options.dataset;
-    if (options.path !== undefined) this.path = options.path;
-  }
-
-  /** True for any `EvalFunctionError`, from any copy of this package. */
-  static override isInstance(error: unknown): error is EvalFunctionError {
-    return hasMarker(error, marker);
-  }
-}
 
 /** A loaded eval function with the spec it came from (for messages). */
 export interface LoadedEvalFunction {

@@ -1,6 +1,7 @@
 import { buildDebugDump, type GroupExportOutcome, type TrainingRow } from "@relax/export";
 import { buildViewModel, parseViewSource, renderPage } from "@relax/view";
 import type { Logger } from "pino";
+import { ControlError } from "../control/control-error";
 import type {
   ControlRecord,
   HealthResponse,
@@ -9,11 +10,12 @@ import type {
   StatusResponse,
 } from "../control/control-schemas";
 import { createGateControls } from "../control/create-gate-controls";
-import { ControlError, type ControlRecordSink, type RolloutService } from "../control/rollout-service";
-import { StepDriver, StepOrderError } from "../driver/step-driver";
+import type { ControlRecordSink, RolloutService } from "../control/rollout-service";
+import { StepDriver } from "../driver/step-driver";
+import { EvalFunctionError } from "../errors/eval-function-error";
 import { RolloutInterruptedError } from "../errors/rollout-interrupted-error";
 import { RolloutStalledError } from "../errors/rollout-stalled-error";
-import { EvalFunctionError } from "../eval/eval-function";
+import { StepOrderError } from "../errors/step-order-error";
 import { isDiscardedGroup } from "../group/group-outcome";
 import type { GroupResult } from "../group/run-group";
 import type { RunState } from "../journal/run-dir";

@@ -5,13 +5,13 @@ import { resolveTokenizerPath } from "../config/resolve-tokenizer-path";
 
 /** The parts of the run's configuration that name the gateway's own files. */
 export interface RunFilesConfig {
-  output?: string;
-  runDir?: string;
-  sessionLogDir?: string;
-  promptData?: string;
-  evalPromptData?: readonly EvalDatasetSpec[];
-  saveDebugRolloutData?: string;
-  tokenizer?: string;
+  output?: string | undefined;
+  runDir?: string | undefined;
+  sessionLogDir?: string | undefined;
+  promptData?: string | undefined;
+  evalPromptData?: readonly EvalDatasetSpec[] | undefined;
+  saveDebugRolloutData?: string | undefined;
+  tokenizer?: string | undefined;
 }
 
 /**

@@ -30,10 +30,10 @@ export interface ContextLengthNumbers {
 export class ContextLengthError extends SglangApiError {
   readonly [symbol] = true;
   override readonly name: string = "ContextLengthError";
-  readonly promptTokens?: number;
-  readonly maxContextLength?: number;
-  readonly requestedTokens?: number;
-  readonly totalTokens?: number;
+  readonly promptTokens?: number | undefined;
+  readonly maxContextLength?: number | undefined;
+  readonly requestedTokens?: number | undefined;
+  readonly totalTokens?: number | undefined;
 
   constructor({
     status,
@@ -46,7 +46,7 @@ export class ContextLengthError extends SglangApiError {
     status: number;
     body: unknown;
     url: string;
-    serverMessage?: string;
+    serverMessage?: string | undefined;
     numbers: ContextLengthNumbers;
     cause?: unknown;
   }) {

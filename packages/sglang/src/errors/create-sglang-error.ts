@@ -26,7 +26,7 @@ export function createSglangError({
   url: string;
   status?: number;
   body?: unknown;
-  rid?: string;
+  rid?: string | undefined;
   /** The response's `Retry-After`, in seconds (see `parseRetryAfter`). */
   retryAfterSeconds?: number | undefined;
   cause?: unknown;

@@ -13,8 +13,8 @@ const symbol = Symbol.for(marker);
 export class SglangAbortError extends SglangError {
   readonly [symbol] = true;
   override readonly name: string = "SglangAbortError";
-  readonly url?: string;
-  readonly rid?: string;
+  readonly url?: string | undefined;
+  readonly rid?: string | undefined;
   /** Whether the request reached the server (it may have generated tokens that are now lost). */
   readonly sent: boolean;
 
@@ -25,8 +25,8 @@ export class SglangAbortError extends SglangError {
     message,
     cause,
   }: {
-    url?: string;
-    rid?: string;
+    url?: string | undefined;
+    rid?: string | undefined;
     sent: boolean;
     message?: string;
     cause?: unknown;

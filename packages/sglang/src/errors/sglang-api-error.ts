@@ -36,7 +36,7 @@ export class SglangApiError extends SglangError {
     status: number;
     body: unknown;
     url: string;
-    serverMessage?: string;
+    serverMessage?: string | undefined;
     retryAfterSeconds?: number | undefined;
     cause?: unknown;
   }) {

@@ -14,14 +14,14 @@ export class SglangConnectionError extends SglangError {
   /** The URL that was called. */
   readonly url: string;
   /** The request id, for `/generate`. */
-  readonly rid?: string;
+  readonly rid?: string | undefined;
 
   constructor({
     url,
     rid,
     message,
     cause,
-  }: { url: string; rid?: string; message?: string; cause?: unknown }) {
+  }: { url: string; rid?: string | undefined; message?: string; cause?: unknown }) {
     super({ message: message ?? `connection to ${url} failed${describeCause(cause)}`, cause });
     this.url = url;
     this.rid = rid;

@@ -17,7 +17,7 @@ export class SglangResponseError extends SglangError {
   readonly path: string;
   /** The problem, without the path. */
   readonly reason: string;
-  readonly rid?: string;
+  readonly rid?: string | undefined;
 
   constructor({
     url,
@@ -29,7 +29,7 @@ export class SglangResponseError extends SglangError {
     url: string;
     path: string;
     reason: string;
-    rid?: string;
+    rid?: string | undefined;
     cause?: unknown;
   }) {
     super({ message: `untrusted response from ${url}: ${path}: ${reason}`, cause });

@@ -15,14 +15,14 @@ export class SglangTimeoutError extends SglangError {
   /** The limit that was exceeded, in milliseconds. */
   readonly timeoutMs: number;
   /** The request id, for `/generate`. */
-  readonly rid?: string;
+  readonly rid?: string | undefined;
 
   constructor({
     url,
     timeoutMs,
     rid,
     cause,
-  }: { url: string; timeoutMs: number; rid?: string; cause?: unknown }) {
+  }: { url: string; timeoutMs: number; rid?: string | undefined; cause?: unknown }) {
     super({ message: `${url} did not answer within ${timeoutMs} ms`, cause });
     this.url = url;
     this.timeoutMs = timeoutMs;

@@ -1,9 +1,12 @@
 /**
  * @module @relax/sglang/internal
  * SGLang's wire format as zod schemas and their inferred types, shared with servers that imitate SGLang
- * (the `@relax/standin` stand-in engine). **Unstable:** the schemas follow SGLang's wire format and change
- * when it does; they may change or disappear in any release. Use the client from `@relax/sglang` instead.
+ * (the `@relax/standin` stand-in engine), the helpers that turn an HTTP failure into a typed error, the
+ * numbers of a context-length message, the client's in-flight request records and its transport and
+ * control-retry options. **Unstable:** the schemas follow SGLang's wire format and change when it does;
+ * these may change or disappear in any release. Use the client from `@relax/sglang` instead.
  */
+export { type ContextLengthNumbers, createSglangError, parseRetryAfter } from "../errors/index";
 export type {
   FinishReasonWire,
   GenerateMetaInfoWire,
@@ -37,3 +40,5 @@ export {
   weightVersionSpanWireSchema,
   workerListResponseSchema,
 } from "../sglang-api";
+export type { InFlightRequest } from "../sglang-client-types";
+export type { ControlRetryOptions, EngineConnectionOptions } from "../sglang-http";
