@@ -408,6 +408,46 @@ export class SessionForest {
   }
 
   /**
+   * Answers a turn again with a response its observation already has: the request was identical to one
+   * answered before (a client retry, sent after or during the first), so nothing was generated and the
+   * history stays one context. The turn is committed to `responseStateHash` with `replayOf` naming the turn
+   * that generated it, `transition: "append"` and `linear: true` (a replay is not a fork).
+   *
+   * @throws ForestInputError for a plan not from this forest, a turn not pending, or a turn whose request
+   *   added messages (`observationCreated`: it is not a repeat of an answered state).
+   * @throws UnknownStateError when `responseStateHash` is not a committed response of the turn's observation.
+   */
+  commitReplay(plan: TurnPlan | TurnRecord, responseStateHash: string): CommitResult {
+    const record = this.#turnOf(plan);
+    if (record.status !== "pending") {
+      throw new ForestInputError({
+        path: "plan",
+        reason: `turn ${record.turnId} is ${record.status}, not pending`,
+      });
+    }
+    if (record.observationCreated) {
+      throw new ForestInputError({
+        path: "plan",
+        reason: `turn ${record.turnId} added an observation; only a repeat of an answered state is replayed`,
+      });
+    }
+    const node = this.#nodes.get(responseStateHash);
+    if (
+      node === undefined ||
+      node.kind !== "response" ||
+      node.parentStateHash !== record.observationStateHash
+    ) {
+      throw new UnknownStateError({ stateHash: responseStateHash, sessionId: this.sessionId });
+    }
+    record.status = "committed";
+    record.responseStateHash = responseStateHash;
+    record.transition = "append";
+    record.linear = true;
+    record.replayOf = node.turnId;
+    return { node, created: false, transition: record.transition };
+  }
+
+  /**
    * Records that a turn's generation failed (engine error, client disconnect, context error from the
    * engine). Its observation stays committed; a sample exported from it gets status `failed`.
    *

@@ -25,6 +25,7 @@ import {
 import type { GatewaySession } from "../session/gateway-session";
 import type { SessionRegistry } from "../session/session-registry";
 import { type ContinuedGeneration, generateWithContinuation } from "./generate-with-continuation";
+import { type AnsweredTurn, ReplayCache } from "./replay-cache";
 import { resolveRequestImages } from "./resolve-request-images";
 import {
   lastMainResponse,
@@ -78,6 +79,11 @@ export interface TurnRunnerOptions {
   honorResponseFormat?: boolean;
   /** Called after every committed or failed turn, for logs and metrics. */
   onTurn?: (event: TurnEvent) => void;
+  /**
+   * Called when a request is answered again from an identical earlier request's answer (a client retry;
+   * see `ReplayCache`): nothing was generated, and the forest records turn `turnId` as a replay of `replayOf`.
+   */
+  onReplay?: (event: { sessionId: string; turnId: number; replayOf: number }) => void;
   /**
    * Called once per run and `code` for a configuration problem that the traffic reveals. Today:
    * `tool_call_parser_missing` — a request declares tools but no tool-call parser is set, so tool calls the
@@ -176,6 +182,7 @@ export function createTurnRunner(
     noticed: new Set<string>(),
     classifier: options.classifier ?? createRequestClassifier(),
     pendingProtection: new Set<GatewaySession>(),
+    replays: new ReplayCache(),
   };
   // Protection is promoted at the gate's next resume, before any held call is re-admitted (this listener
   // is registered before any ticket waits).
@@ -196,6 +203,8 @@ interface TurnRunnerState {
   classifier: RequestClassifier;
   /** Sessions to protect at the gate's next resume (their pause aborts reached the limit). */
   pendingProtection: Set<GatewaySession>;
+  /** Recent answers per forest: an identical request (a client retry) is answered from them. */
+  replays: ReplayCache;
 }
 
 /** One turn in flight: its session, class, forest and clocks (what a failure report needs). */
@@ -339,13 +348,76 @@ async function generateTurn(
     signal,
   });
   turn.plan = prompt.plan;
+  const replayKey =
+    forest !== undefined && prompt.plan !== undefined
+      ? ReplayCache.keyOf(prompt.plan.observationStateHash, canonicalRequest, context.responseFormat)
+      : undefined;
+  // An identical request answered (or being answered) before: a client retry. Answer it again. The
+  // look-up and the keep below run in one synchronous stretch, so of two identical requests one generates.
+  const earlier =
+    replayKey !== undefined && !prompt.plan!.observationCreated
+      ? runner.replays.lookup(forest!, replayKey)
+      : undefined;
+  if (earlier !== undefined) {
+    const replayed = await replayEarlierAnswer(runner, turn, earlier);
+    if (replayed !== undefined) return replayed;
+  }
+  if (replayKey === undefined) return (await generatePlannedTurn(runner, context, turn, prompt, state)).turn;
+  // Kept before generating, so an identical request arriving meanwhile waits for this answer.
+  const answer = generatePlannedTurn(runner, context, turn, prompt, state);
+  runner.replays.keep(forest!, replayKey, answer);
+  return (await answer).turn;
+}
 
+/**
+ * The earlier answer of an identical request, committed again as this turn's answer
+ * (`SessionForest.commitReplay`), or `undefined` when the earlier request failed (this one then generates).
+ *
+ * @throws the turn signal's reason when the client goes away or the session closes while it waits.
+ */
+async function replayEarlierAnswer(
+  runner: TurnRunnerState,
+  turn: TurnInFlight,
+  earlier: Promise<AnsweredTurn>,
+): Promise<AssistantTurn | undefined> {
+  const { forest, plan, signal } = turn;
+  const answered = await untilAborted(earlier, signal).catch((error: unknown) => {
+    if (signal.aborted) throw error;
+    return undefined;
+  });
+  if (answered === undefined) return undefined;
+  forest!.commitReplay(plan!, answered.responseStateHash);
+  runner.options.onReplay?.({ sessionId: turn.session.id, turnId: plan!.turnId, replayOf: answered.turnId });
+  return answered.turn;
+}
+
+/** `promise`, or the signal's reason once it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}
+
+/** Waits for the lease, generates, parses and commits a planned turn; the answer and its response node. */
+async function generatePlannedTurn(
+  runner: TurnRunnerState,
+  context: GenerateContext,
+  turn: TurnInFlight,
+  prompt: TurnPrompt,
+  state: ConversationState,
+): Promise<AnsweredTurn> {
+  const { options } = runner;
+  const { request: canonicalRequest } = context;
+  const { session, forest, signal } = turn;
   const heldFrom = performance.now();
   await session.waitForLease(signal);
   turn.heldMs = performance.now() - heldFrom;
   const generated = await callEngine(runner, context, turn, prompt, state);
   const { generation, finishReason, parsed } = generated;
-  forest?.commitResponse(turn.plan!, {
+  const committed = forest?.commitResponse(turn.plan!, {
     outputIds: generation.outputIds,
     logprobs: generation.outputLogprobs,
     finishReason,
@@ -368,7 +440,7 @@ async function generateTurn(
     }),
   });
   reportCommittedTurn(runner, turn, generated);
-  return {
+  const answer: AssistantTurn = {
     message: parsed.message,
     finishReason: parsed.finishReason,
     usage: {
@@ -381,6 +453,11 @@ async function generateTurn(
       : {}),
     ...(parsed.issues.length > 0 ? { issues: parsed.issues } : {}),
     ...stopSequenceOf(generation.finishReason, parsed.finishReason),
+  };
+  return {
+    turn: answer,
+    responseStateHash: committed?.node.stateHash ?? "",
+    turnId: turn.plan?.turnId ?? -1,
   };
 }
 

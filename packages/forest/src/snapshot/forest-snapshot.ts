@@ -52,6 +52,7 @@ const observationSchema = z.object({
   resetFrom: hash.optional(),
   supersededBy: hash.optional(),
   failure: z.string().optional(),
+  replayOf: z.number().int().min(0).optional(),
 });
 
 const responseSchema = z.object({

@@ -65,6 +65,11 @@ export interface TurnRecord {
   readonly responseStateHash?: string;
   /** Failure reason given to `failTurn`. */
   readonly failure?: string;
+  /**
+   * The turn whose committed response answered this request again (`commitReplay`): an identical request
+   * (a client retry), answered without generating.
+   */
+  readonly replayOf?: number;
 }
 
 /**
