@@ -166,7 +166,7 @@ describe("gateway service (in process)", () => {
     expect(session.forest.stats().responses).toBe(1);
   });
 
-  it("should answer two concurrent requests of one session as sibling branches", async () => {
+  it("should generate two concurrent identical requests of one session once (docs/contract.md#idempotent-requests)", async () => {
     const session = openSession();
     const client = new OpenAI({
       baseURL: `${BASE}/v1`,
@@ -180,10 +180,13 @@ describe("gateway service (in process)", () => {
       client.chat.completions.create({ model: "m", messages, tools }),
     ]);
     expect(a.choices[0]!.finish_reason).toBe("tool_calls");
-    expect(b.choices[0]!.finish_reason).toBe("tool_calls");
+    expect(b.choices[0]!.message.tool_calls).toEqual(a.choices[0]!.message.tool_calls);
     const stats = session.forest.stats();
-    expect(stats.observations).toBe(1);
-    expect(stats.turns).toBe(2);
+    expect([stats.observations, stats.responses, stats.turns]).toEqual([1, 1, 2]);
+    expect(session.forest.turns().map((turn) => [turn.transition, turn.replayOf])).toEqual([
+      ["append", undefined],
+      ["append", 0],
+    ]);
   });
 
   it("should give the same conversation the same state through Chat, Responses and Messages", async () => {
