@@ -1,6 +1,4 @@
-import { SessionForest } from "@relax/forest";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GatewaySession } from "../session/gateway-session";
 import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 
 const tools = [
@@ -16,17 +14,7 @@ describe("request classes route requests by policy (stand-in engine, a script â€
     await gateway.close();
   });
 
-  function open(id: string): GatewaySession {
-    const session = new GatewaySession({
-      id,
-      groupId: "g",
-      mode: "train",
-      forest: new SessionForest({ sessionId: id, renderer: gateway.renderer, maxContextTokens: 4096 }),
-    });
-    gateway.registry.add(session);
-    session.lease();
-    return session;
-  }
+  const open = (id: string) => gateway.openSession(id);
   const chat = (id: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
     gateway.fetch(
       new Request("http://gateway.test/agentic_api/v1/chat/completions", {

@@ -10,6 +10,7 @@ import {
   resolveTokenizerPath,
   type TextTokenizer,
 } from "@relax/chat";
+import { SessionForest } from "@relax/forest";
 import { createSglangClient, type SglangClient } from "@relax/sglang";
 import { createStandinEngine, type StandinEngine, type StandinPolicy } from "@relax/standin";
 import type { Hono } from "hono";
@@ -18,6 +19,7 @@ import { EncodePool } from "../encode/encode-pool";
 import { GenerationGate } from "../gate/generation-gate";
 import { createGatewayApp } from "../http/create-gateway-app";
 import { createTokenCounter } from "../http/create-token-counter";
+import { GatewaySession } from "../session/gateway-session";
 import { SessionRegistry } from "../session/session-registry";
 import { createTurnRunner, type TurnEvent, type TurnRunnerOptions } from "../turn/create-turn-runner";
 
@@ -41,6 +43,8 @@ export interface TestGateway {
   fetch: (request: Request) => Promise<Response>;
   /** The generation gate of the turn runner, when `gate: true` was asked (also in every Group context). */
   gate: GenerationGate | undefined;
+  /** Registers and leases a train session `id` (its credential too) with a 4096-token forest. */
+  openSession(id: string): GatewaySession;
   close(): Promise<void>;
 }
 
@@ -213,6 +217,17 @@ export async function createTestGateway(options: TestGatewayOptions = {}): Promi
     refusals,
     fetch,
     gate,
+    openSession: (id) => {
+      const session = new GatewaySession({
+        id,
+        groupId: "g",
+        mode: "train",
+        forest: new SessionForest({ sessionId: id, renderer, maxContextTokens: 4096 }),
+      });
+      registry.add(session);
+      session.lease();
+      return session;
+    },
     close: async () => {
       await offload?.close();
       await standin.close();

@@ -1,7 +1,5 @@
-import { SessionForest } from "@relax/forest";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { GatewaySession } from "../session/gateway-session";
 import { createTestGateway, type TestGateway } from "../testing/create-test-gateway";
 
 // The stand-in engine (a scripted policy, not a model) answers each call with a new number, so a request
@@ -20,17 +18,7 @@ describe("identical requests are answered once (client retries; stand-in engine,
     await gateway.close();
   });
 
-  function openSession(id: string): GatewaySession {
-    const session = new GatewaySession({
-      id,
-      groupId: "g",
-      mode: "train",
-      forest: new SessionForest({ sessionId: id, renderer: gateway.renderer, maxContextTokens: 4096 }),
-    });
-    gateway.registry.add(session);
-    session.lease();
-    return session;
-  }
+  const openSession = (id: string) => gateway.openSession(id);
   const send = (id: string, body: Record<string, unknown>) =>
     gateway.fetch(
       new Request("http://gateway.test/agentic_api/v1/chat/completions", {
