@@ -42,6 +42,7 @@ export interface AgentApiSettings {
     | "classifier"
     | "honorResponseFormat"
     | "parametersAlias"
+    | "retryWindowMs"
   >;
   /** Per-harness request normalisers (`@relax/protocol`). */
   normalizers: Partial<HarnessNormalizers>;

@@ -45,6 +45,7 @@ export class GatewaySession {
   #leaseReject!: (error: unknown) => void;
   readonly #leased: Promise<void>;
   readonly #inflight = new Set<AbortController>();
+  readonly #closed = new AbortController();
   readonly #firstRequestListeners: Array<() => void> = [];
   #abortCount = 0;
   #protected = false;
@@ -107,6 +108,11 @@ export class GatewaySession {
 
   get state(): GatewaySessionState {
     return this.#state;
+  }
+
+  /** Aborted when the session closes (its reason a `DOMException` `AbortError` naming why). */
+  get closedSignal(): AbortSignal {
+    return this.#closed.signal;
   }
 
   /** Requests received so far. */
@@ -261,6 +267,7 @@ export class GatewaySession {
     this.#leaseReject(error);
     for (const controller of this.#inflight) controller.abort(new DOMException(reason, "AbortError"));
     this.#inflight.clear();
+    this.#closed.abort(new DOMException(reason, "AbortError"));
     this.#onChange?.();
   }
 }

@@ -75,6 +75,7 @@ export interface TestGatewayOptions {
       | "bypassGate"
       | "evalSampling"
       | "classifier"
+      | "retryWindowMs"
     >
   >;
   /** Max new tokens per turn. @default 64 */

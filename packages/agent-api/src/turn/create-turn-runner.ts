@@ -25,8 +25,9 @@ import {
 import type { GatewaySession } from "../session/gateway-session";
 import type { SessionRegistry } from "../session/session-registry";
 import { type ContinuedGeneration, generateWithContinuation } from "./generate-with-continuation";
-import { type AnsweredTurn, ReplayCache } from "./replay-cache";
+import { type AnsweredTurn, type KeptAnswer, ReplayCache } from "./replay-cache";
 import { resolveRequestImages } from "./resolve-request-images";
+import { DEFAULT_RETRY_WINDOW_MS, RetryWindow } from "./retry-window";
 import {
   lastMainResponse,
   planTurnPrompt,
@@ -84,6 +85,12 @@ export interface TurnRunnerOptions {
    * see `ReplayCache`): nothing was generated, and the forest records turn `turnId` as a replay of `replayOf`.
    */
   onReplay?: (event: { sessionId: string; turnId: number; replayOf: number }) => void;
+  /**
+   * How long a recorded turn's generation outlives its client, in milliseconds, so that the client's retry
+   * is answered by it (see `RetryWindow`, docs/contract.md#idempotent-requests); `0` aborts the generation
+   * when the client leaves. @default 30000
+   */
+  retryWindowMs?: number;
   /**
    * Called once per run and `code` for a configuration problem that the traffic reveals. Today:
    * `tool_call_parser_missing` — a request declares tools but no tool-call parser is set, so tool calls the
@@ -221,6 +228,11 @@ interface TurnInFlight {
   heldMs: number;
   engineMs: number;
   plan?: TurnPlan | undefined;
+  /**
+   * Resolves once the finished generation has a reader (its client, or a retry that claimed it); rejects
+   * when nobody came for it. Absent: the answer is always read.
+   */
+  untilRead?: () => Promise<void>;
 }
 
 /** The engine's answer to one turn and its parse. */
@@ -363,9 +375,17 @@ async function generateTurn(
     if (replayed !== undefined) return replayed;
   }
   if (replayKey === undefined) return (await generatePlannedTurn(runner, context, turn, prompt, state)).turn;
+  // The generation outlives its client for a while, for the client's retry; it commits only once read.
+  const window = new RetryWindow({
+    client: context.signal,
+    session: session.closedSignal,
+    windowMs: options.retryWindowMs ?? DEFAULT_RETRY_WINDOW_MS,
+  });
+  turn.signal = window.signal;
+  turn.untilRead = () => window.untilRead();
+  const answer = generatePlannedTurn(runner, context, turn, prompt, state).finally(() => window.dispose());
   // Kept before generating, so an identical request arriving meanwhile waits for this answer.
-  const answer = generatePlannedTurn(runner, context, turn, prompt, state);
-  runner.replays.keep(forest!, replayKey, answer);
+  runner.replays.keep(forest!, replayKey, answer, () => window.claim());
   return (await answer).turn;
 }
 
@@ -378,13 +398,16 @@ async function generateTurn(
 async function replayEarlierAnswer(
   runner: TurnRunnerState,
   turn: TurnInFlight,
-  earlier: Promise<AnsweredTurn>,
+  earlier: KeptAnswer,
 ): Promise<AssistantTurn | undefined> {
   const { forest, plan, signal } = turn;
-  const answered = await untilAborted(earlier, signal).catch((error: unknown) => {
-    if (signal.aborted) throw error;
-    return undefined;
-  });
+  const release = earlier.claim();
+  const answered = await untilAborted(earlier.answer, signal)
+    .catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      return undefined;
+    })
+    .finally(release);
   if (answered === undefined) return undefined;
   forest!.commitReplay(plan!, answered.responseStateHash);
   runner.options.onReplay?.({ sessionId: turn.session.id, turnId: plan!.turnId, replayOf: answered.turnId });
@@ -416,6 +439,8 @@ async function generatePlannedTurn(
   await session.waitForLease(signal);
   turn.heldMs = performance.now() - heldFrom;
   const generated = await callEngine(runner, context, turn, prompt, state);
+  // A generation whose client left is committed only for a retry that reads it.
+  await turn.untilRead?.();
   const { generation, finishReason, parsed } = generated;
   const committed = forest?.commitResponse(turn.plan!, {
     outputIds: generation.outputIds,

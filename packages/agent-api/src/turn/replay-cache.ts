@@ -11,6 +11,17 @@ export interface AnsweredTurn {
   turnId: number;
 }
 
+/**
+ * A kept answer: settled, or still generating. `claim` marks the caller as a reader of a generation whose
+ * own client may have left (see `RetryWindow`); call the function it returns when done waiting.
+ */
+export interface KeptAnswer {
+  answer: Promise<AnsweredTurn>;
+  claim: () => () => void;
+}
+
+const NO_RELEASE = (): void => {};
+
 /** Answers kept per forest: a retry repeats one of the last requests, not one from long ago. */
 const KEPT_PER_FOREST = 32;
 
@@ -24,7 +35,7 @@ const KEPT_PER_FOREST = 32;
  * Held per forest in a `WeakMap`: a closed session's answers go with it.
  */
 export class ReplayCache {
-  readonly #byForest = new WeakMap<SessionForest, Map<string, Promise<AnsweredTurn>>>();
+  readonly #byForest = new WeakMap<SessionForest, Map<string, KeptAnswer>>();
 
   /** The key of a request continuing observation `observationStateHash`. */
   static keyOf(
@@ -37,25 +48,32 @@ export class ReplayCache {
   }
 
   /** The answer (settled or still generating) of an earlier identical request, if one is kept. */
-  lookup(forest: SessionForest, key: string): Promise<AnsweredTurn> | undefined {
+  lookup(forest: SessionForest, key: string): KeptAnswer | undefined {
     return this.#byForest.get(forest)?.get(key);
   }
 
   /**
    * Keeps `answer` as the answer of `key` (the oldest of the forest's kept answers is let go past
    * {@link KEPT_PER_FOREST}). A rejected answer is forgotten, so a retry after a failed turn generates.
+   * `claim` defaults to a no-op (an answer whose generation does not outlive its client).
    */
-  keep(forest: SessionForest, key: string, answer: Promise<AnsweredTurn>): void {
+  keep(
+    forest: SessionForest,
+    key: string,
+    answer: Promise<AnsweredTurn>,
+    claim: () => () => void = () => NO_RELEASE,
+  ): void {
     let answers = this.#byForest.get(forest);
     if (answers === undefined) {
       answers = new Map();
       this.#byForest.set(forest, answers);
     }
+    const kept: KeptAnswer = { answer, claim };
     answers.delete(key);
-    answers.set(key, answer);
+    answers.set(key, kept);
     if (answers.size > KEPT_PER_FOREST) answers.delete(answers.keys().next().value as string);
     answer.catch(() => {
-      if (answers.get(key) === answer) answers.delete(key);
+      if (answers.get(key) === kept) answers.delete(key);
     });
   }
 }
