@@ -92,6 +92,8 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
       sampling: { temperature: 1, topP: 1, topK: -1, maxResponseLen: 256 },
       defaultTemplateKwargs: {},
       gate,
+      // A client that leaves gets 150 ms for its retry (30 s by default) before its generation stops.
+      retryWindowMs: 150,
     });
     app = createGatewayApp({ registry, generate, heartbeatMs: 0 });
   });
@@ -295,6 +297,9 @@ describe("pause / resume with partial output (in process, stand-in engine)", () 
     await gate.pause();
     const generatesBefore = engine.calls.filter((call) => call.path === "/generate").length;
     client.abort();
+    // Held for the client's retry within the window, then aborted: the turn fails, nothing stays held.
+    await settle(20);
+    expect(session.forest.turns().map((turn) => turn.status)).toEqual(["pending"]);
     await response.catch(() => undefined);
     await settle(20);
     expect(gate.counts()).toEqual({ generating: 0, held: 0, abortedPartials: 0, bypassing: 0 });
