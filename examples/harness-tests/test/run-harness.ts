@@ -60,15 +60,23 @@ export async function runHarness(options: {
   flags?: Partial<RolloutConfigInput>;
   /** Appended to the user prompt (e.g. `SUBAGENT_MARKER` of the policy). */
   promptSuffix?: string;
+  /** Holds the first `/generate` this long before the engine sees it (a slow first turn), in ms. */
+  firstGenerateDelayMs?: number;
 }): Promise<HarnessRun> {
   const tokenizer = await loadTokenizer(tokenizerDir());
   const engine = createStandinEngine({ tokenizer, policy: createFilePolicy, seed: 7 });
   const upstream = await engine.listen(0, "127.0.0.1");
   const generates: RecordedGenerate[] = [];
+  let delayNext = options.firstGenerateDelayMs ?? 0;
   const proxy: Server = createServer(async (request, response) => {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks);
+    if (request.url === "/generate" && delayNext > 0) {
+      const delay = delayNext;
+      delayNext = 0;
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
     try {
       const reply = await fetch(`${upstream}${request.url}`, {
         ...(request.method !== undefined ? { method: request.method } : {}),
