@@ -2,7 +2,13 @@ import type { MediaItem } from "@relax/chat";
 import { NoResponseError } from "./errors/no-response-error";
 import { trainLength, trainTokensOf } from "./node/collect-prefix";
 import type { InternalNode, ResponseFinishReason } from "./node/forest-node";
-import type { SampleStatus, TrainingSample, TurnTrace, WeightVersionSpan } from "./sample/training-sample";
+import type {
+  SampleStatus,
+  SegmentKind,
+  TrainingSample,
+  TurnTrace,
+  WeightVersionSpan,
+} from "./sample/training-sample";
 import type { TurnRecord } from "./turn/turn-record";
 
 function statusOf(leaf: InternalNode): SampleStatus {
@@ -33,8 +39,10 @@ export function buildTrainingSample(options: {
   rolloutId: string;
   lineage: readonly InternalNode[];
   turns: readonly TurnRecord[];
+  /** How the lineage's segment began (`TurnRecord.segment` of its start), when it began as a segment. */
+  segmentStart?: SegmentKind;
 }): TrainingSample {
-  const { sessionId, rolloutId, lineage, turns } = options;
+  const { sessionId, rolloutId, lineage, turns, segmentStart } = options;
   const leaf = lineage[lineage.length - 1]!;
   const first = lineage.findIndex((node) => node.kind === "response");
   if (first < 0) throw new NoResponseError({ stateHash: leaf.stateHash, sessionId });
@@ -123,6 +131,7 @@ export function buildTrainingSample(options: {
     segmentStateHash: segment.stateHash,
   };
   if (segment.kind === "observation" && segment.resetFrom !== undefined) sample.resetFrom = segment.resetFrom;
+  if (segmentStart !== undefined) sample.segmentStart = segmentStart;
   if (media.length > 0) sample.multimodalTrainInputs = media;
   return sample;
 }

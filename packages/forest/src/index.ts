@@ -21,12 +21,19 @@ export { StateConflictError } from "./errors/state-conflict-error";
 export { UnknownStateError } from "./errors/unknown-state-error";
 // Nodes, samples and turns
 export type { ForestNode } from "./node/forest-node";
-export type { TrainingSample, TransitionClass, TurnTrace, WeightVersionSpan } from "./sample/training-sample";
+export type {
+  SegmentKind,
+  TrainingSample,
+  TransitionClass,
+  TurnTrace,
+  WeightVersionSpan,
+} from "./sample/training-sample";
 // The forest
 export { SessionForest } from "./session-forest";
 export type {
   BeginTurnOptions,
   CommitResult,
+  ImplicitExportSegmentsOptions,
   MatchPolicy,
   SessionForestOptions,
 } from "./session-forest-types";

@@ -46,8 +46,21 @@ export interface BeginTurnOptions {
    * compaction segment start (`TurnRecord.segment`): the new subtree stays linked to the
    * history it replaces (`resetFrom`) and {@link SessionForest.implicitExportSegments} exports every
    * segment as a sibling context instead of refusing the non-linear history. Ignored for a turn that continues an existing subtree.
+   * Without it, such a turn is still a segment start when it switches agent (`TurnRecord.segment` `"agent"`:
+   * other leading system messages, tools or kwargs); the forest decides that alone.
    */
   segment?: "compaction";
+}
+
+/** Options of {@link SessionForest.implicitExportSegments}. */
+export interface ImplicitExportSegmentsOptions {
+  /**
+   * Whether agent switches (`TurnRecord.segment` `"agent"`) start segments, each trained as a sibling
+   * context (docs/contract.md#agent-contexts). `false` treats them as the non-linear resets they are
+   * (`nonlinear`), as before agent contexts existed; compaction segments are not affected.
+   * @default true
+   */
+  agentContexts?: boolean;
 }
 
 /** Result of {@link SessionForest.commitResponse}. */

@@ -57,19 +57,24 @@ describe("SessionForest: compaction segments", () => {
     expect(forest.implicitExportSegments().map((node) => node.stateHash)).toEqual([leaf.node.stateHash]);
   });
 
-  it("should refuse other non-linear turns between compactions", () => {
-    const { forest, renderer } = compacted("compaction");
-    // A second generation from the summary's observation: a branch inside the last segment.
-    generate(forest, renderer, forest.beginTurn(state([S, SUMMARY])), assistant("other"));
+  it("should refuse a segment with two leaves and other non-linear turns between compactions", () => {
+    const { forest, renderer, restart, after } = compacted("compaction");
+    // A second generation from the summary's observation: a branch inside the last segment, two leaves.
+    const other = generate(forest, renderer, forest.beginTurn(state([S, SUMMARY])), assistant("other"));
     expect(() => forest.implicitExportSegments()).toThrowError(
-      "implicit export requires strictly linear history between compactions, but turn 3 was a branch; write explicit export records",
+      `implicit export requires one committed leaf per segment, but segment ${restart.observationStateHash.slice(0, 12)} has 2: ` +
+        `${after.node.stateHash.slice(0, 12)} (turn 2, response), ${other.node.stateHash.slice(0, 12)} (turn 3, response); ` +
+        "write explicit export records (docs/contract.md#export-records)",
     );
 
     const fork = compacted("compaction");
     fork.forest.beginTurn(state([S, user("unrelated")]));
     expect(() => fork.forest.implicitExportSegments()).toThrowError(
-      "implicit export requires strictly linear history between compactions, but turn 3 was a reset; write explicit export records",
+      "implicit export requires strictly linear history between segment starts (compactions, agent switches), but turn 3 was a reset; write explicit export records (docs/contract.md#export-records)",
     );
+    // The same system prompt and tools as the segment it left: a rewrite of history, not an agent switch.
+    expect(fork.forest.turns()[3]).toMatchObject({ transition: "reset", linear: false });
+    expect(fork.forest.turns()[3]!.segment).toBeUndefined();
   });
 
   it("should name the request class recorded in response metadata when it lists leaves", () => {

@@ -22,12 +22,13 @@ import {
   type ResponseNode,
   storeNode,
 } from "./node/forest-node";
-import type { TrainingSample } from "./sample/training-sample";
+import type { SegmentKind, TrainingSample } from "./sample/training-sample";
 import type {
   BeginTurnOptions,
   CommitResult,
   ExportMatch,
   ForestStats,
+  ImplicitExportSegmentsOptions,
   MatchPolicy,
   SessionForestOptions,
 } from "./session-forest-types";
@@ -36,6 +37,7 @@ import { type MatchContext, matchState } from "./state/match-state";
 import { chainStateHash, hashConversationState, ROOT_STATE_HASH, seedStateHash } from "./state/state-hash";
 import { checkNewMessages, checkState, checkSubtreeOptions } from "./turn/check-state";
 import type { CommitResponseInput } from "./turn/commit-response-input";
+import { detectAgentSwitch } from "./turn/detect-agent-switch";
 import { placeObservation } from "./turn/place-observation";
 import {
   type RenderedObservation,
@@ -252,6 +254,7 @@ export class SessionForest {
     // A new subtree after the session had responses: a new segment (compaction, reset, re-rendered fork).
     const startsSegment =
       target === undefined && attachTo!.kind === "root" && !linear && this.#latestResponse !== undefined;
+    const segmentKind = startsSegment ? this.#segmentKindOf({ segment, messages, seed }) : undefined;
     // Everything below commits; nothing after this point can throw on valid state.
     const turnId = this.#turns.length;
     if (target === undefined) {
@@ -276,7 +279,7 @@ export class SessionForest {
       matchedMessages: match.depth,
       transition,
       linear,
-      ...(segment === "compaction" && startsSegment && { segment }),
+      ...(segmentKind !== undefined && { segment: segmentKind }),
       toleratedEdits: match.toleratedEdits.map(formatHistoryEdit),
       edits,
       promptTokens,
@@ -287,6 +290,25 @@ export class SessionForest {
     };
     this.#turns.push(record);
     return this.#plan(record);
+  }
+
+  /**
+   * The segment a turn that opens a new subtree after responses starts: `compaction` when the caller said
+   * so, `agent` when the new subtree's leading system messages, tools or kwargs differ from those of the
+   * subtree the session was in (the latest committed response's), else none (a plain `reset`).
+   */
+  #segmentKindOf(next: {
+    segment: BeginTurnOptions["segment"];
+    messages: readonly ChatMessage[];
+    seed: string;
+  }): SegmentKind | undefined {
+    if (next.segment === "compaction") return "compaction";
+    const previous = this.#subtreeRootOf(this.#nodes.get(this.#latestResponse!)!) as InternalObservation;
+    const switched = detectAgentSwitch({
+      previous: { messages: previous.messages, seed: this.#seedOf(previous) },
+      next: { messages: next.messages, seed: next.seed },
+    });
+    return switched ? "agent" : undefined;
   }
 
   /**
@@ -477,11 +499,14 @@ export class SessionForest {
    * @throws NoResponseError when the lineage holds no response.
    */
   buildSample(stateHash: string): TrainingSample {
+    const lineage = this.#lineage(stateHash);
+    const segmentStart = lineage.length > 1 ? this.#segmentStartOf(lineage[1]!) : undefined;
     return buildTrainingSample({
       sessionId: this.sessionId,
       rolloutId: this.rolloutId,
-      lineage: this.#lineage(stateHash),
+      lineage,
       turns: this.#turns,
+      ...(segmentStart !== undefined && { segmentStart }),
     });
   }
 
@@ -545,31 +570,37 @@ export class SessionForest {
       });
     }
     const nonlinear = this.#turns.find((turn) => !turn.linear);
-    if (nonlinear !== undefined) {
-      const edits =
-        nonlinear.edits.length > 0 ? ` (${nonlinear.edits.map(formatHistoryEdit).join(", ")})` : "";
-      throw new ExportMatchError({
-        reason: "nonlinear",
-        message: `implicit export requires strictly linear history, but turn ${nonlinear.turnId} was a ${nonlinear.transition}${edits}; write explicit export records`,
-        sessionId: this.sessionId,
-        leafCount: 1,
-      });
-    }
+    if (nonlinear !== undefined) throw this.#nonlinearError({ turn: nonlinear, leafCount: 1 });
     return leaves[0]!;
   }
 
   /**
-   * The leaves an implicit export trains when the session was compacted: one per segment, in segment
-   * order. Without a compaction segment start (`TurnRecord.segment`) this is `[implicitExportLeaf()]`.
-   * With them, every non-linear turn must be such a start, and every segment (subtree under the root)
-   * that holds an exportable leaf must hold exactly one; each later segment is linked to the history it
-   * replaced by its first observation's `resetFrom`. The segments become sibling contexts sharing the
-   * session's rollout id.
+   * The leaves an implicit export trains, one per segment, in the order the leaves were committed (so the
+   * segment where the session ended comes last, also when it went back to an earlier agent's context; see
+   * docs/contract.md#export-records and docs/contract.md#agent-contexts). A segment starts at a turn whose
+   * `TurnRecord.segment` is `"compaction"` or, unless `agentContexts` is `false`, `"agent"` (an agent
+   * switch). Without such a start this is `[implicitExportLeaf()]`. With them, every segment (subtree under
+   * the root) that holds an exportable leaf must hold exactly one (checked first, as `implicitExportLeaf`
+   * checks its leaf count first), and every other non-linear turn refuses the export; each later segment is
+   * linked to the history it replaced by its first observation's `resetFrom`. The segments become sibling
+   * contexts sharing the session's rollout id. With agent contexts off, an agent switch is refused as
+   * `nonlinear` before any leaf count, so the message names the option.
    *
-   * @throws ExportMatchError `leaf_count` (no exportable leaf, or a segment with several) or `nonlinear`.
+   * @throws ExportMatchError `leaf_count` (no exportable leaf, or a segment with several) or `nonlinear`
+   *   (a non-linear turn that starts no segment; an agent switch when `agentContexts` is `false`).
    */
-  implicitExportSegments(): Array<ObservationNode | ResponseNode> {
-    if (!this.#turns.some((turn) => turn.segment === "compaction")) return [this.implicitExportLeaf()];
+  implicitExportSegments(options: ImplicitExportSegmentsOptions = {}): Array<ObservationNode | ResponseNode> {
+    const { agentContexts = true } = options;
+    const startsSegment = (turn: MutableTurn): boolean =>
+      turn.segment === "compaction" || (agentContexts && turn.segment === "agent");
+    if (!this.#turns.some(startsSegment)) {
+      // Agent contexts are off: the first agent switch is the non-linear turn to name, before any leaf count.
+      const switched = this.#turns.find((turn) => turn.segment === "agent");
+      if (switched !== undefined) {
+        throw this.#nonlinearError({ turn: switched, leafCount: this.exportableLeaves().length });
+      }
+      return [this.implicitExportLeaf()];
+    }
     const leaves = this.exportableLeaves();
     if (leaves.length === 0) {
       throw new ExportMatchError({
@@ -579,38 +610,90 @@ export class SessionForest {
         leafCount: 0,
       });
     }
-    const nonlinear = this.#turns.find((turn) => !turn.linear && turn.segment !== "compaction");
-    if (nonlinear !== undefined) {
-      throw new ExportMatchError({
-        reason: "nonlinear",
-        message: `implicit export requires strictly linear history between compactions, but turn ${nonlinear.turnId} was a ${nonlinear.transition}; write explicit export records`,
-        sessionId: this.sessionId,
-        leafCount: leaves.length,
-      });
-    }
     const bySegment = new Map<string, Array<ObservationNode | ResponseNode>>();
     for (const leaf of leaves) {
-      let node = leaf as InternalNode;
-      while (node.parentStateHash !== ROOT_STATE_HASH) node = this.#nodes.get(node.parentStateHash!)!;
-      const list = bySegment.get(node.stateHash) ?? [];
+      const segmentRoot = this.#subtreeRootOf(leaf as InternalNode).stateHash;
+      const list = bySegment.get(segmentRoot) ?? [];
       list.push(leaf);
-      bySegment.set(node.stateHash, list);
+      bySegment.set(segmentRoot, list);
     }
     const ordered: Array<ObservationNode | ResponseNode> = [];
+    // Checked in subtree order (the first segment with several leaves is named), returned in leaf order.
     for (const [segmentRoot, list] of [...bySegment].sort(
       ([a], [b]) => this.#nodes.get(a)!.order - this.#nodes.get(b)!.order,
     )) {
       if (list.length !== 1) {
+        const kind = this.#segmentStartOf(this.#nodes.get(segmentRoot)!);
+        const name = kind === "agent" ? "agent context" : "segment";
         throw new ExportMatchError({
           reason: "leaf_count",
-          message: `implicit export requires one committed leaf per segment, but segment ${segmentRoot.slice(0, 12)} has ${list.length}${this.#describeLeaves(list)}`,
+          message:
+            `implicit export requires one committed leaf per segment, but ${name} ${segmentRoot.slice(0, 12)} has ${list.length}${this.#describeLeaves(list)}; ` +
+            "write explicit export records (docs/contract.md#export-records)",
           sessionId: this.sessionId,
           leafCount: leaves.length,
         });
       }
       ordered.push(list[0]!);
     }
+    ordered.sort((a, b) => a.order - b.order);
+    const nonlinear = this.#turns.find((turn) => !turn.linear && !startsSegment(turn));
+    if (nonlinear !== undefined) {
+      throw this.#nonlinearError({ turn: nonlinear, leafCount: leaves.length, segmented: true });
+    }
     return ordered;
+  }
+
+  /**
+   * The `nonlinear` error naming `turn` and its fix: explicit export records, and for an agent switch the
+   * export option that trains each agent as its own context (docs/contract.md#agent-contexts).
+   */
+  #nonlinearError({
+    turn,
+    leafCount,
+    segmented = false,
+  }: {
+    turn: MutableTurn;
+    leafCount: number;
+    segmented?: boolean;
+  }): ExportMatchError {
+    const edits = turn.edits.length > 0 ? ` (${turn.edits.map(formatHistoryEdit).join(", ")})` : "";
+    const where = segmented ? " between segment starts (compactions, agent switches)" : "";
+    const fix =
+      turn.segment === "agent"
+        ? " that switched agent (new system prompt, tools or chat-template kwargs) while agent contexts are off; " +
+          'train each agent as its own context (export option agentContexts: "train", --agent-contexts train) ' +
+          "or write explicit export records (docs/contract.md#export-records)"
+        : "; write explicit export records (docs/contract.md#export-records)";
+    return new ExportMatchError({
+      reason: "nonlinear",
+      message: `implicit export requires strictly linear history${where}, but turn ${turn.turnId} was a ${turn.transition}${edits}${fix}`,
+      sessionId: this.sessionId,
+      leafCount,
+    });
+  }
+
+  /**
+   * How the segment whose first observation is `node` (a root child) began: the `TurnRecord.segment` of
+   * the turn that committed it, or of a segment start whose unanswered observation it superseded.
+   */
+  #segmentStartOf(node: InternalNode): SegmentKind | undefined {
+    for (const turn of this.#turns) {
+      if (turn.segment === undefined) continue;
+      let observation = this.#nodes.get(turn.observationStateHash);
+      while (observation?.kind === "observation" && observation.supersededBy !== undefined) {
+        observation = this.#nodes.get(observation.supersededBy);
+      }
+      if (observation === node) return turn.segment;
+    }
+    return undefined;
+  }
+
+  /** The first observation (a root child) of the subtree `node` belongs to. */
+  #subtreeRootOf(node: InternalNode): InternalNode {
+    let current = node;
+    while (current.parentStateHash !== ROOT_STATE_HASH) current = this.#parentOf(current);
+    return current;
   }
 
   /** `": <hash12> (turn N, <requestClass>), …"` for error messages; the class is `metadata.requestClass`. */

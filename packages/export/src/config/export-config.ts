@@ -48,6 +48,15 @@ export const exportConfigSchema = z.strictObject({
    * rule (the main context's reward and advantage); a `module#export` string or the function itself.
    */
   sideCredit: functionOrSpec.optional(),
+  /**
+   * `--agent-contexts`: what an implicit export does with a session whose history switches agent (a reset
+   * into other leading system messages, tools or chat-template kwargs: an `@openai/agents` handoff, a
+   * LangChain / LangGraph structured-output call without tools). `train` exports each agent context as a
+   * sibling context sharing the session's reward and advantage, as compaction segments; `drop` refuses
+   * the session as non-linear (`ambiguous_implicit_export`, the whole Group dropped). See
+   * docs/contract.md#agent-contexts. @default "train"
+   */
+  agentContexts: z.enum(["train", "drop"]).default("train"),
   /** The recipe may export more than one context per session (multi-agent, explicit branches). @default false */
   multiContext: z.boolean().default(false),
   /** `--use-dynamic-batch-size`; required for multi-context training. @default false */

@@ -23,8 +23,17 @@ describe("validateExportConfig", () => {
       stdEstimator: "unbiased",
       groupRm: false,
       multiContext: false,
+      agentContexts: "train",
       chatTemplateKwargs: {},
     });
+  });
+
+  it("should take agentContexts train or drop, and name the field of any other value", () => {
+    const base = { nSamplesPerPrompt: 2, agentWritesReward: true };
+    expect(validateExportConfig({ ...base, agentContexts: "drop" }).config?.agentContexts).toBe("drop");
+    const bad = validateExportConfig({ ...base, agentContexts: "keep" });
+    expect(bad.ok).toBe(false);
+    expect(bad.issues.map((issue) => `${issue.code}@${issue.path}`)).toEqual(["invalid_field@agentContexts"]);
   });
 
   it("should catch a single-context session with no reward source", () => {

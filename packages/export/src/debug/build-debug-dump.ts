@@ -1,4 +1,4 @@
-import type { TurnTrace, WeightVersionSpan } from "@relax/forest";
+import type { SegmentKind, TurnTrace, WeightVersionSpan } from "@relax/forest";
 import type { ExportedContext, ExportMode, GroupExportOutcome } from "../group/group-export-outcome";
 import type { AdvantageSource, RewardSource } from "../reward/reward-source";
 import { abortCountOf, multimodalTrainInputsOf, requestKindsOf } from "../rows/build-training-row";
@@ -48,6 +48,11 @@ export interface DebugDumpSample {
   weight_version_lag?: number;
   /** Per-turn trace from the forest: state hashes, transition class, finish reason, spans, timings. */
   turns: TurnTrace[];
+  /**
+   * A segment of an implicit export split into several: its 0-based `index` of `count` and its `kind`
+   * (`compaction` or `agent`, as the row's `segment_kind`); absent otherwise.
+   */
+  segment?: { index: number; count: number; kind: SegmentKind };
   /**
    * The sample's images, one per run of image-pad tokens in `tokens` (as the row's, each image's `source`
    * its URL as the agent sent it, a `data:` URL included); absent for a text sample.
@@ -225,6 +230,7 @@ function dumpSample(context: ExportedContext, decode: (ids: number[]) => string)
     abort_count: abortCountOf(sample),
     request_kinds: requestKindsOf(sample),
     turns: sample.turns,
+    ...(context.segment !== undefined && { segment: { ...context.segment } }),
     ...multimodalTrainInputsOf(sample, false),
   };
 }

@@ -1,5 +1,5 @@
 import type { ChatMessage } from "@relax/chat";
-import type { ForestNode, HistoryEdit, TransitionClass, TurnRecord } from "@relax/forest";
+import type { ForestNode, HistoryEdit, SegmentKind, TransitionClass, TurnRecord } from "@relax/forest";
 
 /**
  * What {@link dumpSessionForest} reads from a session's forest: its public `nodes()` and `turns()`.
@@ -53,8 +53,11 @@ export interface DebugDumpForestTurn {
   request_id?: string;
   transition: TransitionClass;
   linear: boolean;
-  /** `"compaction"` when the turn started a compaction segment (exported as a sibling context). */
-  segment?: "compaction";
+  /**
+   * Set when the turn started a segment exported as a sibling context: `"compaction"` (a restart after a
+   * compaction) or `"agent"` (an agent switch; docs/contract.md#agent-contexts).
+   */
+  segment?: SegmentKind;
   /** Tolerated benign edits as `"<kind>@<path>"`. */
   tolerated_edits: string[];
   /** Every edit of committed responses found in the request, tolerated or not. */

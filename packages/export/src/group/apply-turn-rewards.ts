@@ -5,8 +5,9 @@ import type { ExportedContext } from "./group-export-outcome";
 
 /**
  * Aligns every context's per-turn rewards (`turnRewardsSource`, from the agent output or a reward object)
- * to its turns, in place (`turnRewards`). The compaction segments of one implicit export share their last
- * segment's value, indexed over the segments' turns in order. Side contexts have none.
+ * to its turns, in place (`turnRewards`). The segments of one implicit export (compaction segments, agent
+ * contexts) share their last segment's value, indexed over the segments' turns in order. Side contexts
+ * have none.
  *
  * @returns a drop (`invalid_turn_rewards`, the message naming the field path) when a value does not fit.
  * @throws whatever alignment throws that is not a {@link TurnRewardsError}.

@@ -56,8 +56,8 @@ describe("applyCustomAdvantage", () => {
 describe("applyNormalizedAdvantages", () => {
   const segmented = () => [
     exportedContext(0, { reward: 1 }),
-    exportedContext(1, { reward: 0, segment: { index: 0, count: 2 } }),
-    exportedContext(1, { reward: 0, segment: { index: 1, count: 2 } }),
+    exportedContext(1, { reward: 0, segment: { index: 0, count: 2, kind: "compaction" } }),
+    exportedContext(1, { reward: 0, segment: { index: 1, count: 2, kind: "compaction" } }),
   ];
 
   it("should normalise over one context per trajectory and copy the last segment's advantage", () => {

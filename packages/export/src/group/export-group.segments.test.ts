@@ -63,8 +63,8 @@ describe("compaction segments in export", () => {
     const plan = planSessionExport({ sessionId: "s0", output: input.output, forest: input.forest });
     if (!plan.ok) throw new Error(plan.message);
     expect(plan.contexts.map((c) => [c.name, c.stateHash, c.segment])).toEqual([
-      [null, leaves[0], { index: 0, count: 2 }],
-      [null, leaves[1], { index: 1, count: 2 }],
+      [null, leaves[0], { index: 0, count: 2, kind: "compaction" }],
+      [null, leaves[1], { index: 1, count: 2, kind: "compaction" }],
     ]);
     expect(plan.contexts.map((c) => c.sample.rolloutId)).toEqual(["s0", "s0"]);
     expect(plan.contexts[1]!.sample.resetFrom).toBe(leaves[0]);
@@ -89,6 +89,14 @@ describe("compaction segments in export", () => {
       ["s3", expect.any(String), 1, a],
     ]);
     expect(outcome.rows.slice(0, 2).map((row) => row.rollout_id)).toEqual(["s0", "s0"]);
+    // Both segments say they are compaction segments; a session with one context says nothing.
+    expect(outcome.rows.map((row) => row.segment_kind)).toEqual([
+      "compaction",
+      "compaction",
+      undefined,
+      undefined,
+      undefined,
+    ]);
     // Each segment trains only its own generated tokens: "working<|im_end|>" and "done<|im_end|>".
     expect(outcome.rows.slice(0, 2).map((row) => row.loss_mask.filter((bit) => bit === 1).length)).toEqual([
       8, 5,

@@ -35,7 +35,8 @@ export interface ExportGroupOptions {
  * Exports one finished Group (see docs/contract.md#export-records, docs/contract.md#reward and
  * docs/contract.md#advantage):
  * 1. checks the fan-out (`nSamplesPerPrompt`, or `nSamplesPerEvalPrompt` in eval);
- * 2. plans every session ({@link planSessionExport}); one non-finalizable session drops the Group;
+ * 2. plans every session ({@link planSessionExport}; implicit exports split at compactions and, with
+ *    `agentContexts: "train"`, at agent switches); one non-finalizable session drops the Group;
  * 3. resolves rewards: the exported value (primary via `rewardKey`); then a group reward function
  *    replaces all, or a per-sample reward function fills the missing ones (skipped when a custom
  *    advantage function is configured);
@@ -68,6 +69,7 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
         output: session.output,
         forest: session.forest,
         defaultTemplateKwargs: config.chatTemplateKwargs,
+        agentContexts: config.agentContexts,
       }),
   );
   const contexts = collectContexts(plans, groupIndex);
@@ -137,6 +139,7 @@ export async function exportGroup(options: ExportGroupOptions): Promise<GroupExp
       ...(context.requestClass !== undefined ? { requestClass: context.requestClass } : {}),
       ...(context.parentStateHash !== undefined ? { parentStateHash: context.parentStateHash } : {}),
       ...(context.turnRewards !== undefined ? { turnRewards: context.turnRewards } : {}),
+      ...(context.segment !== undefined ? { segmentKind: context.segment.kind } : {}),
     }),
   );
   return { kind: "exported", groupIndex, mode, rows, contexts: all };

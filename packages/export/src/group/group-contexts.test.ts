@@ -21,7 +21,7 @@ describe("collectContexts", () => {
     const plans = [
       okPlan("a", [plannedContext("main", 1), plannedContext("helper", null)]),
       failed("b", "no records"),
-      okPlan("c", [plannedContext(null, 0.5, { segment: { index: 0, count: 1 } })]),
+      okPlan("c", [plannedContext(null, 0.5, { segment: { index: 0, count: 1, kind: "compaction" } })]),
     ];
     const contexts = collectContexts(plans, 7);
     expect(contexts.map((c) => [c.sessionId, c.slot, c.name, c.key, c.exportedReward, c.groupIndex])).toEqual(
@@ -38,7 +38,7 @@ describe("collectContexts", () => {
       stateHash: "hash-main",
     });
     expect("segment" in contexts[0]!).toBe(false);
-    expect(contexts[2]!.segment).toEqual({ index: 0, count: 1 });
+    expect(contexts[2]!.segment).toEqual({ index: 0, count: 1, kind: "compaction" });
   });
 });
 
@@ -63,8 +63,8 @@ describe("nonFinalizableDrop", () => {
 describe("multipleContextsDrop", () => {
   it("should drop a session with two contexts but not the segments of one trajectory", () => {
     const segments = okPlan("a", [
-      plannedContext(null, null, { segment: { index: 0, count: 2 } }),
-      plannedContext(null, 1, { segment: { index: 1, count: 2 } }),
+      plannedContext(null, null, { segment: { index: 0, count: 2, kind: "compaction" } }),
+      plannedContext(null, 1, { segment: { index: 1, count: 2, kind: "compaction" } }),
     ]);
     expect(multipleContextsDrop([segments])).toBeUndefined();
     expect(
@@ -79,9 +79,9 @@ describe("multipleContextsDrop", () => {
 
 describe("isLastSegment and lastSegmentOf", () => {
   it("should tell earlier segments from the last and find a session's last segment", () => {
-    const first = exportedContext(1, { segment: { index: 0, count: 2 } });
-    const last = exportedContext(1, { segment: { index: 1, count: 2 } });
-    const other = exportedContext(0, { segment: { index: 0, count: 1 } });
+    const first = exportedContext(1, { segment: { index: 0, count: 2, kind: "compaction" } });
+    const last = exportedContext(1, { segment: { index: 1, count: 2, kind: "compaction" } });
+    const other = exportedContext(0, { segment: { index: 0, count: 1, kind: "compaction" } });
     expect([isLastSegment(first), isLastSegment(last), isLastSegment(exportedContext(0))]).toEqual([
       false,
       true,

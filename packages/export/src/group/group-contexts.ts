@@ -51,8 +51,8 @@ export function nonFinalizableDrop(plans: readonly SessionExportPlan[]): GroupDr
 
 /**
  * The drop for a session that exported more than one context when no custom advantage function can
- * assign their credit, or `undefined`. The compaction segments of one implicit export count as one
- * context (its last segment).
+ * assign their credit, or `undefined`. The segments of one implicit export (compaction segments, agent
+ * contexts) count as one context (its last segment).
  */
 export function multipleContextsDrop(plans: readonly SessionExportPlan[]): GroupDrop | undefined {
   const multi = plans.find(
@@ -67,13 +67,13 @@ export function multipleContextsDrop(plans: readonly SessionExportPlan[]): Group
   };
 }
 
-/** True unless the context is an earlier compaction segment of its session. */
+/** True unless the context is an earlier segment (compaction segment, agent context) of its session. */
 export function isLastSegment(context: { segment?: { index: number; count: number } }): boolean {
   return context.segment === undefined || context.segment.index === context.segment.count - 1;
 }
 
 /**
- * The last compaction segment of the session `context` belongs to (`context` must be a segment; the
+ * The last segment of the session `context` belongs to (`context` must be a segment; the
  * planner always exports a session's segments together).
  */
 export function lastSegmentOf(

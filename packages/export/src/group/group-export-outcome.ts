@@ -1,4 +1,4 @@
-import type { TrainingSample } from "@relax/forest";
+import type { SegmentKind, TrainingSample } from "@relax/forest";
 import type { ExportableForest } from "../plan/exportable-forest";
 import type { NonFinalizableReason } from "../plan/plan-session-export";
 import type { RewardValue, SessionOutputLike } from "../plan/session-output-like";
@@ -66,11 +66,12 @@ export interface ExportedContext {
   /** How `advantage` was assigned; unset until credit is assigned (the debug dump then writes `none`). */
   advantageSource?: AdvantageSource;
   /**
-   * A compaction segment of an implicit export (0-based index of `count`): earlier segments take the
+   * A segment of an implicit export (0-based index of `count`) and its kind: a compaction segment or an
+   * agent context (docs/contract.md#agent-contexts; the row's `segment_kind`). Earlier segments take the
    * reward and advantage of the session's last segment; only the last counts as the session's context
    * for Group statistics.
    */
-  segment?: { index: number; count: number };
+  segment?: { index: number; count: number; kind: SegmentKind };
   /** A side context's request class (`compaction`, `subagent`, …); absent for the session's own contexts. */
   requestClass?: string;
   /** A side context's parent turn: the main-forest response the side request came after. */

@@ -89,8 +89,8 @@ describe("resolveGroupRewards", () => {
     const plans = [
       okPlan("a", [plannedContext(null, 1)]),
       okPlan("b", [
-        plannedContext(null, null, { segment: { index: 0, count: 2 } }),
-        plannedContext(null, null, { segment: { index: 1, count: 2 } }),
+        plannedContext(null, null, { segment: { index: 0, count: 2, kind: "compaction" } }),
+        plannedContext(null, null, { segment: { index: 1, count: 2, kind: "compaction" } }),
       ]),
     ];
     const { contexts, run } = setup(plans, {
@@ -141,8 +141,12 @@ describe("rewardFunctionInput", () => {
 
 describe("copySegmentRewards", () => {
   it("should give earlier segments their session's last segment's reward and details", () => {
-    const first = exportedContext(0, { segment: { index: 0, count: 2 } });
-    const last = exportedContext(0, { segment: { index: 1, count: 2 }, reward: 3, rewardDetails: { k: 1 } });
+    const first = exportedContext(0, { segment: { index: 0, count: 2, kind: "compaction" } });
+    const last = exportedContext(0, {
+      segment: { index: 1, count: 2, kind: "compaction" },
+      reward: 3,
+      rewardDetails: { k: 1 },
+    });
     copySegmentRewards([first, last]);
     expect([first.reward, first.rewardDetails]).toEqual([3, { k: 1 }]);
     expect(first.rewardDetails).not.toBe(last.rewardDetails);

@@ -37,7 +37,7 @@ export interface ResolveGroupRewardsOptions {
  * 2. a group reward function replaces them all, or else (without a custom advantage function) a
  *    per-sample reward function fills the missing ones of last segments (a throw or an unusable value
  *    drops the Group, `reward_function_error`);
- * 3. earlier compaction segments copy their session's last segment;
+ * 3. earlier segments (compaction segments, agent contexts) copy their session's last segment;
  * 4. without a custom advantage function, a context still without reward drops the Group (`missing_reward`).
  *
  * Each context's `rewardSource` records which step gave its reward ({@link RewardSource}).
@@ -241,7 +241,7 @@ function setResolvedReward(
 }
 
 /**
- * Step 3 of {@link resolveGroupRewards}: earlier compaction segments take their session's last segment's
+ * Step 3 of {@link resolveGroupRewards}: earlier segments (compaction segments, agent contexts) take their session's last segment's
  * reward, and its source with `copied_from` naming that segment.
  */
 export function copySegmentRewards(contexts: readonly ExportedContext[]): void {

@@ -68,8 +68,8 @@ export function collectSideContexts(
 }
 
 /**
- * The main context a side context is credited from: its session's last compaction segment for an
- * implicit export, the first record for an explicit one.
+ * The main context a side context is credited from: its session's last segment (compaction segment or
+ * agent context) for an implicit export, the first record for an explicit one.
  */
 export function mainContextOf(
   contexts: readonly ExportedContext[],

@@ -16,14 +16,16 @@ export interface ExportNodeLike {
  *   `Symbol.for("relax.error.ExportMatchError")`) when there is none.
  * - `implicitExportLeaf()`: the single exportable leaf of a strictly linear history; throws
  *   `ExportMatchError` when there are zero or several exportable leaves or the history is not linear.
- * - `implicitExportSegments()` (optional): the leaves of a compacted session, one per segment in order
- *   (`[implicitExportLeaf()]` when it never compacted); used instead of `implicitExportLeaf` when present;
+ * - `implicitExportSegments(options)` (optional): the leaves of a session split into segments, one per
+ *   segment in order (`[implicitExportLeaf()]` when it never compacted nor switched agent); a segment starts
+ *   at a compaction or, unless `options.agentContexts` is `false`, at an agent switch
+ *   (docs/contract.md#agent-contexts); used instead of `implicitExportLeaf` when present;
  * - `buildSample(stateHash)`: the training sample of that node (tokens, loss mask, logprobs, trace).
  */
 export interface ExportableForest {
   matchExportState(state: ConversationState): ExportNodeLike;
   implicitExportLeaf(): ExportNodeLike;
-  implicitExportSegments?(): ExportNodeLike[];
+  implicitExportSegments?(options?: { agentContexts?: boolean }): ExportNodeLike[];
   buildSample(stateHash: string): TrainingSample;
 }
 

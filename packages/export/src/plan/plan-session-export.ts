@@ -4,11 +4,17 @@ import {
   canonicalizeState,
   formatFieldPath,
 } from "@relax/chat";
-import type { TrainingSample } from "@relax/forest";
+import type { SegmentKind, TrainingSample } from "@relax/forest";
 import type { z } from "zod";
 import { IMPLICIT_CONTEXT_KEY } from "./context-name";
 import { type ExportableForest, isExportMatchError } from "./exportable-forest";
 import { type RewardValue, type SessionOutputLike, sessionOutputLikeSchema } from "./session-output-like";
+
+/**
+ * What an implicit export does with agent switches (the export config's `agentContexts`, `--agent-contexts`):
+ * `train` exports each agent context as a sibling context, `drop` refuses the switch as non-linear history.
+ */
+export type AgentContextsPolicy = "train" | "drop";
 
 /**
  * Why a session cannot be finalised. Any of these drops the whole Group (never a partial export).
@@ -19,8 +25,9 @@ import { type RewardValue, type SessionOutputLike, sessionOutputLikeSchema } fro
  * - `invalid_record`: a record's messages / tools / kwargs cannot be canonicalised;
  * - `unmatched_record`: a record matches no committed state with a response on its lineage;
  * - `duplicate_context_state`: two records name the same committed state (its tokens would train twice);
- * - `ambiguous_implicit_export`: implicit export, but the forest has zero or several exportable leaves,
- *   or the history is not strictly linear.
+ * - `ambiguous_implicit_export`: implicit export, but the forest has zero or several exportable leaves
+ *   (in a segment), or the history is not strictly linear (an agent switch counts as a segment start only
+ *   with `agentContexts: "train"`).
  */
 export type NonFinalizableReason =
   | "invalid_output"
@@ -46,11 +53,12 @@ export interface PlannedContext {
   rewardPath: string;
   sample: TrainingSample;
   /**
-   * For an implicit export of a compacted session: this context's segment (0-based, in order) of `count`.
-   * Segments are sibling contexts of one trajectory: they share the rollout id, the reward and the
-   * advantage of the last segment.
+   * For an implicit export of a session split into segments (compaction segments, agent contexts): this
+   * context's segment (0-based, in order) of `count`, and its `kind` ({@link segmentKinds}). Segments are
+   * sibling contexts of one trajectory: they share the rollout id, the reward and the advantage of the
+   * last segment.
    */
-  segment?: { index: number; count: number };
+  segment?: { index: number; count: number; kind: SegmentKind };
   /** Per-turn rewards as the agent wrote them (`turn_rewards`) and where, when given. */
   turnRewards?: { value: unknown; path: string };
 }
@@ -73,12 +81,19 @@ export interface PlanSessionExportOptions {
    * @default {}
    */
   defaultTemplateKwargs?: Record<string, unknown>;
+  /**
+   * What an implicit export does with agent switches (the export config's `agentContexts`): `train` makes
+   * each agent context a segment, `drop` refuses them as non-linear (docs/contract.md#agent-contexts).
+   * @default "train"
+   */
+  agentContexts?: AgentContextsPolicy;
 }
 
 /**
  * Decides which committed states of one session become training contexts (see
  * docs/contract.md#export-records):
- * - implicit output → `forest.implicitExportLeaf()`, context name `null`;
+ * - implicit output → `forest.implicitExportSegments({ agentContexts })` when the forest has it (one
+ *   leaf per compaction segment or agent context), else `forest.implicitExportLeaf()`; context name `null`;
  * - records → each record is canonicalised (`canonicalizeState` from `@relax/chat`) and matched with
  *   `forest.matchExportState`; every record must match.
  *
@@ -86,7 +101,7 @@ export interface PlanSessionExportOptions {
  * drops the whole Group. Errors that are not export-match errors (a bug in the forest) are rethrown.
  */
 export function planSessionExport(options: PlanSessionExportOptions): SessionExportPlan {
-  const { sessionId, forest, defaultTemplateKwargs = {} } = options;
+  const { sessionId, forest, defaultTemplateKwargs = {}, agentContexts = "train" } = options;
   const fail = (reason: NonFinalizableReason, message: string, cause?: unknown): SessionExportPlan => ({
     ok: false,
     sessionId,
@@ -103,7 +118,9 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
   }
   const output = parsed.data;
 
-  if (output.kind === "implicit") return planImplicitExport(sessionId, output, forest, fail);
+  if (output.kind === "implicit") {
+    return planImplicitExport({ sessionId, output, forest, agentContexts: agentContexts === "train", fail });
+  }
 
   const records = output.records;
   if (records.length === 0) return fail("empty_export", "the output holds no export records");
@@ -175,28 +192,42 @@ export function planSessionExport(options: PlanSessionExportOptions): SessionExp
   return { ok: true, sessionId, kind: "explicit", contexts };
 }
 
-/** The implicit branch of {@link planSessionExport}: the single leaf, or one per compaction segment. */
-function planImplicitExport(
-  sessionId: string,
-  output: Extract<z.output<typeof sessionOutputLikeSchema>, { kind: "implicit" }>,
-  forest: ExportableForest,
-  fail: (reason: NonFinalizableReason, message: string, cause?: unknown) => SessionExportPlan,
-): SessionExportPlan {
+/** The implicit branch of {@link planSessionExport}: the single leaf, or one per segment. */
+function planImplicitExport({
+  sessionId,
+  output,
+  forest,
+  agentContexts,
+  fail,
+}: {
+  sessionId: string;
+  output: Extract<z.output<typeof sessionOutputLikeSchema>, { kind: "implicit" }>;
+  forest: ExportableForest;
+  agentContexts: boolean;
+  fail: (reason: NonFinalizableReason, message: string, cause?: unknown) => SessionExportPlan;
+}): SessionExportPlan {
   let stateHashes: string[];
   try {
     stateHashes =
       forest.implicitExportSegments !== undefined
-        ? forest.implicitExportSegments().map((leaf) => leaf.stateHash)
+        ? forest.implicitExportSegments({ agentContexts }).map((leaf) => leaf.stateHash)
         : [forest.implicitExportLeaf().stateHash];
   } catch (error) {
     if (!isExportMatchError(error)) throw error;
+    // The forest's message names the fix; a forest that does not gets the general one.
+    const fix = error.message.includes("export records")
+      ? ""
+      : "; write explicit export records (docs/contract.md#export-records)";
     return fail(
       "ambiguous_implicit_export",
-      `implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction segment (${error.message}); ` +
-        "export the intended contexts explicitly",
+      "implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction " +
+        `segment or agent context: ${error.message}${fix}`,
       error,
     );
   }
+  const samples = stateHashes.map((stateHash) => forest.buildSample(stateHash));
+  const count = samples.length;
+  const kinds = count > 1 ? segmentKinds(samples) : [];
   return {
     ok: true,
     sessionId,
@@ -207,11 +238,28 @@ function planImplicitExport(
       metadata: structuredClone(output.metadata ?? {}),
       reward: output.reward,
       rewardPath: "output.reward",
-      sample: forest.buildSample(stateHash),
-      ...(stateHashes.length > 1 ? { segment: { index, count: stateHashes.length } } : {}),
+      sample: samples[index]!,
+      ...(count > 1 ? { segment: { index, count, kind: kinds[index]! } } : {}),
       ...(output.turn_rewards !== undefined
         ? { turnRewards: { value: output.turn_rewards, path: "output.turn_rewards" } }
         : {}),
     })),
   };
+}
+
+/**
+ * The kind of each segment of an implicit export, in order: how it began (`sample.segmentStart`: after a
+ * compaction, or at an agent switch). The session's first segment began with the session and takes the
+ * kind of the split that ended it: the earliest segment start (by its first turn); `compaction` when the
+ * forest does not say (forests from before agent contexts).
+ */
+export function segmentKinds(samples: readonly TrainingSample[]): SegmentKind[] {
+  const firstTurn = (sample: TrainingSample) => sample.turns[0]?.turnId ?? Number.POSITIVE_INFINITY;
+  let earliest: TrainingSample | undefined;
+  for (const sample of samples) {
+    if (sample.segmentStart === undefined) continue;
+    if (earliest === undefined || firstTurn(sample) < firstTurn(earliest)) earliest = sample;
+  }
+  const first = earliest?.segmentStart ?? "compaction";
+  return samples.map((sample) => sample.segmentStart ?? first);
 }

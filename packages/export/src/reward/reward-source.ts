@@ -12,8 +12,8 @@ import { z } from "zod";
  * - `none`: the context has no reward (a custom advantage function assigns credit without one, or the
  *   Group was dropped before its rewards were resolved).
  *
- * `copied_from` is set on an earlier compaction segment: the state hash of the session's last segment,
- * whose reward (and source) it took.
+ * `copied_from` is set on an earlier segment (compaction segment or agent context): the state hash of the
+ * session's last segment, whose reward (and source) it took.
  */
 export type RewardSource = z.infer<typeof rewardSourceSchema>;
 
@@ -21,7 +21,9 @@ const functionSpec = z.string().describe("The function's `module#export` spec, o
 const copiedFrom = z
   .string()
   .optional()
-  .describe("An earlier compaction segment: the state hash of the last segment whose reward it took.");
+  .describe(
+    "An earlier segment (compaction segment, agent context): the state hash of the last segment whose reward it took.",
+  );
 
 /**
  * zod schema of {@link RewardSource}, as the row's optional `reward_source` and the dump's `reward_source`

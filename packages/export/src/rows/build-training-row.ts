@@ -1,5 +1,5 @@
 import { decodeDataUri, type MediaItem } from "@relax/chat";
-import type { TrainingSample } from "@relax/forest";
+import type { SegmentKind, TrainingSample } from "@relax/forest";
 import type { RewardSource } from "../reward/reward-source";
 import type { TrainingRow } from "./training-row";
 import type { AlignedTurnRewards } from "./turn-rewards";
@@ -32,6 +32,11 @@ export interface BuildTrainingRowOptions {
   parentStateHash?: string;
   /** Per-turn rewards aligned to the sample's turns (rows' `turn_rewards`, `turn_reward_positions`). */
   turnRewards?: AlignedTurnRewards;
+  /**
+   * The kind of segment of an implicit export split into several (row `segment_kind`): `compaction` or
+   * `agent` (docs/contract.md#agent-contexts); absent for a context that is not such a segment.
+   */
+  segmentKind?: SegmentKind;
 }
 
 /**
@@ -57,6 +62,7 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
     requestClass,
     parentStateHash,
     turnRewards,
+    segmentKind,
   } = options;
   const { tokens, lossMask, rolloutLogProbs, promptLength, responseLength } = sample;
   if (!Number.isFinite(advantage)) throw new RangeError(`advantage must be finite, got ${advantage}`);
@@ -104,6 +110,7 @@ export function buildTrainingRow(options: BuildTrainingRowOptions): TrainingRow 
       ? { turn_rewards: turnRewards.values, turn_reward_positions: turnRewards.positions }
       : {}),
     ...(rewardSource !== undefined && { reward_source: rewardSource }),
+    ...(segmentKind !== undefined && { segment_kind: segmentKind }),
     ...multimodalTrainInputsOf(sample, inlineImageBytes),
   };
 }

@@ -23,6 +23,7 @@ const OPTIONAL_FIELDS = [
   "parent_state_hash",
   "turn_rewards",
   "turn_reward_positions",
+  "segment_kind",
   "reward_source",
   "partition",
   "steps_lived",

@@ -147,12 +147,21 @@ export const trainingRowSchema = z
         "With `turn_rewards`: response position (relative to `prompt_length`) of each turn's last generated " +
           "token, where a trainer places that turn's reward.",
       ),
+    segment_kind: z
+      .enum(["compaction", "agent"])
+      .optional()
+      .describe(
+        "On each row of an implicit export split into several segments (sibling contexts of one session, " +
+          "sharing its `rollout_id`, reward and advantage): `agent` for an agent context (the session switched " +
+          "agent: other system prompt, tools or chat-template kwargs), `compaction` for a compaction segment. " +
+          "The session's first segment takes the kind of the split that ended it. Absent otherwise.",
+      ),
     reward_source: rewardSourceSchema
       .optional()
       .describe(
         "Where `reward` came from: the agent's output field (`agent_output`, with `path` and the `key` of a " +
           "reward object), a reward function (`reward_function` / `group_reward_function`, by " +
-          "`module#export`), or `none`; `copied_from` on an earlier compaction segment. Absent in rows " +
+          "`module#export`), or `none`; `copied_from` on an earlier segment (compaction segment, agent context). Absent in rows " +
           "from older writers.",
       ),
     partition: z

@@ -8,7 +8,8 @@ import { z } from "zod";
  * - an array, one entry per response turn of the exported context in order (`null`: no reward for that
  *   turn); its length must equal the number of turns;
  * - an object keyed by 0-based turn index (`{"0": 0.5, "3": 1}`); turns not named get `null`.
- * For an implicit export of a compacted session the index runs over the segments' turns in order.
+ * For an implicit export split into segments (compaction segments, agent contexts) the index runs over
+ * the segments' turns in order.
  */
 export const turnRewardsSchema = z.union([
   z.array(z.number().finite().nullable()),
@@ -49,7 +50,7 @@ export interface AlignTurnRewardsOptions {
   path: string;
   /** The context's sample (its turns' response spans). */
   sample: Pick<TrainingSample, "turns">;
-  /** Index of the context's first turn in the value (turns of earlier compaction segments). @default 0 */
+  /** Index of the context's first turn in the value (turns of earlier segments). @default 0 */
   offset?: number;
   /** Turns the value covers in all (the context's, or every segment's together). @default sample.turns.length */
   totalTurns?: number;

@@ -8,8 +8,13 @@ const symbol = Symbol.for(marker);
  * Why an export could not be resolved to a committed state:
  * - `no_match`: the record's state (messages, tools, kwargs) is not a committed node;
  * - `no_response`: it names a committed node whose lineage holds no response, so it cannot train;
- * - `leaf_count`: implicit export found zero or several exportable leaves;
- * - `nonlinear`: implicit export found one leaf but the history was not strictly linear.
+ * - `leaf_count`: implicit export found zero or several exportable leaves (or a segment — compaction
+ *   segment or agent context — with several);
+ * - `nonlinear`: the history was not strictly linear: a turn that is not `append` or a tolerated `drift`
+ *   and starts no segment (an agent switch counts as one only with agent contexts on).
+ *
+ * The messages name the fix: explicit export records (docs/contract.md#export-records), and for an agent
+ * switch with agent contexts off, the export option that trains them (docs/contract.md#agent-contexts).
  */
 export type ExportMatchFailure = "no_match" | "no_response" | "leaf_count" | "nonlinear";
 

@@ -10,6 +10,15 @@ export type SampleStatus = "completed" | "truncated" | "aborted" | "failed";
 /** How a request related to the committed history (see docs/contract.md#sessionforest). */
 export type TransitionClass = "append" | "branch" | "drift" | "reset";
 
+/**
+ * Why a turn started a new segment of the session (see docs/contract.md#agent-contexts):
+ * - `compaction`: the caller said the request restarts the context after a compaction
+ *   (`BeginTurnOptions.segment`);
+ * - `agent`: the new subtree has other leading system messages, tools or chat-template kwargs than the
+ *   subtree the session was in: another agent (a handoff, a structured-output call without tools).
+ */
+export type SegmentKind = "compaction" | "agent";
+
 /** A span of response tokens generated under one weight version: `[start, end)` in response coordinates. */
 export interface WeightVersionSpan {
   version: string;
@@ -80,6 +89,13 @@ export interface TrainingSample {
    * segment to the history it replaced.
    */
   resetFrom?: string;
+  /**
+   * How this segment began, when it began as a segment that implicit export trains as a sibling context
+   * (`TurnRecord.segment` of the turn that started it): `"compaction"` (a restart after a compaction) or
+   * `"agent"` (an agent switch: other leading system messages, tools or kwargs; see
+   * docs/contract.md#agent-contexts). Absent for a session's first segment and for a plain `reset`.
+   */
+  segmentStart?: SegmentKind;
   /**
    * The images of the lineage in prompt order, merged from the observations that added them: one entry per
    * expanded image-pad run in `tokens`. Absent for text-only samples. `tokens` are training ids (each image

@@ -52,7 +52,6 @@ const observationSchema = z.object({
   resetFrom: hash.optional(),
   supersededBy: hash.optional(),
   failure: z.string().optional(),
-  replayOf: z.number().int().min(0).optional(),
 });
 
 const responseSchema = z.object({
@@ -81,7 +80,7 @@ const turnSchema = z.object({
   matchedMessages: z.number().int().min(0),
   transition: z.enum(["append", "branch", "drift", "reset"]),
   linear: z.boolean(),
-  segment: z.literal("compaction").optional(),
+  segment: z.enum(["compaction", "agent"]).optional(),
   toleratedEdits: z.array(z.string()),
   edits: z.array(edit),
   promptTokens: z.number().int().min(0),
@@ -92,6 +91,7 @@ const turnSchema = z.object({
   status: z.enum(["pending", "committed", "failed"]),
   responseStateHash: hash.optional(),
   failure: z.string().optional(),
+  replayOf: z.number().int().min(0).optional(),
 });
 
 /** zod schema of a {@link ForestSnapshot}. */

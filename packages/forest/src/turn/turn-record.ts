@@ -1,5 +1,5 @@
 import type { HistoryEdit } from "../drift/history-edit";
-import type { TransitionClass } from "../sample/training-sample";
+import type { SegmentKind, TransitionClass } from "../sample/training-sample";
 
 /** Lifecycle of a turn: begun (observation committed), response committed, or failed before a response. */
 export type TurnStatus = "pending" | "committed" | "failed";
@@ -41,10 +41,14 @@ export interface TurnRecord {
   /** Whether the turn kept the session's history one context (implicit export requires it of every turn). */
   readonly linear: boolean;
   /**
-   * `"compaction"` when this turn started a new subtree after a compaction (see
-   * `BeginTurnOptions.segment`): the start of a new segment that implicit export trains as a sibling context.
+   * Set when this turn started a new subtree after the session had responses and the start is a segment
+   * that implicit export trains as a sibling context ({@link SegmentKind}): `"compaction"` when the caller
+   * marked the request as a restart after a compaction (`BeginTurnOptions.segment`; it wins), else
+   * `"agent"` when the new subtree's leading system messages, tools or chat-template kwargs differ from
+   * those of the subtree the session was in (an agent switch). Absent for every other turn, a plain
+   * `reset` (the app rewrote its history under the same system prompt and tools) included.
    */
-  readonly segment?: "compaction";
+  readonly segment?: SegmentKind;
   /** Benign edits mapped onto committed responses, as `"<kind>@<path>"` (empty unless tolerated). */
   readonly toleratedEdits: readonly string[];
   /** Every edit of committed responses found in the request, tolerated or not. */

@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from "vitest";
 import { isDroppedGroup } from "../group/group-outcome";
 import type { GroupResult } from "../group/run-group";
 import type { RunReporter } from "../report/run-reporter";
-import { GroupTally, logDrop } from "./group-tally";
+import { dropFix, GroupTally, logDrop } from "./group-tally";
 
 function recordingLogger() {
   const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
@@ -49,6 +49,42 @@ describe("GroupTally", () => {
     expect(tally.stalled?.message).toBe(
       "rollout 2: 2 Groups dropped in a row (last: agent_exit: exited with code 1); check --agent-command and the session logs",
     );
+  });
+
+  it("should name the export fix when the last drop is an ambiguous implicit export, not the agent command", () => {
+    const { logger } = recordingLogger();
+    const tally = new GroupTally({ rolloutId: 4, maxConsecutiveDrops: 2, logger, reporter });
+    tally.record(drop("agent_exit", "exited with code 1"));
+    tally.record(
+      drop(
+        "ambiguous_implicit_export",
+        "session s0: implicit export needs exactly one exportable leaf of a strictly linear history, or one per compaction segment or agent context: implicit export requires strictly linear history, but turn 2 was a reset",
+      ),
+    );
+    expect(tally.stalled?.message).toBe(
+      "rollout 4: 2 Groups dropped in a row (last: ambiguous_implicit_export: session s0: implicit export needs exactly one " +
+        "exportable leaf of a strictly linear history, or one per compaction segment or agent context: implicit export " +
+        "requires strictly linear history, but turn 2 was a reset); the agent's history is not one linear context: write " +
+        "export records (docs/contract.md#export-records), or set --agent-contexts train when it switches agent " +
+        "(system prompt, tools); see the session logs",
+    );
+  });
+
+  it("should name the fix of each kind of drop reason", () => {
+    expect(
+      [
+        "unmatched_record",
+        "invalid_output",
+        "multiple_contexts_without_custom_advantage",
+        "agent_failed",
+      ].map(dropFix),
+    ).toEqual([
+      "fix the agent's export output (docs/contract.md#export-records); see the session logs",
+      "fix the agent's export output (docs/contract.md#export-records); see the session logs",
+      "sessions export several contexts: set --agentic-multi-context and --agentic-custom-advantage-path " +
+        "(docs/contract.md#custom-advantage), or export one context per session",
+      "check --agent-command and the session logs",
+    ]);
   });
 });
 

@@ -57,7 +57,7 @@ export class GroupTally {
     if (outage !== undefined) this.#stall(`rollout ${rolloutId}: ${outage.message}`, outage);
     if (this.#consecutiveDrops >= this.#options.maxConsecutiveDrops) {
       this.#stall(
-        `rollout ${rolloutId}: ${this.#consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); check --agent-command and the session logs`,
+        `rollout ${rolloutId}: ${this.#consecutiveDrops} Groups dropped in a row (last: ${result.reason}: ${result.message.split("\n")[0]}); ${dropFix(result.reason)}`,
       );
     }
     return "dropped";
@@ -71,6 +71,46 @@ export class GroupTally {
   #stall(message: string, cause?: unknown): void {
     this.#stalled ??= new RolloutStalledError({ message, ...(cause !== undefined ? { cause } : {}) });
   }
+}
+
+/**
+ * Drop reasons of a session whose export could not be planned (`NonFinalizableReason` of `@relax/export`,
+ * docs/contract.md#export-records): the agent ran, but what it wrote or the history it left does not say
+ * which contexts train.
+ */
+const EXPORT_DROP_REASONS: ReadonlySet<string> = new Set([
+  "invalid_output",
+  "empty_export",
+  "duplicate_context_name",
+  "reserved_context_name",
+  "invalid_record",
+  "unmatched_record",
+  "duplicate_context_state",
+]);
+
+/**
+ * What to do about a run of drops, by the last drop's reason: an ambiguous implicit export needs export
+ * records (or agent contexts, for a history that switches agent: docs/contract.md#agent-contexts), another
+ * export failure a fix of the agent's output, several contexts per session a custom advantage function;
+ * anything else is the agent process's failure.
+ */
+export function dropFix(reason: string): string {
+  if (reason === "ambiguous_implicit_export") {
+    return (
+      "the agent's history is not one linear context: write export records (docs/contract.md#export-records), " +
+      "or set --agent-contexts train when it switches agent (system prompt, tools); see the session logs"
+    );
+  }
+  if (EXPORT_DROP_REASONS.has(reason)) {
+    return "fix the agent's export output (docs/contract.md#export-records); see the session logs";
+  }
+  if (reason === "multiple_contexts_without_custom_advantage") {
+    return (
+      "sessions export several contexts: set --agentic-multi-context and --agentic-custom-advantage-path " +
+      "(docs/contract.md#custom-advantage), or export one context per session"
+    );
+  }
+  return "check --agent-command and the session logs";
 }
 
 /**
