@@ -104,6 +104,17 @@ export {
   type ToolCallParserName,
   toolCallParserNames,
 } from "./parsers/parser-registry";
+export {
+  type BuildToolCallStructuralTagOptions,
+  buildToolCallStructuralTag,
+  structuralTagReasoningParsers,
+  structuralTagToolCallParsers,
+} from "./parsers/structural-tag/build-tool-call-structural-tag";
+export type {
+  StructuralTag,
+  StructuralTagFormat,
+  StructuralTagTag,
+} from "./parsers/structural-tag/structural-tag";
 export { UnknownParserError } from "./parsers/unknown-parser-error";
 // Chat templates and observation deltas
 export {

@@ -202,6 +202,26 @@ describe("Chat Completions normalisers", () => {
 });
 
 describe("contract-change warnings", () => {
+  it("should say that tool_choice none with a response format constrains the reply to the format alone", () => {
+    const { warnings, responseFormat } = convertChatCompletionsRequest({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [{ type: "function", function: { name: "f", parameters: { type: "object" } } }],
+      response_format: { type: "json_object" },
+      tool_choice: "none",
+    });
+    expect(warnings.find((warning) => warning.path === "tool_choice")).toEqual({
+      type: "contract-change",
+      path: "tool_choice",
+      message:
+        'tool_choice is not honoured: tool_choice "none" is treated as "auto", except that the reply is constrained to the response format alone (no tool call)',
+    });
+    expect(responseFormat).toEqual({
+      path: "response_format",
+      jsonSchema: '{"type":"object"}',
+      toolChoiceNone: true,
+    });
+  });
+
   it("should mark Chat response_format, tool_choice and parallel_tool_calls: false", () => {
     const { warnings, responseFormat } = convertChatCompletionsRequest({
       messages: [{ role: "user", content: "hi" }],

@@ -25,7 +25,9 @@ export interface GenerateCall {
  * it, runs it through the scheduler and answers SGLang's JSON body, or its SSE stream (cumulative or
  * incremental chunks, `stream_interval`, the final chunk with `finish_reason` and `e2e_latency`, then
  * `data: [DONE]`). Validation errors of a streaming request are
- * sent inside a 200 stream, as SGLang does. A client disconnect aborts the request.
+ * sent inside a 200 stream, as SGLang does. A client disconnect aborts the request. A policy output that
+ * breaks the request's constraint (`json_schema`, `structural_tag`) is answered 400 (JSON) or with an SSE
+ * error event before `[DONE]`, naming the parameter and the offending offset.
  */
 export async function handleGenerate(state: StandinEngineState, call: GenerateCall): Promise<void> {
   const { body, headers, request, response, fault } = call;
@@ -97,7 +99,7 @@ export async function handleGenerate(state: StandinEngineState, call: GenerateCa
     if (stream) {
       response.write(formatSseData(JSON.stringify({ error: { message: job.failure } })));
       response.end(formatSseData("[DONE]"));
-    } else sendError(response, 500, job.failure);
+    } else sendError(response, job.failureStatus ?? 500, job.failure);
     return;
   }
   if (stream) {

@@ -1,6 +1,7 @@
 import type { TextTokenizer } from "@relax/chat";
 import type { SamplingParamsWire } from "@relax/sglang/internal";
 import { callStandinPolicy } from "./call-standin-policy";
+import { checkOutputConstraint, type OutputConstraint } from "./constraints/output-constraint";
 import { ContinuationStore } from "./continuation-store";
 import type { StandinPolicy } from "./policies/standin-policy";
 import { PrefixCache } from "./prefix-cache";
@@ -30,8 +31,15 @@ export interface StandinJob {
   /** `image_data` of the request, in prompt order. */
   imageData?: string[];
   finishReason?: FinishReasonJson;
-  /** Set when the policy failed or returned something unusable (the engine answers 500). */
+  /**
+   * Set when the policy failed or returned something unusable (the engine answers 500), or when its output
+   * breaks the request's constraint (answered `failureStatus` 400).
+   */
   failure?: string;
+  /** The HTTP status of a {@link failure}. @default 500 */
+  failureStatus?: number;
+  /** The request's constrained-decoding parameter (`json_schema`, `structural_tag`), enforced on the policy's output. */
+  constraint?: OutputConstraint;
   /** `performance.now()` at receipt. */
   receivedAt: number;
   controller: AbortController;
@@ -447,6 +455,21 @@ export class StandinScheduler {
         if (signal.aborted) return this.#finish(job, this.#abortReason(job, "Aborted"), true);
         job.failure = `stand-in policy failed: ${error instanceof Error ? error.message : String(error)}`;
         return;
+      }
+      // Constrained decoding could not have produced a text the constraint forbids: refuse it visibly.
+      // The text checked ends before the first stop token (the engine allows one once the grammar is done).
+      if (job.constraint !== undefined) {
+        const firstStop = planned.findIndex((id) => stopSet.has(id));
+        const checked = firstStop === -1 ? planned : planned.slice(0, firstStop);
+        const violation = checkOutputConstraint(
+          job.constraint,
+          tokenizer.decode(checked, { skipSpecialTokens: false }),
+        );
+        if (violation !== undefined) {
+          job.failure = violation;
+          job.failureStatus = 400;
+          return;
+        }
       }
       const appended = stopTokenIds[0] ?? tokenizer.stopTokenIds[0];
       if (appended !== undefined) planned.push(appended);

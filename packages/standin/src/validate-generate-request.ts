@@ -9,6 +9,7 @@ import {
 } from "@relax/chat";
 import { generateRequestSchema, type SessionParamsWire } from "@relax/sglang/internal";
 import type { ResponseShape } from "./build-generate-response";
+import { OutputConstraintError, readOutputConstraint } from "./constraints/output-constraint";
 import type { StandinEngineState } from "./standin-engine-state";
 import { HttpProblem } from "./standin-http";
 import type { StandinJob } from "./standin-scheduler";
@@ -24,7 +25,8 @@ export interface ReceivedGenerateRequest {
 /**
  * Validates a `/generate` body the way SGLang does (exactly one of `text` / `input_ids`, ids inside the
  * vocabulary, the context-length checks of `TokenizerManager._validate_one_request` with the same wording
- * and `>=` comparisons, no duplicate in-flight rid) and builds the job and the reply shape. The limits
+ * and `>=` comparisons, no duplicate in-flight rid, at most one constraint that compiles — `json_schema` or
+ * `structural_tag`, see `readOutputConstraint`) and builds the job and the reply shape. The limits
  * are the engine's (`state`): its tokenizer's vocabulary, context length and vision processor, and the
  * rids its scheduler has in flight.
  *
@@ -91,6 +93,13 @@ export function validateGenerateRequest(
         "messages or the completion to fit within the limit.",
     );
   }
+  let constraint: ReturnType<typeof readOutputConstraint>;
+  try {
+    constraint = readOutputConstraint(sampling);
+  } catch (error) {
+    if (error instanceof OutputConstraintError) throw new HttpProblem(400, error.message);
+    throw error;
+  }
   const rid = request.rid ?? randomUUID().replaceAll("-", "");
   if (scheduler.has(rid)) throw new HttpProblem(400, `Duplicate request ID detected: ${rid}`);
   const job: StandinJob = {
@@ -104,6 +113,7 @@ export function validateGenerateRequest(
     tokenVersions: [],
     cachedTokens: 0,
     ...(imageData.length > 0 ? { promptTokens, imageData } : {}),
+    ...(constraint !== undefined ? { constraint } : {}),
     receivedAt,
     controller: new AbortController(),
   };

@@ -1,5 +1,6 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { SessionForest } from "@relax/forest";
+import { readAnswerSchema } from "@relax/standin";
 import OpenAI from "openai";
 import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { GatewaySession } from "../session/gateway-session";
@@ -299,7 +300,11 @@ describe("tool calls and structured output on the stand-in", () => {
   it("should pass a JSON schema to /generate as json_schema only with honorResponseFormat", async () => {
     const schema = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
     for (const honor of [true, false]) {
-      const g = await createTestGateway({ turns: { honorResponseFormat: honor } });
+      // The stand-in enforces the constraint it is sent: the policy answers JSON when asked for a schema.
+      const g = await createTestGateway({
+        turns: { honorResponseFormat: honor },
+        policy: ({ sampling }) => (readAnswerSchema(sampling) !== undefined ? '{"title":"T"}' : "Answer 1."),
+      });
       try {
         const session = openSession(g);
         const client = new OpenAI({
@@ -308,11 +313,12 @@ describe("tool calls and structured output on the stand-in", () => {
           fetch: sdkFetch(g),
           maxRetries: 0,
         });
-        await client.chat.completions.create({
+        const completion = await client.chat.completions.create({
           model: "m",
           messages: [{ role: "user", content: "Title?" }],
           response_format: { type: "json_schema", json_schema: { name: "t", schema } },
         });
+        expect(completion.choices[0]!.message.content).toBe(honor ? '{"title":"T"}' : "Answer 1.");
         const [sent] = generateBodies(g, 0);
         expect(sent!.sampling_params.json_schema).toBe(honor ? JSON.stringify(schema) : undefined);
       } finally {

@@ -73,7 +73,9 @@ export interface TurnRunnerOptions {
   parametersAlias?: boolean;
   /**
    * Pass a request's structured-output schema (`response_format`, `text.format`, `output_config.format`)
-   * to SGLang as the `json_schema` sampling parameter (off with `--no-honor-response-format`). Constrained
+   * to SGLang: the `json_schema` sampling parameter, or `structural_tag` (a tool call in the parser's syntax
+   * or the schema; see `responseConstraint`) when the request has tools the model may call (off with
+   * `--no-honor-response-format`). Constrained
    * decoding masks the logits, so the logprobs the trainer sees are those of the constrained
    * distribution, not of the policy alone. @default true (`false`: the format is ignored, with a WARN)
    */
@@ -539,6 +541,12 @@ async function callEngine(
       canonicalRequest: context.request,
       honorResponseFormat: options.honorResponseFormat !== false,
       responseFormat: context.responseFormat,
+      toolCallParser: options.toolCallParser,
+      reasoningParser: options.reasoningParser,
+      promptTail: () =>
+        tokenizer.decode(Array.prototype.slice.call(prompt.inputIds, -16) as number[], {
+          skipSpecialTokens: false,
+        }),
       samplingSeedBase: session.samplingSeedBase,
       turnId: plan?.turnId ?? 0,
     }),

@@ -131,6 +131,105 @@ describe("turnSamplingParams", () => {
     expect(ignored).not.toHaveProperty("stop");
     expect(ignored).not.toHaveProperty("seed");
   });
+
+  describe("with a response format", () => {
+    const schema = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"] };
+    const responseFormat = { path: "response_format", jsonSchema: JSON.stringify(schema) };
+    const tools = [
+      {
+        type: "function" as const,
+        function: {
+          name: "write_file",
+          parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+        },
+      },
+    ];
+    const honoured = { ...base, honorResponseFormat: true, responseFormat, toolCallParser: "qwen25" };
+
+    it("should send structural_tag, not json_schema, when the turn may call a tool", () => {
+      const params = turnSamplingParams({ ...honoured, canonicalRequest: { tools } });
+      expect(params.extra).not.toHaveProperty("json_schema");
+      expect(JSON.parse(String(params.extra?.structural_tag))).toEqual({
+        type: "structural_tag",
+        format: {
+          type: "or",
+          elements: [
+            {
+              type: "tag",
+              begin: "<tool_call>\n",
+              content: {
+                type: "tags_with_separator",
+                tags: [
+                  {
+                    type: "tag",
+                    begin: '{"name": "write_file", "arguments": ',
+                    content: { type: "json_schema", json_schema: tools[0]!.function.parameters },
+                    end: "}",
+                  },
+                ],
+                separator: "\n</tool_call>\n<tool_call>\n",
+                at_least_one: true,
+                stop_after_first: false,
+              },
+              end: "\n</tool_call>",
+            },
+            { type: "json_schema", json_schema: schema },
+          ],
+        },
+      });
+    });
+
+    it("should send json_schema without tools or with tool_choice none", () => {
+      expect(turnSamplingParams({ ...honoured, canonicalRequest: { tools: [] } }).extra).toEqual({
+        json_schema: JSON.stringify(schema),
+      });
+      expect(turnSamplingParams({ ...honoured, canonicalRequest: {} }).extra).toEqual({
+        json_schema: JSON.stringify(schema),
+      });
+      expect(
+        turnSamplingParams({
+          ...honoured,
+          canonicalRequest: { tools },
+          responseFormat: { ...responseFormat, toolChoiceNone: true },
+        }).extra,
+      ).toEqual({ json_schema: JSON.stringify(schema) });
+    });
+
+    it("should send no constraint with tools and no parser, or a parser the tag cannot write", () => {
+      for (const toolCallParser of [undefined, "qwen3_coder", "llama3"]) {
+        const params = turnSamplingParams({ ...honoured, toolCallParser, canonicalRequest: { tools } });
+        expect(params).not.toHaveProperty("extra");
+      }
+      expect(
+        turnSamplingParams({ ...honoured, reasoningParser: "gpt-oss", canonicalRequest: { tools } }),
+      ).not.toHaveProperty("extra");
+    });
+
+    it("should read the prompt's tail only for a reasoning parser, and allow a leading <think> block", () => {
+      let reads = 0;
+      const promptTail = () => {
+        reads++;
+        return "<|im_start|>assistant\n";
+      };
+      turnSamplingParams({ ...honoured, promptTail, canonicalRequest: { tools } });
+      expect(reads).toBe(0);
+      const params = turnSamplingParams({
+        ...honoured,
+        reasoningParser: "qwen3",
+        promptTail,
+        canonicalRequest: { tools },
+      });
+      expect(reads).toBe(1);
+      const format = JSON.parse(String(params.extra?.structural_tag)).format;
+      expect(format.type).toBe("or");
+      expect(format.elements[0].elements[0]).toEqual({
+        type: "tag",
+        begin: "<think>",
+        content: { type: "any_text" },
+        end: "</think>",
+      });
+    });
+  });
 });
 
 describe("turnCommitMetadata", () => {

@@ -1,10 +1,11 @@
-import type {
-  CanonicalRequest,
-  ChatRenderer,
-  ConversationState,
-  ParseIssue,
-  TextTokenizer,
-  TokenLogprob,
+import {
+  buildToolCallStructuralTag,
+  type CanonicalRequest,
+  type ChatRenderer,
+  type ConversationState,
+  type ParseIssue,
+  type TextTokenizer,
+  type TokenLogprob,
 } from "@relax/chat";
 import { DUMMY_PREFIX_MESSAGES } from "@relax/chat/internal";
 import { SessionContextLengthError, SessionForest, type TurnPlan } from "@relax/forest";
@@ -140,10 +141,20 @@ export interface TurnSamplingInput {
   sampling: { temperature: number; topP: number; topK: number };
   maxNewTokens: number;
   stopTokenIds: number[];
-  canonicalRequest: Pick<CanonicalRequest, "stop" | "seed">;
+  /** The request's stop strings, seed and tools (no tools: none declared). */
+  canonicalRequest: Pick<CanonicalRequest, "stop" | "seed"> & { tools?: CanonicalRequest["tools"] };
   /** `--honor-response-format`, and the request's format if it asked for one. */
   honorResponseFormat: boolean;
   responseFormat?: ResponseFormatConstraint | undefined;
+  /** `--agentic-tool-call-parser`: the call syntax of the `structural_tag` (see {@link responseConstraint}). */
+  toolCallParser?: string | undefined;
+  /** `--agentic-reasoning-parser`: whether the `structural_tag` allows a leading `<think>` block. */
+  reasoningParser?: string | undefined;
+  /**
+   * The end of the turn's prompt, decoded with special tokens (its generation prompt at least); read only
+   * when a `structural_tag` is built, to tell whether the template opened or closed a `<think>` block.
+   */
+  promptTail?: (() => string) | undefined;
   /** The session's deterministic seed base (`seed = base + turnId`), if any. */
   samplingSeedBase?: number | undefined;
   /** The planned turn's id (0 for a passthrough). */
@@ -152,11 +163,13 @@ export interface TurnSamplingInput {
 
 /**
  * The sampling of a turn's engine call: the rollout's temperature/top-p/top-k (the agent's are ignored),
- * the tokenizer's stop ids, the request's stop strings, the structured-output schema as `json_schema`
- * when honoured, and the seed — the agent's own wins, else `samplingSeedBase + turnId`, else none.
+ * the tokenizer's stop ids, the request's stop strings, the structured-output constraint when honoured
+ * ({@link responseConstraint}), and the seed — the agent's own wins, else `samplingSeedBase + turnId`,
+ * else none.
  */
 export function turnSamplingParams(input: TurnSamplingInput): SamplingParams & { maxNewTokens: number } {
-  const { canonicalRequest, responseFormat } = input;
+  const { canonicalRequest } = input;
+  const constraint = responseConstraint(input);
   return {
     maxNewTokens: input.maxNewTokens,
     temperature: input.sampling.temperature,
@@ -164,9 +177,7 @@ export function turnSamplingParams(input: TurnSamplingInput): SamplingParams & {
     topK: input.sampling.topK,
     stopTokenIds: input.stopTokenIds,
     ...(canonicalRequest.stop && canonicalRequest.stop.length > 0 ? { stop: canonicalRequest.stop } : {}),
-    ...(input.honorResponseFormat && responseFormat !== undefined
-      ? { extra: { json_schema: responseFormat.jsonSchema } }
-      : {}),
+    ...(constraint !== undefined ? { extra: constraint } : {}),
     // The agent's own seed wins; otherwise the session's deterministic seed for this turn, if any.
     // A continuation after a pause keeps the seed (see generateWithContinuation).
     ...(canonicalRequest.seed !== undefined
@@ -175,6 +186,44 @@ export function turnSamplingParams(input: TurnSamplingInput): SamplingParams & {
         ? { seed: input.samplingSeedBase + input.turnId }
         : {}),
   };
+}
+
+/**
+ * The SGLang constraint of a turn whose request asked for a response format (docs/contract.md, "Structured
+ * output"), or `undefined` when there is none to send:
+ * - format honoured, and the turn cannot call a tool (no tools, or `tool_choice` `"none"`): `json_schema`;
+ * - with tools the model may call: a `structural_tag` that allows EITHER tool calls in the tool-call
+ *   parser's syntax (arguments constrained by each tool's parameters) OR the answer in the schema
+ *   (`buildToolCallStructuralTag`), so that the model can still call a tool under real constrained decoding;
+ * - with tools and a tool-call parser (or reasoning parser) the tag cannot be written for, or no parser at
+ *   all: nothing — such turns, the final answer included, are unconstrained (never `json_schema`, which
+ *   would forbid the tool calls).
+ */
+export function responseConstraint(
+  input: Pick<
+    TurnSamplingInput,
+    | "honorResponseFormat"
+    | "responseFormat"
+    | "canonicalRequest"
+    | "toolCallParser"
+    | "reasoningParser"
+    | "promptTail"
+  >,
+): { json_schema: string } | { structural_tag: string } | undefined {
+  const { responseFormat } = input;
+  if (!input.honorResponseFormat || responseFormat === undefined) return undefined;
+  const tools = input.canonicalRequest.tools ?? [];
+  if (tools.length === 0 || responseFormat.toolChoiceNone === true)
+    return { json_schema: responseFormat.jsonSchema };
+  if (input.toolCallParser === undefined) return undefined;
+  const tag = buildToolCallStructuralTag({
+    toolCallParser: input.toolCallParser,
+    tools,
+    responseSchema: JSON.parse(responseFormat.jsonSchema) as Record<string, unknown>,
+    reasoningParser: input.reasoningParser,
+    promptTail: input.reasoningParser === undefined ? "" : (input.promptTail?.() ?? ""),
+  });
+  return tag === undefined ? undefined : { structural_tag: JSON.stringify(tag) };
 }
 
 /** Inputs of {@link turnCommitMetadata}. */

@@ -130,10 +130,11 @@ export function convertAnthropicMessagesRequest(
   const ownTools = convertTools(wire.tools, warnings);
   const tools = ownTools.length === 0 && previous !== undefined ? previous.tools : ownTools;
   const responseFormat =
-    readResponseFormat(body.output_format, "output_format") ??
+    readResponseFormat(body.output_format, "output_format", body.tool_choice) ??
     readResponseFormat(
       isPlainObject(body.output_config) ? body.output_config.format : undefined,
       "output_config.format",
+      body.tool_choice,
     );
   return {
     continuation: {

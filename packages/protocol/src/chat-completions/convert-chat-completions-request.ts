@@ -98,7 +98,7 @@ export function convertChatCompletionsRequest(body: unknown, options: ConvertOpt
   const chatTemplateKwargs = canonicalizeTemplateKwargs(wire.chat_template_kwargs);
   const maxTokens = wire.max_completion_tokens ?? wire.max_tokens ?? undefined;
   const stop = wire.stop == null ? undefined : typeof wire.stop === "string" ? [wire.stop] : wire.stop;
-  const responseFormat = readResponseFormat(body.response_format, "response_format");
+  const responseFormat = readResponseFormat(body.response_format, "response_format", body.tool_choice);
   return {
     ...(responseFormat !== undefined ? { responseFormat } : {}),
     request: {

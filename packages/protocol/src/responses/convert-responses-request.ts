@@ -131,6 +131,7 @@ export function convertResponsesRequest(body: unknown, options: ConvertOptions =
   const responseFormat = readResponseFormat(
     isPlainObject(body.text) ? body.text.format : undefined,
     "text.format",
+    body.tool_choice,
   );
   return {
     continuation: { messages: hasInstructions ? canonical.slice(1) : canonical },

@@ -56,7 +56,12 @@ function describeContractChanges(body: Record<string, unknown>): Map<string, str
     typeof toolChoice === "string" ? toolChoice : isPlainObject(toolChoice) ? toolChoice.type : undefined;
   const reasons: string[] = [];
   if (toolChoice != null && choice !== "auto") {
-    reasons.push(`tool_choice ${JSON.stringify(choice ?? toolChoice)} is treated as "auto"`);
+    const formatted = responseFormat ?? textFormat ?? outputFormat;
+    reasons.push(
+      choice === "none" && formatted !== undefined
+        ? `tool_choice "none" is treated as "auto", except that the reply is constrained to the response format alone (no tool call)`
+        : `tool_choice ${JSON.stringify(choice ?? toolChoice)} is treated as "auto"`,
+    );
   }
   if (isPlainObject(toolChoice) && toolChoice.disable_parallel_tool_use === true) {
     reasons.push("the model may still write several tool calls (disable_parallel_tool_use)");

@@ -4,7 +4,9 @@ import type { SamplingParamsWire } from "@relax/sglang/internal";
 /**
  * What the stand-in engine asks a policy for one `/generate` request. The policy decides the text (or
  * token ids) to emit; the engine then does what SGLang would: appends the stop token, honours
- * `max_new_tokens`, stop strings and stop token ids, and attaches deterministic logprobs.
+ * `max_new_tokens`, stop strings and stop token ids, and attaches deterministic logprobs. An output the
+ * request's `json_schema` or `structural_tag` forbids is refused (400): a policy answering a structured
+ * request reads the answer's schema with `readAnswerSchema(sampling)`.
  */
 export interface StandinPolicyRequest {
   /** The request id (SGLang's `rid`). */
