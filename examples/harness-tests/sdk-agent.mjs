@@ -253,7 +253,95 @@ const cases = {
     const last = result.messages.at(-1);
     return typeof last.content === "string" ? last.content : JSON.stringify(last.content);
   },
+  // Apps that switch agent mid-session (agent contexts): a handoff to another agent (its own instructions and
+  // tools), and a structured final request (no tools, a response format) after a tool loop.
+  async "agents-handoff-chat"() {
+    const { OpenAIChatCompletionsModel } = await import("@openai/agents");
+    return await runHandoff((client) => new OpenAIChatCompletionsModel(client, model));
+  },
+  async "agents-handoff-responses"() {
+    const { OpenAIResponsesModel } = await import("@openai/agents");
+    return await runHandoff((client) => new OpenAIResponsesModel(client, model));
+  },
+  async "langchain-structured"() {
+    const { ChatOpenAI } = await import("@langchain/openai");
+    const { tool } = await import("@langchain/core/tools");
+    const { HumanMessage, SystemMessage } = await import("@langchain/core/messages");
+    const { z } = await import("zod");
+    const llm = new ChatOpenAI({ model, apiKey, configuration: { baseURL: `${baseUrl}/v1` }, maxRetries: 0 });
+    const writeTool = tool(async (args) => writeFile(args), {
+      name: "write_file",
+      description,
+      schema: z.object({ file_path: z.string(), content: z.string() }),
+    });
+    const messages = [new SystemMessage(system), new HumanMessage(task)];
+    const withTools = llm.bindTools([writeTool]);
+    for (;;) {
+      const reply = await withTools.invoke(messages);
+      messages.push(reply);
+      if (!reply.tool_calls?.length) break;
+      for (const call of reply.tool_calls) messages.push(await writeTool.invoke(call));
+    }
+    // The final answer as structured output, on the same conversation (ChatOpenAI's default method).
+    const structured = llm.withStructuredOutput(z.object({ answer: z.string() }));
+    const { answer } = await structured.invoke(messages);
+    return answer;
+  },
+  async "langgraph-response-format"() {
+    const { ChatOpenAI } = await import("@langchain/openai");
+    const { tool } = await import("@langchain/core/tools");
+    const { createReactAgent } = await import("@langchain/langgraph/prebuilt");
+    const { z } = await import("zod");
+    const llm = new ChatOpenAI({ model, apiKey, configuration: { baseURL: `${baseUrl}/v1` }, maxRetries: 0 });
+    const writeTool = tool(async (args) => writeFile(args), {
+      name: "write_file",
+      description,
+      schema: z.object({ file_path: z.string(), content: z.string() }),
+    });
+    const agent = createReactAgent({
+      llm,
+      tools: [writeTool],
+      prompt: system,
+      responseFormat: z.object({ answer: z.string() }),
+    });
+    const result = await agent.invoke({ messages: [{ role: "user", content: task }] });
+    return result.structuredResponse.answer;
+  },
 };
+
+/**
+ * @openai/agents with a handoff: a triage agent (its own instructions, no tools, a handoff) hands the task to
+ * a file agent (other instructions, the write_file tool) that writes the file and answers.
+ */
+async function runHandoff(createModel) {
+  const { default: OpenAI } = await import("openai");
+  const { Agent, run, tool, setTracingDisabled } = await import("@openai/agents");
+  const { z } = await import("zod");
+  setTracingDisabled(true);
+  const agentModel = createModel(new OpenAI({ baseURL: `${baseUrl}/v1`, apiKey, maxRetries: 0 }));
+  const fileAgent = new Agent({
+    name: "file agent",
+    instructions: system,
+    handoffDescription: "Creates and writes files.",
+    model: agentModel,
+    tools: [
+      tool({
+        name: "write_file",
+        description,
+        parameters: z.object({ file_path: z.string(), content: z.string() }),
+        execute: writeFile,
+      }),
+    ],
+  });
+  const triage = Agent.create({
+    name: "triage agent",
+    instructions: "You are a triage agent. Hand every file task to the file agent.",
+    model: agentModel,
+    handoffs: [fileAgent],
+  });
+  const result = await run(triage, task);
+  return result.finalOutput;
+}
 
 /** @openai/agents: one Agent with the write_file tool, run by a Runner on a provider for the session. */
 async function runAgents({ useResponses, outputType }) {

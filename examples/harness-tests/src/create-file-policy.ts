@@ -1,7 +1,9 @@
+import { readAnswerSchema } from "@relax/standin";
 import {
   formatQwen3Assistant,
   lastUserQueryIndex,
   parseQwen3Prompt,
+  type Qwen3Prompt,
   type Qwen3ToolCall,
   type StandinPolicyRequest,
   systemText,
@@ -25,7 +27,20 @@ export const SUBAGENT_MARKER = "Delegate the file to a sub-agent.";
 export const SUBAGENT_PROMPT = `Create a file named ${TARGET_FILE} in the current directory containing exactly "${TARGET_CONTENT}", then say that you are done.`;
 
 /** What the scripted policy decided for one request (for tests and logs). */
-export type CreateFilePolicyStep = "tool_call" | "subagent_call" | "answer" | "title" | "side";
+export type CreateFilePolicyStep =
+  | "tool_call"
+  | "subagent_call"
+  | "handoff_call"
+  | "answer"
+  | "structured"
+  | "title"
+  | "side";
+
+/** The answer the policy gives once the file is written. */
+export const FINAL_ANSWER = `Created ${TARGET_FILE}.`;
+
+/** Whether a tool is an agent handoff (`@openai/agents` names it `transfer_to_<agent>`). */
+export const isHandoffTool = (name: string): boolean => name.startsWith("transfer_to_");
 
 /** The tool names of the `<tools>` section of a rendered Qwen3 prompt, in order. */
 export function promptToolNames(system: string): string[] {
@@ -94,6 +109,23 @@ export function createFileCall(tools: readonly string[], cwd: string | undefined
   return undefined;
 }
 
+/** The names of the tool calls in the assistant turns after turn `afterIndex`, in order. */
+export function toolCallNamesAfter(prompt: Qwen3Prompt, afterIndex: number): string[] {
+  const names: string[] = [];
+  for (const turn of prompt.turns.slice(afterIndex + 1)) {
+    if (turn.role !== "assistant") continue;
+    for (const match of turn.content.matchAll(/<tool_call>\n([\s\S]*?)\n<\/tool_call>/g)) {
+      try {
+        const name = (JSON.parse(match[1] ?? "") as { name?: unknown }).name;
+        if (typeof name === "string") names.push(name);
+      } catch {
+        // Not a JSON tool call: not counted.
+      }
+    }
+  }
+  return names;
+}
+
 /**
  * The call that starts a sub-agent to create the file: Claude Code's `Agent` tool (named `Task` before
  * 2.1), a general-purpose agent in the foreground (`run_in_background: false`, so that the main loop waits
@@ -115,15 +147,20 @@ export function subagentCall(tools: readonly string[]): Qwen3ToolCall | undefine
 
 /**
  * Decides one step of the "create a file, then answer" script from a rendered Qwen3 prompt:
- * - a request without tools is a side request: {@link SIDE_SUMMARY} when its last user message asks for a
+ * - a request without tools and with a structured-output schema (`jsonSchema`, the request's answer schema:
+ *   SGLang's `json_schema` sampling parameter, see {@link createFilePolicy}) that follows a tool result, or whose last user message or system prompt
+ *   asks for JSON, is a structured final answer: {@link jsonAnswer} of {@link FINAL_ANSWER} (e.g. LangChain's
+ *   `withStructuredOutput`, LangGraph's `responseFormat` after the tool loop);
+ * - any other request without tools is a side request: {@link SIDE_SUMMARY} when its last user message asks for a
  *   summary or compaction, else a title as JSON `{"title": …}` when its prompt mentions a title, else
  *   {@link SIDE_SUMMARY};
  * - with tools, when the last user query carries {@link SIDE_SUMMARY} (a harness restarting from its
  *   compaction summary, e.g. Codex's "Another language model started to solve this problem…"): the final
  *   answer, the file being already written;
- * - with tools and no tool result since the last user query: the sub-agent tool call when that query carries
+ * - with tools and no tool result since the last user query (results of handoff calls, `transfer_to_*`, do
+ *   not count: the agent handed to has not worked yet): the sub-agent tool call when that query carries
  *   {@link SUBAGENT_MARKER} and the harness has a sub-agent tool ({@link subagentCall}), else the
- *   create-file tool call;
+ *   create-file tool call, else — with no tool to write files but a handoff tool — the handoff call;
  * - after a tool result: the final answer.
  */
 export function decideCreateFileStep(
@@ -134,7 +171,13 @@ export function decideCreateFileStep(
   const system = systemText(prompt);
   const tools = promptToolNames(system);
   const query = lastUserQueryIndex(prompt);
+  const results = toolResponsesAfter(prompt, query);
   if (tools.length === 0) {
+    if (jsonSchema !== undefined) {
+      const asksForJson = /\bjson\b/i.test(`${system}\n${prompt.turns[query]?.content ?? ""}`);
+      if (results.length > 0 || asksForJson)
+        return { step: "structured", text: jsonAnswer(jsonSchema, FINAL_ANSWER) };
+    }
     // A summary request says so in its last user message (Codex's compaction prompt: "…CONTEXT CHECKPOINT
     // COMPACTION. Create a handoff summary…"); the history before it may well mention titles.
     const lastUser = prompt.turns[query]?.content ?? "";
@@ -143,9 +186,14 @@ export function decideCreateFileStep(
     return { step: "side", text: SIDE_SUMMARY };
   }
   const restartedFromSummary = prompt.turns[query]?.content.includes(SIDE_SUMMARY) === true;
-  if (restartedFromSummary || toolResponsesAfter(prompt, query).length > 0) {
-    const answer = `Created ${TARGET_FILE}.`;
-    return { step: "answer", text: jsonSchema === undefined ? answer : jsonAnswer(jsonSchema, answer) };
+  // A handoff's result (`{"assistant": "file agent"}`) is not work done: the agent handed to starts now.
+  const calls = toolCallNamesAfter(prompt, query);
+  const onlyHandedOff = calls.length > 0 && calls.every(isHandoffTool);
+  if (restartedFromSummary || (results.length > 0 && !onlyHandedOff)) {
+    return {
+      step: "answer",
+      text: jsonSchema === undefined ? FINAL_ANSWER : jsonAnswer(jsonSchema, FINAL_ANSWER),
+    };
   }
   if (prompt.turns[query]?.content.includes(SUBAGENT_MARKER) === true) {
     const delegate = subagentCall(tools);
@@ -153,7 +201,15 @@ export function decideCreateFileStep(
       return { step: "subagent_call", text: formatQwen3Assistant({ content: "", toolCalls: [delegate] }) };
   }
   const call = createFileCall(tools, promptWorkingDirectory(promptText));
-  if (call === undefined) return { step: "answer", text: "I have no tool to write files." };
+  if (call === undefined) {
+    const handoff = tools.find(isHandoffTool);
+    if (handoff !== undefined)
+      return {
+        step: "handoff_call",
+        text: formatQwen3Assistant({ content: "", toolCalls: [{ name: handoff, arguments: {} }] }),
+      };
+    return { step: "answer", text: "I have no tool to write files." };
+  }
   return { step: "tool_call", text: formatQwen3Assistant({ content: "", toolCalls: [call] }) };
 }
 
@@ -172,12 +228,16 @@ export function jsonAnswer(jsonSchema: string, answer: string): string {
 
 /**
  * The stand-in policy of the harness tests: a script, not a model. It makes any supported harness create
- * {@link TARGET_FILE} with its own tool, then answer (see {@link decideCreateFileStep}).
+ * {@link TARGET_FILE} with its own tool, then answer (see {@link decideCreateFileStep}). The answer's schema,
+ * if any, is read from the request's sampling parameters ({@link readAnswerSchema}: `json_schema`, or the
+ * answer branch of a `structural_tag` that also allows tool calls), so the policy adapts to whatever
+ * response format the app asked for.
  */
 export function createFilePolicy(request: Pick<StandinPolicyRequest, "promptText" | "sampling">): string {
-  const jsonSchema = request.sampling?.json_schema;
-  return decideCreateFileStep(request.promptText, typeof jsonSchema === "string" ? jsonSchema : undefined)
-    .text;
+  return decideCreateFileStep(
+    request.promptText,
+    readAnswerSchema(request.sampling as Parameters<typeof readAnswerSchema>[0]),
+  ).text;
 }
 
 export default createFilePolicy;

@@ -30,10 +30,31 @@ export interface SdkFrameworkEntry {
   notes?: string;
 }
 
+/**
+ * One app that switches agent mid-session (`agentContexts` of `harnesses.json`, a `SDK_CASE` of
+ * `sdk-agent.mjs`): a handoff to another agent, or a structured-output final request without tools. Its
+ * session exports one training row per agent context; `test/agent-contexts.test.ts` runs it (not the generic
+ * one-row loop of `test/sdk-frameworks.test.ts`).
+ */
+export interface AgentContextCaseEntry {
+  /** The `SDK_CASE` value. */
+  case: string;
+  /** npm packages it uses (pinned in this package's package.json). */
+  packages: string[];
+  api: string;
+  /** How the app switches agent. */
+  switch: "handoff" | "structured-output";
+  /** Agent contexts, hence training rows, per session. */
+  contexts: number;
+  notes: string;
+}
+
 /** `harnesses.json`. */
 export interface HarnessManifest {
   clis: CliHarnessEntry[];
   sdks: SdkFrameworkEntry[];
+  /** Apps that switch agent mid-session (not in the README's Supported harnesses table). */
+  agentContexts?: AgentContextCaseEntry[];
 }
 
 /** The gateway's default policy per request class (`DEFAULT_CLASS_POLICIES` in apps/gateway). */

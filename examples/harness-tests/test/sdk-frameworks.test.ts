@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { readAnswerSchema } from "@relax/standin";
 import { describe, expect, it } from "vitest";
 import type { HarnessManifest } from "../src/manifest";
 import { decodeGenerates, expectRowMatchesEngine, runHarness } from "./run-harness";
@@ -34,9 +35,14 @@ describe("SDK frameworks under relax rollout (stand-in engine with a scripted po
         expect(row.num_turns).toBe(2);
         expect(run.generates).toHaveLength(2);
         if (sdkCase.includes("output-type")) {
-          // Every turn carried the agent's output schema to the engine, with default flags.
+          // Every turn carried the agent's output schema to the engine, with default flags: beside the
+          // write_file tool, as a structural_tag (a qwen25 tool call OR the answer), never json_schema.
           for (const call of run.generates) {
-            expect(JSON.parse(String(call.request.sampling_params.json_schema))).toMatchObject({
+            expect(call.request.sampling_params).not.toHaveProperty("json_schema");
+            const tag = String(call.request.sampling_params.structural_tag);
+            expect(JSON.parse(tag)).toMatchObject({ type: "structural_tag" });
+            expect(tag).toContain(JSON.stringify('{"name": "write_file", "arguments": '));
+            expect(JSON.parse(readAnswerSchema(call.request.sampling_params)!)).toMatchObject({
               type: "object",
               properties: { answer: { type: "string" } },
             });
