@@ -246,7 +246,7 @@ export function addTurnOptions(command: Command): Command {
     )
     .option(
       "--honor-response-format",
-      "pass a request's JSON schema (response_format, text.format, output_config.format) to SGLang as json_schema (the default; constrained decoding changes the logprobs)",
+      "constrain the reply to a request's JSON schema (response_format, text.format, output_config.format): SGLang json_schema, or structural_tag (a tool call or the schema) when the request has tools the model may call (the default; constrained decoding changes the logprobs)",
     )
     .option(
       "--no-honor-response-format",
@@ -294,6 +294,14 @@ export function addExportOptions(command: Command): Command {
       "custom advantage function (multi-context sessions)",
     )
     .option("--agentic-multi-context", "agents may export several contexts per session")
+    .addOption(
+      new Option(
+        "--agent-contexts <policy>",
+        "a session whose agent switches (new system prompt, tools or template kwargs: a handoff, a final " +
+          "structured-output call) without export records: train each agent context with the session's reward " +
+          "and advantage, or drop its Group (default train)",
+      ).choices(["train", "drop"]),
+    )
     .addOption(
       new Option("--advantage-estimator <name>", "single-context credit").choices([
         "grpo",
@@ -352,6 +360,11 @@ export function addGatewayOptions(command: Command): Command {
       "--refusal-backoff-max-ms <ms>",
       "longest wait of the per-session backoff on refused bodies: after a session's body is refused, its next body is read 50 ms after that refusal, doubling with each further refusal to this; 0 turns it off (default 500)",
       int("--refusal-backoff-max-ms"),
+    )
+    .option(
+      "--client-retry-window-ms <ms>",
+      "how long a generation outlives a client that left (an SDK timeout, a reset connection): its identical retry within the window is answered by the same generation, never generated twice; an answer nobody reads is not committed; 0 aborts at once (default 30000)",
+      int("--client-retry-window-ms"),
     )
     .option(
       "--max-json-depth <n>",

@@ -113,6 +113,17 @@ describe("resolveConfig", () => {
     ).toContain("--disable-normalizer:");
   });
 
+  it("should train agent contexts by default, take --agent-contexts drop, and name the flag of another value", () => {
+    expect(resolveConfig({}, minimal).agentContexts).toBe("train");
+    expect(resolveConfig({ agentContexts: "drop" }, minimal).agentContexts).toBe("drop");
+    expect(
+      resolveConfig({ agentContexts: "drop" }, { ...minimal, agentContexts: "train" }).agentContexts,
+    ).toBe("train");
+    expect(configError(() => resolveConfig({}, { ...minimal, agentContexts: "keep" }))).toMatch(
+      /^--agent-contexts: /,
+    );
+  });
+
   it("should refuse combinations that cannot run, before any process starts", () => {
     const message = configError(() =>
       resolveConfig(

@@ -162,7 +162,7 @@ export const rolloutConfigSchema = z
     disableNormalizer: z.array(z.enum(HARNESS_NORMALIZER_NAMES)).default([]),
     /**
      * Pass structured-output schemas (`response_format`, `text.format`, `output_config.format`) to SGLang's
-     * `json_schema` constrained decoding; `false` with `--no-honor-response-format` (the format is then
+     * constrained decoding (`json_schema`, or `structural_tag` beside tools the model may call); `false` with `--no-honor-response-format` (the format is then
      * ignored, with a WARN). Constrained decoding changes the logprobs the trainer sees. @default true
      */
     honorResponseFormat: z.boolean().default(true),
@@ -204,6 +204,14 @@ export const rolloutConfigSchema = z
     grpoStdNormalization: z.boolean().default(true),
     /** Whether agents may export several contexts per session (needs a custom advantage). */
     agenticMultiContext: z.boolean().default(false),
+    /**
+     * `--agent-contexts train|drop`: an implicit export of a session whose history switches agent (a reset
+     * into another system prompt, tool set or template kwargs: an `@openai/agents` handoff, a LangChain /
+     * LangGraph structured-output call) trains each agent context as a sibling context with the session's
+     * reward and advantage (`train`), or drops the Group as `ambiguous_implicit_export` (`drop`). See
+     * docs/contract.md#agent-contexts. @default "train"
+     */
+    agentContexts: z.enum(["train", "drop"]).default("train"),
     /**
      * Request classes (config file key `request-classes`): `policies` per class (`train` / `record` /
      * `passthrough`) and user `rules` tried before the built-in per-harness rules. See
@@ -275,6 +283,13 @@ export const rolloutConfigSchema = z
      * this; `0` turns the backoff off (docs/contract.md#request-limits). @default 500
      */
     refusalBackoffMaxMs: z.number().int().min(0).max(10_000).default(500),
+    /**
+     * How long a turn's generation outlives its client, in ms (`--client-retry-window-ms`): a client that
+     * timed out or lost its connection and sends the identical request again within it is answered by the
+     * same generation (the engine is called once per state); an answer nobody reads is never committed.
+     * `0` aborts the generation when its client leaves (docs/contract.md#idempotent-requests). @default 30000
+     */
+    clientRetryWindowMs: z.number().int().min(0).max(600_000).default(30_000),
     /** Deepest array/object nesting anywhere in a body, the body being level 1 (`--max-json-depth`). @default 128 */
     maxJsonDepth: z.number().int().min(2).max(100_000).default(128),
     /**

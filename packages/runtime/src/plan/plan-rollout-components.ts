@@ -65,6 +65,8 @@ export interface RolloutComponents {
     honorResponseFormat: boolean;
     /** Whether the `parametersAlias` normaliser is on. */
     parametersAlias: boolean;
+    /** `--client-retry-window-ms`. */
+    retryWindowMs: number;
   };
   /** Harness normalisers switched off by `--disable-normalizer` (the request-side ones). */
   normalizers: Partial<HarnessNormalizers>;
@@ -263,6 +265,7 @@ export function planExport(config: RolloutConfig, cwd: string): RolloutComponent
     agentWritesReward: config.agentWritesReward,
     groupRm: config.groupRm,
     multiContext: config.agenticMultiContext,
+    agentContexts: config.agentContexts,
     useDynamicBatchSize: config.useDynamicBatchSize,
     logPassrate: config.logPassrate,
     inlineImageBytes: config.exportImageBytes,
@@ -331,6 +334,7 @@ export function planTurns(config: RolloutConfig): RolloutComponents["turns"] {
     classifier: createRequestClassifier(config.requestClasses),
     honorResponseFormat: config.honorResponseFormat,
     parametersAlias: !config.disableNormalizer.includes("parametersAlias"),
+    retryWindowMs: config.clientRetryWindowMs,
   };
 }
 
