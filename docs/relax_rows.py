@@ -87,7 +87,8 @@ ROW_FIELDS = {
 
 # Optional fields added after the first row format (absent in rows from older writers): the per-turn
 # request kinds, the train step whose batch the row fills (partition), the train steps a sample's Group lived through, the off-policy distance, where
-# the reward came from (reward_source, a dict with a ``kind``), and the images of a multimodal lineage; to_columns gives None for a row without them.
+# the reward came from (reward_source, a dict with a ``kind``), the images of a multimodal lineage, and what split a
+# session into sibling contexts (segment_kind: a compaction or an agent switch); to_columns gives None for a row without them.
 OPTIONAL_ROW_FIELDS = {
     "request_kinds": list,
     "partition": int,
@@ -99,9 +100,11 @@ OPTIONAL_ROW_FIELDS = {
     "parent_state_hash": str,
     "turn_rewards": list,
     "turn_reward_positions": list,
+    "segment_kind": str,
 }
 REQUEST_KINDS = ("fresh", "resumed", "protected")
 REWARD_SOURCE_KINDS = ("agent_output", "reward_function", "group_reward_function", "none")
+SEGMENT_KINDS = ("compaction", "agent")
 
 STATUSES = ("completed", "truncated", "aborted", "failed")
 
@@ -227,6 +230,8 @@ def validate_row(row, line=0):
             raise RowFormatError(line, "request_kinds[%d]" % i, "must be one of %s" % ", ".join(REQUEST_KINDS))
     if "reward_source" in row and row["reward_source"].get("kind") not in REWARD_SOURCE_KINDS:
         raise RowFormatError(line, "reward_source.kind", "must be one of %s" % ", ".join(REWARD_SOURCE_KINDS))
+    if "segment_kind" in row and row["segment_kind"] not in SEGMENT_KINDS:
+        raise RowFormatError(line, "segment_kind", "must be one of %s" % ", ".join(SEGMENT_KINDS))
     if row.get("weight_version_lag", 0) < 0:
         raise RowFormatError(line, "weight_version_lag", "must be >= 0")
     images = row.get("multimodal_train_inputs")

@@ -112,7 +112,7 @@ _ROW_KNOWN = (
     "response_length", "prompt_length", "status", "weight_versions", "weight_version_spans", "abort_count",
     "prompt_index", "sample_index", "rollout_id", "group_index", "session_id", "context_name", "state_hash",
     "num_turns", "stop_reason", "metadata", "multimodal_train_inputs", "request_class", "parent_state_hash",
-    "turn_rewards", "turn_reward_positions",
+    "turn_rewards", "turn_reward_positions", "segment_kind",
 )  # fmt: skip
 
 
@@ -164,8 +164,10 @@ class Row:
     session's own contexts and the class (``"compaction"``, ``"subagent"``, …) of a trained side request,
     whose ``parent_state_hash`` names the main-loop turn it came after. ``turn_rewards`` (one per response
     turn, ``None`` for a turn without one) and ``turn_reward_positions`` (each turn's last generated token,
-    response-relative) are ``None`` when no per-turn rewards were given. Unknown row fields are kept in
-    ``extra``.
+    response-relative) are ``None`` when no per-turn rewards were given. ``segment_kind`` says what split the
+    session into sibling contexts sharing its reward and advantage: ``"compaction"`` or ``"agent"`` (an agent
+    switch, docs/contract.md#agent-contexts); ``None`` for a session exported as one context. Unknown row
+    fields are kept in ``extra``.
     """
 
     tokens: List[int]
@@ -197,6 +199,7 @@ class Row:
     parent_state_hash: Optional[str] = None
     turn_rewards: Optional[List[Optional[float]]] = None
     turn_reward_positions: Optional[List[int]] = None
+    segment_kind: Optional[str] = None
     extra: Dict[str, Any] = field(default_factory=dict)
 
     @classmethod
@@ -242,6 +245,7 @@ class Row:
             parent_state_hash=_get(obj, "parent_state_hash", str, path, None),
             turn_rewards=turn_rewards,
             turn_reward_positions=turn_reward_positions,
+            segment_kind=_get(obj, "segment_kind", str, path, None),
             extra=_extra(obj, _ROW_KNOWN),
         )
         row._check(path)
@@ -313,7 +317,7 @@ class Row:
             del wire["multimodal_train_inputs"]
         if self.request_class == "main":
             del wire["request_class"]  # a main context's rows do not carry it
-        for name in ("parent_state_hash", "turn_rewards", "turn_reward_positions"):
+        for name in ("parent_state_hash", "turn_rewards", "turn_reward_positions", "segment_kind"):
             if wire[name] is None:
                 del wire[name]
         wire["weight_version_spans"] = [

@@ -39,6 +39,16 @@ class SideContextRowsTest(unittest.TestCase):
         self.assertEqual(side.to_dict(), session_rows()[1])
         self.assertEqual(other.to_dict(), session_rows()[2])
 
+    def test_rows_of_agent_contexts_say_their_segment_kind_and_round_trip(self):
+        first = make_row(session="s-0", sample_index=0, reward=1.0, advantage=0.5, context_name=None)
+        first["segment_kind"] = "agent"
+        row = Row.from_wire(first)
+        self.assertEqual(row.segment_kind, "agent")
+        self.assertNotIn("segment_kind", row.extra)
+        self.assertEqual(row.to_dict(), first)
+        self.assertIsNone(Row.from_wire(session_rows()[2]).segment_kind)
+        self.assertNotIn("segment_kind", Row.from_wire(session_rows()[2]).to_dict())
+
     def test_per_turn_rewards_are_checked_and_placed_on_the_response(self):
         main = Row.from_wire(session_rows()[0])
         self.assertEqual((main.turn_rewards, main.turn_reward_positions), ([0.25, None], [3, 7]))
