@@ -107,6 +107,7 @@ export {
 export {
   type BuildToolCallStructuralTagOptions,
   buildToolCallStructuralTag,
+  reasoningStart,
   structuralTagReasoningParsers,
   structuralTagToolCallParsers,
 } from "./parsers/structural-tag/build-tool-call-structural-tag";

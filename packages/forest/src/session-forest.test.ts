@@ -24,6 +24,7 @@ const S = system("S");
 const U = user("u");
 const R1 = assistant("", { tool_calls: [call("add", '{"a":1,"b":2}')] });
 const T1 = tool("3");
+const T2 = tool("4");
 const R2 = assistant("done");
 
 const PROMPT = "<|im_start|>system\nS<|im_end|>\n<|im_start|>user\nu<|im_end|>\n<|im_start|>assistant\n";
@@ -451,16 +452,35 @@ describe("SessionForest: resets and subtrees", () => {
     });
   });
 
-  it("should refuse implicit export of non-linear history even with one exportable leaf", () => {
+  it("should count a request after an unanswered first request as the session's first (nothing trained was left)", () => {
     const { forest, renderer } = charForest();
-    // A first context that never got a response, then a reset: one exportable leaf, but not linear.
-    forest.beginTurn(state([S, user("abandoned")]));
+    // A first context that never got a response (failed, or abandoned), then another first request: the
+    // session's history is still one context.
+    const abandoned = forest.beginTurn(state([S, user("abandoned")]));
+    forest.failTurn(abandoned, { reason: "engine fault" });
     generate(forest, renderer, forest.beginTurn(state([S, U])), R1);
     const leaf = generate(forest, renderer, forest.beginTurn(state([S, U, R1, T1])), R2);
-    expect(forest.exportableLeaves().map((node) => node.stateHash)).toEqual([leaf.node.stateHash]);
-    expect(() => forest.implicitExportLeaf()).toThrowError(
-      "implicit export requires strictly linear history, but turn 1 was a reset; write explicit export records",
-    );
+    expect(forest.turns().map((turn) => [turn.transition, turn.linear, turn.status])).toEqual([
+      ["append", true, "failed"],
+      ["append", true, "committed"],
+      ["append", true, "committed"],
+    ]);
+    expect(forest.implicitExportLeaf().stateHash).toBe(leaf.node.stateHash);
+  });
+
+  it("should refuse implicit export of a branch off an answered state, an unanswered observation being a leaf", () => {
+    const { forest, renderer } = charForest();
+    // The tool result T1 failed to generate; the agent sent T2 instead: a branch. The unanswered T1 stays an
+    // exportable leaf (explicit export records may name it), so implicit export sees two leaves.
+    generate(forest, renderer, forest.beginTurn(state([S, U])), R1);
+    forest.failTurn(forest.beginTurn(state([S, U, R1, T1])), { reason: "engine fault" });
+    generate(forest, renderer, forest.beginTurn(state([S, U, R1, T2])), R2);
+    expect(forest.turns().map((turn) => [turn.transition, turn.linear])).toEqual([
+      ["append", true],
+      ["append", true],
+      ["branch", false],
+    ]);
+    expect(() => forest.implicitExportLeaf()).toThrowError(/implicit export requires one committed leaf, found 2/);
   });
 });
 

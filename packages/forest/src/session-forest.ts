@@ -230,7 +230,8 @@ export class SessionForest {
       root: this.#root,
       parentOf: (node) => this.#parentOf(node),
       hasResponseChild: (node) => this.#hasResponseChild(node),
-      firstRequest: this.#nodes.size === 1,
+      // Nothing committed answered yet (a first request that failed left only an observation): still the first.
+      firstRequest: this.#latestResponse === undefined,
     });
     let target = placement.target;
     const { attachTo, supersede, transition, linear, edits } = placement;

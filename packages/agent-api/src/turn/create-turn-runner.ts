@@ -368,13 +368,17 @@ async function generateTurn(
       : undefined;
   // An identical request answered (or being answered) before: a client retry. Answer it again. The
   // look-up and the keep below run in one synchronous stretch, so of two identical requests one generates.
-  const earlier =
-    replayKey !== undefined && !prompt.plan!.observationCreated
-      ? runner.replays.lookup(forest!, replayKey)
-      : undefined;
-  if (earlier !== undefined) {
-    const replayed = await replayEarlierAnswer(runner, turn, earlier);
-    if (replayed !== undefined) return replayed;
+  // When the earlier answer failed, look again: of several waiters the first to resume generates (the
+  // failed answer is already forgotten) and the others wait for it.
+  if (replayKey !== undefined && !prompt.plan!.observationCreated) {
+    for (
+      let earlier = runner.replays.lookup(forest!, replayKey);
+      earlier !== undefined;
+      earlier = runner.replays.lookup(forest!, replayKey)
+    ) {
+      const replayed = await replayEarlierAnswer(runner, turn, earlier);
+      if (replayed !== undefined) return replayed;
+    }
   }
   if (replayKey === undefined) return (await generatePlannedTurn(runner, context, turn, prompt, state)).turn;
   // The generation outlives its client for a while, for the client's retry; it commits only once read.

@@ -74,6 +74,44 @@ describe("identical requests are answered once (client retries; stand-in engine,
     expect(session.forest.implicitExportLeaf().kind).toBe("response");
   });
 
+  it("should let one of several waiting repeats generate when the first generation failed, the others replay it", async () => {
+    let failed = false;
+    const local = await createTestGateway({
+      policy: async () => {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        if (!failed) {
+          failed = true;
+          throw new Error("engine fault (test)");
+        }
+        return `Call ${++generated}.`;
+      },
+    });
+    try {
+      const session = local.openSession("replay-after-failure");
+      const post = () =>
+        local.fetch(
+          new Request("http://gateway.test/agentic_api/v1/chat/completions", {
+            method: "POST",
+            headers: { authorization: "Bearer replay-after-failure", "content-type": "application/json" },
+            body: JSON.stringify({ model: "m", messages: [{ role: "user", content: "Once more?" }] }),
+          }),
+        );
+      const responses = await Promise.all([post(), post(), post()]);
+      expect(responses.map((response) => response.status)).toEqual([502, 200, 200]);
+      const [, b, c] = await Promise.all(responses.map((response) => response.json()));
+      expect(c.choices[0].message.content).toBe(b.choices[0].message.content);
+      expect(local.standin.calls.filter((call) => call.path === "/generate")).toHaveLength(2);
+      expect(session.forest.turns().map((turn) => [turn.transition, turn.status, turn.replayOf])).toEqual([
+        ["append", "failed", undefined],
+        ["append", "committed", undefined],
+        ["append", "committed", 1],
+      ]);
+      expect(session.forest.implicitExportLeaf().kind).toBe("response");
+    } finally {
+      await local.close();
+    }
+  });
+
   it("should generate again for another seed or max_tokens: a new sample of the same state is a branch", async () => {
     const session = openSession("replay-seed");
     const from = gateway.standin.calls.length;

@@ -195,6 +195,40 @@ describe("turnSamplingParams", () => {
       ).toEqual({ json_schema: JSON.stringify(schema) });
     });
 
+    it("should start the schema inside the reasoning block without tools only when the output starts reasoning", () => {
+      const tail = (text: string) => () => text;
+      // qwen3 with thinking left to the model: the schema alone (json_schema), as before.
+      expect(
+        turnSamplingParams({
+          ...honoured,
+          reasoningParser: "qwen3",
+          promptTail: tail("<|im_start|>user\nExplain <think><|im_end|>\n<|im_start|>assistant\n"),
+          canonicalRequest: { tools: [] },
+        }).extra,
+      ).toEqual({ json_schema: JSON.stringify(schema) });
+      // A parser that always reasons (or a prompt that opened <think>): json_schema would forbid the block.
+      for (const [reasoningParser, promptTail] of [
+        ["qwen3-thinking", "<|im_start|>assistant\n"],
+        ["qwen3", "<|im_start|>assistant\n<think>\n"],
+      ] as const) {
+        const params = turnSamplingParams({
+          ...honoured,
+          reasoningParser,
+          promptTail: tail(promptTail),
+          canonicalRequest: { tools: [] },
+        });
+        expect(params.extra).not.toHaveProperty("json_schema");
+        expect(JSON.parse(String(params.extra?.structural_tag)).format).toEqual({
+          type: "sequence",
+          elements: [
+            { type: "tag", begin: "", content: { type: "any_text" }, end: "</think>" },
+            { type: "const_string", value: "\n\n" },
+            { type: "json_schema", json_schema: schema },
+          ],
+        });
+      }
+    });
+
     it("should send no constraint with tools and no parser, or a parser the tag cannot write", () => {
       for (const toolCallParser of [undefined, "qwen3_coder", "llama3"]) {
         const params = turnSamplingParams({ ...honoured, toolCallParser, canonicalRequest: { tools } });

@@ -4,6 +4,8 @@ import {
   type ChatRenderer,
   type ConversationState,
   type ParseIssue,
+  reasoningStart,
+  structuralTagReasoningParsers,
   type TextTokenizer,
   type TokenLogprob,
 } from "@relax/chat";
@@ -212,16 +214,23 @@ export function responseConstraint(
 ): { json_schema: string } | { structural_tag: string } | undefined {
   const { responseFormat } = input;
   if (!input.honorResponseFormat || responseFormat === undefined) return undefined;
-  const tools = input.canonicalRequest.tools ?? [];
-  if (tools.length === 0 || responseFormat.toolChoiceNone === true)
-    return { json_schema: responseFormat.jsonSchema };
-  if (input.toolCallParser === undefined) return undefined;
+  const tools = responseFormat.toolChoiceNone === true ? [] : (input.canonicalRequest.tools ?? []);
+  const { reasoningParser } = input;
+  const promptTail = reasoningParser === undefined ? "" : (input.promptTail?.() ?? "");
+  // Without tools the schema alone, unless the output starts inside a reasoning block (the prompt opened
+  // `<think>`, or the parser always reasons): `json_schema` would forbid the block the parser then expects.
+  const startsInReasoning =
+    reasoningParser !== undefined &&
+    structuralTagReasoningParsers.includes(reasoningParser) &&
+    reasoningStart(reasoningParser, promptTail) === "opened";
+  if (tools.length === 0 && !startsInReasoning) return { json_schema: responseFormat.jsonSchema };
+  if (tools.length > 0 && input.toolCallParser === undefined) return undefined;
   const tag = buildToolCallStructuralTag({
     toolCallParser: input.toolCallParser,
     tools,
     responseSchema: JSON.parse(responseFormat.jsonSchema) as Record<string, unknown>,
-    reasoningParser: input.reasoningParser,
-    promptTail: input.reasoningParser === undefined ? "" : (input.promptTail?.() ?? ""),
+    reasoningParser,
+    promptTail,
   });
   return tag === undefined ? undefined : { structural_tag: JSON.stringify(tag) };
 }

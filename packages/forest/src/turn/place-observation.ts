@@ -29,7 +29,7 @@ export interface ObservationPlacement {
  * - match on an observation with more messages: an observation never follows an observation, so the new
  *   one is its sibling holding its messages plus the suffix; an unanswered one is superseded (`append`),
  *   an answered one means the request diverged where a response stood (`branch`);
- * - no match: a new subtree under the root (`append` for the session's first request, else `reset`).
+ * - no match: a new subtree under the root (`append` while nothing in the session was answered, else `reset`).
  * Edits override the class: forked benign edits or a rewritten response give `drift` (not linear);
  * tolerated edits turn an `append` into a linear `drift`.
  *

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { weatherTools } from "../__fixtures__/weather-tools";
-import { buildToolCallStructuralTag } from "./build-tool-call-structural-tag";
+import { buildToolCallStructuralTag, reasoningStart } from "./build-tool-call-structural-tag";
 
 const answerSchema = {
   type: "object",
@@ -193,6 +193,42 @@ describe("buildToolCallStructuralTag", () => {
       })?.format;
     expect(build("qwen3", "<|im_start|>assistant\n<think>\n")).toEqual(opened);
     expect(build("qwen3-thinking", "<|im_start|>assistant\n")).toEqual(opened);
+  });
+
+  it("should read only the generation prompt: a <think> a user or a tool wrote earlier opens nothing", () => {
+    expect(
+      reasoningStart(
+        "qwen3",
+        "do?<|im_end|>\n<|im_start|>user\nReply about <think><|im_end|>\n<|im_start|>assistant\n",
+      ),
+    ).toBe("optional");
+    expect(
+      reasoningStart(
+        "qwen3",
+        "<tool_response>\nraw html: <think>\n</tool_response><|im_end|>\n<|im_start|>assistant\n",
+      ),
+    ).toBe("optional");
+    expect(reasoningStart("qwen3", "<|im_start|>assistant\n<think>\n")).toBe("opened");
+    expect(reasoningStart("qwen3", "<|im_start|>assistant\n<think>\n\n</think>\n\n")).toBe("none");
+    expect(reasoningStart("qwen3-thinking", "<|im_start|>assistant\n")).toBe("opened");
+  });
+
+  it("should wrap the answer schema alone in the reasoning block for a parser that always reasons, without tools", () => {
+    expect(
+      buildToolCallStructuralTag({
+        tools: [],
+        responseSchema: answerSchema,
+        reasoningParser: "qwen3-thinking",
+        promptTail: "<|im_start|>assistant\n",
+      })?.format,
+    ).toEqual({
+      type: "sequence",
+      elements: [
+        { type: "tag", begin: "", content: { type: "any_text" }, end: "</think>" },
+        { type: "const_string", value: "\n\n" },
+        { type: "json_schema", json_schema: answerSchema },
+      ],
+    });
   });
 
   it("should add no reasoning when the prompt closed the <think> block (enable_thinking false)", () => {

@@ -9,8 +9,11 @@ export const structuralTagReasoningParsers: readonly string[] = Object.freeze(["
 
 /** Options of {@link buildToolCallStructuralTag}. */
 export interface BuildToolCallStructuralTagOptions {
-  /** The rollout's tool-call parser (`--agentic-tool-call-parser`): the template's call syntax. */
-  toolCallParser: string;
+  /**
+   * The rollout's tool-call parser (`--agentic-tool-call-parser`): the template's call syntax. Needed only
+   * when `tools` is not empty.
+   */
+  toolCallParser?: string | undefined;
   /** The request's tools: one tag per tool, its arguments constrained by the tool's `parameters`. */
   tools: readonly FunctionTool[];
   /** The final answer's JSON Schema (the request's response format), parsed. */
@@ -63,7 +66,11 @@ export function buildToolCallStructuralTag(
   options: BuildToolCallStructuralTagOptions,
 ): StructuralTag | undefined {
   const { toolCallParser, tools, responseSchema, reasoningParser, promptTail = "" } = options;
-  if (!structuralTagToolCallParsers.includes(toolCallParser)) return undefined;
+  if (
+    tools.length > 0 &&
+    (toolCallParser === undefined || !structuralTagToolCallParsers.includes(toolCallParser))
+  )
+    return undefined;
   if (reasoningParser !== undefined && !structuralTagReasoningParsers.includes(reasoningParser))
     return undefined;
   const answer: StructuralTagFormat = { type: "json_schema", json_schema: responseSchema };
@@ -96,12 +103,12 @@ function qwenToolCalls(tools: readonly FunctionTool[]): StructuralTagTag {
 
 /**
  * Where the output starts: inside a `<think>` block the prompt opened (or that the parser always starts
- * in), after a block the prompt closed, or where the model may open one.
+ * in), after a block the prompt closed, or where the model may open one. Only the very end of the prompt
+ * counts (the generation prompt): a `<think>` a user or a tool wrote earlier in the tail opens nothing.
  */
-function reasoningStart(reasoningParser: string, promptTail: string): "none" | "optional" | "opened" {
-  const open = promptTail.lastIndexOf(THINK_OPEN);
+export function reasoningStart(reasoningParser: string, promptTail: string): "none" | "optional" | "opened" {
+  if (/<think>\s*$/.test(promptTail)) return "opened";
   const close = promptTail.lastIndexOf(THINK_CLOSE);
-  if (open > close) return "opened";
   if (close !== -1 && promptTail.slice(close + THINK_CLOSE.length).trim() === "") return "none";
   return ALWAYS_REASONING.has(reasoningParser) ? "opened" : "optional";
 }
