@@ -480,7 +480,9 @@ describe("SessionForest: resets and subtrees", () => {
       ["append", true],
       ["branch", false],
     ]);
-    expect(() => forest.implicitExportLeaf()).toThrowError(/implicit export requires one committed leaf, found 2/);
+    expect(() => forest.implicitExportLeaf()).toThrowError(
+      /implicit export requires one committed leaf, found 2/,
+    );
   });
 });
 
