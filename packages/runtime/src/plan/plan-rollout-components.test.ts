@@ -170,6 +170,8 @@ describe("planRolloutComponents", () => {
       defaultTemplateKwargs: {},
       honorResponseFormat: true,
       parametersAlias: true,
+      // --client-retry-window-ms: a generation outlives a client that left for 30 s, for its retry.
+      retryWindowMs: 30_000,
     });
     // The built-in request classes with the default policies.
     expect(["main", "title", "compaction", "probe"].map((c) => classifier.policyOf(c as "main"))).toEqual([

@@ -365,7 +365,7 @@ describe("createRolloutRuntime", () => {
       ).toEqual([
         [
           "tool_choice",
-          'tool_choice is not honoured: tool_choice "none" is treated as "auto" (logged once per run)',
+          'tool_choice is not honoured: tool_choice "none" is treated as "auto", except that the reply is constrained to the response format alone (no tool call) (logged once per run)',
         ],
       ]);
       // Not even at DEBUG: no line says response_format is not honoured.
